@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lttng-etw — an ETW-style JIT code provider for LTTng-UST.
+ *
+ * A runtime (JIT, VM, interpreter with generated code) embeds this library
+ * and reports the code it publishes and frees. The library keeps the live
+ * set in an RCU-published table, emits LTTng-UST events for every change,
+ * and answers LTTng session enablement and explicit capture-state requests
+ * with ETW-style rundown passes (DCStart / DCEnd) enumerating every live
+ * code region, so a trace that starts late can still name early code.
+ *
+ * Conventions (libbpf-style):
+ *   - every public symbol carries the letw_ / LETW_ prefix;
+ *   - functions return 0 (or a non-negative value where documented) on
+ *     success and a negative errno on failure; no function aborts or prints
+ *     on a caller mistake, and a failed call leaves the table unchanged;
+ *   - diagnostics go to the log callback (letw_set_log_fn) or, when
+ *     LETW_LOG=stderr is set in the environment, to stderr.
+ *
+ * Threading: every function may be called from any thread, including
+ * threads the library has never seen (no registration is needed). The hot
+ * paths — letw_method_publish/unpublish, letw_stub_publish/unpublish,
+ * letw_module_publish/unpublish — take no lock, never wait for a rundown,
+ * never wait for an RCU grace period, do no file I/O and never call back into
+ * the runtime. They allocate exactly one block per published record (the
+ * record must outlive the call) and free it later from liburcu's call_rcu
+ * thread.
+ *
+ * String ownership: the library copies every string it is given during the
+ * call; the caller may free or reuse its buffers as soon as the call returns.
+ * Strings must be valid UTF-8 of at most LETW_STRING_MAX bytes (excluding the
+ * terminating NUL); NULL is accepted for optional strings and means "".
+ */
+#ifndef LTTNG_ETW_H
+#define LTTNG_ETW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define LETW_API __attribute__((visibility("default")))
+#else
+#define LETW_API
+#endif
+
+#define LETW_VERSION_MAJOR 0
+#define LETW_VERSION_MINOR 1
+
+/* Longest accepted string, in bytes, not counting the NUL. */
+#define LETW_STRING_MAX 4096u
+
+/* ---------------------------------------------------------------------- */
+/* Providers, keywords, control codes (DESIGN.md §3–4).                   */
+/* ---------------------------------------------------------------------- */
+
+enum letw_provider {
+	LETW_PROVIDER_RUNTIME = 0, /* LTTng provider "letw_runtime" */
+	LETW_PROVIDER_RUNDOWN = 1, /* LTTng provider "letw_rundown" */
+};
+
+/* letw_runtime keywords (values match the CLR runtime provider). */
+#define LETW_KW_LOADER            0x8ull
+#define LETW_KW_JIT               0x10ull
+#define LETW_KW_START_ENUMERATION 0x40ull
+#define LETW_KW_END_ENUMERATION   0x80ull
+#define LETW_KW_STUB              (1ull << 48) /* ours, above every CLR keyword */
+
+/* letw_rundown keywords (values match the CLR rundown provider). */
+#define LETW_KW_LOADER_RUNDOWN 0x8ull
+#define LETW_KW_JIT_RUNDOWN    0x10ull
+#define LETW_KW_RUNDOWN_START  0x40ull
+#define LETW_KW_RUNDOWN_END    0x100ull
+#define LETW_KW_STUB_RUNDOWN   (1ull << 48) /* ours */
+
+/* ETW control codes, same numeric values as EVENT_CONTROL_CODE_*. */
+enum letw_control_code {
+	LETW_CONTROL_DISABLE_PROVIDER = 0,
+	LETW_CONTROL_ENABLE_PROVIDER = 1,
+	LETW_CONTROL_CAPTURE_STATE = 2,
+};
+
+/* ETW levels; LTTng-UST has no session level we can observe, so the
+ * control thread always reports LETW_LEVEL_VERBOSE. */
+#define LETW_LEVEL_VERBOSE 5
+
+/* Rundown passes (bit set returned by letw_rundown_pass). */
+#define LETW_PASS_NONE    0x0
+#define LETW_PASS_DCSTART 0x1
+#define LETW_PASS_DCEND   0x2
+
+/*
+ * The one decision function: which rundown passes a control request runs.
+ * Pure: no state, no side effect, callable from any context.
+ *
+ * Only the rundown provider and only ENABLE_PROVIDER / CAPTURE_STATE run
+ * passes. RUNDOWN_START → DCStart, RUNDOWN_END → DCEnd, both → one walk
+ * emitting both flavours. 0x80 is the runtime provider's END_ENUMERATION and
+ * never triggers anything; DISABLE_PROVIDER runs nothing.
+ *
+ * Returns a LETW_PASS_* bit set (>= 0), or -EINVAL for an unknown control
+ * code or provider.
+ */
+LETW_API int letw_rundown_pass(int control_code, uint64_t match_any_keyword,
+			       int provider);
+
+/* ---------------------------------------------------------------------- */
+/* Records the runtime publishes.                                         */
+/* ---------------------------------------------------------------------- */
+
+/* method_flags (CLR's MethodFlags map). */
+#define LETW_METHOD_DYNAMIC        0x1u
+#define LETW_METHOD_GENERIC        0x2u
+#define LETW_METHOD_SHARED_GENERIC 0x4u
+#define LETW_METHOD_JITTED         0x8u
+#define LETW_METHOD_JIT_HELPER     0x10u
+#define LETW_METHOD_TIER_SHIFT     7
+#define LETW_METHOD_TIER_MASK      (0x7u << LETW_METHOD_TIER_SHIFT)
+#define LETW_METHOD_TIER(t)        (((uint32_t)(t) & 0x7u) << LETW_METHOD_TIER_SHIFT)
+
+/* Tier values for LETW_METHOD_TIER() (CLR's OptimizationTier, abridged). */
+enum letw_tier {
+	LETW_TIER_UNKNOWN = 0,
+	LETW_TIER_MIN_OPT = 1,
+	LETW_TIER_OPTIMIZED = 2,
+	LETW_TIER_QUICK = 3,
+	LETW_TIER_OPTIMIZED_TIER1 = 4,
+	LETW_TIER_READY_TO_RUN = 5,
+	LETW_TIER_INSTRUMENTED = 6,
+	LETW_TIER_OSR = 7,
+};
+
+/*
+ * One native code version of a method. A new tier or ReJIT version is a
+ * new record (its own code_start); records are immutable once published.
+ */
+struct letw_method {
+	uint64_t method_id;    /* runtime's identity of the method */
+	uint64_t module_id;    /* 0, or a module published with letw_module_publish */
+	uint64_t code_start;   /* first byte of the code; the table key */
+	uint32_t code_size;    /* bytes, > 0 */
+	uint32_t method_token; /* runtime-specific token (metadata token, line...) */
+	uint32_t method_flags; /* LETW_METHOD_* */
+	uint64_t version_id;   /* tier / ReJIT version */
+	const char *method_namespace; /* optional */
+	const char *name;             /* required, non-empty */
+	const char *signature;        /* optional */
+};
+
+/* Stub kinds; any other value is accepted and reported as is. */
+enum letw_stub_kind {
+	LETW_STUB_UNKNOWN = 0,
+	LETW_STUB_PRECODE = 1,
+	LETW_STUB_JUMP = 2,
+	LETW_STUB_DISPATCH = 3,
+	LETW_STUB_RESOLVE = 4,
+	LETW_STUB_THUNK = 5,
+	LETW_STUB_BLOCK = 6, /* a block of stubs allocated together */
+};
+
+struct letw_stub {
+	uint64_t start; /* table key; shares the address space with methods */
+	uint32_t size;  /* bytes, > 0 */
+	uint32_t kind;  /* enum letw_stub_kind or runtime-defined */
+	uint64_t owner; /* runtime-defined: owning method id, heap id, ... */
+	const char *name; /* optional, e.g. "VSD_ResolveStub" */
+};
+
+struct letw_module {
+	uint64_t module_id; /* non-zero, unique among live modules */
+	uint32_t module_flags;
+	const char *name; /* required: path or logical name (chunk, assembly) */
+};
+
+/*
+ * Publish / unpublish. Errors (table unchanged on every error):
+ *   -EINVAL        NULL record, zero size, start+size overflows, empty or
+ *                  missing name, zero module id
+ *   -ENAMETOOLONG  a string longer than LETW_STRING_MAX
+ *   -EILSEQ        a string that is not valid UTF-8
+ *   -EEXIST        the range overlaps a live method or stub (or the module
+ *                  id is live); two racing overlapping publishes may both
+ *                  fail, never both succeed
+ *   -ENOENT        unpublish of an address / id that is not live (this
+ *                  includes a second unpublish of the same record)
+ *   -ENOMEM        allocation failed
+ *   -ESHUTDOWN     called before letw_init or after letw_shutdown
+ * letw_method_unpublish only matches a method and letw_stub_unpublish only
+ * a stub: the kinds share one address space but are removed by their own
+ * call (-ENOENT otherwise).
+ */
+LETW_API int letw_method_publish(const struct letw_method *method);
+LETW_API int letw_method_unpublish(uint64_t code_start);
+LETW_API int letw_stub_publish(const struct letw_stub *stub);
+LETW_API int letw_stub_unpublish(uint64_t start);
+LETW_API int letw_module_publish(const struct letw_module *module);
+LETW_API int letw_module_unpublish(uint64_t module_id);
+
+/* ---------------------------------------------------------------------- */
+/* Lifetime and configuration.                                            */
+/* ---------------------------------------------------------------------- */
+
+enum letw_log_level {
+	LETW_LOG_DEBUG = 0,
+	LETW_LOG_INFO = 1,
+	LETW_LOG_WARN = 2,
+	LETW_LOG_ERROR = 3,
+};
+
+/* Called from whichever library thread noticed something (never from a
+ * publish/unpublish path). Must not call back into the library. */
+typedef void (*letw_log_fn)(enum letw_log_level level, const char *msg,
+			    void *ctx);
+
+/*
+ * Called on the library's control thread for every synthesised ETW control
+ * request, before the rundown pass it may cause. The runtime must not
+ * block for long in it and must not call letw_shutdown from it.
+ */
+typedef void (*letw_control_fn)(int control_code, int level,
+				uint64_t match_any_keyword, int provider,
+				void *ctx);
+
+#define LETW_CONFIG_NO_CONTROL_THREAD 0x1u /* no polling, no socket, no rundown */
+#define LETW_CONFIG_NO_CONTROL_SOCKET 0x2u /* polling only */
+
+struct letw_config {
+	size_t size;              /* sizeof(struct letw_config): ABI guard */
+	uint16_t instance_id;     /* reported in every event (ClrInstanceID) */
+	uint32_t poll_period_ms;  /* 0: default (5 ms; env LETW_POLL_MS) */
+	uint32_t flags;           /* LETW_CONFIG_* */
+	letw_log_fn log_fn;       /* optional; see letw_set_log_fn */
+	void *log_ctx;
+};
+
+/*
+ * Initialise the provider: load the tracepoint probe object
+ * (liblttng-etw-tp.so, next to this library or $LETW_PROBE_PATH), create
+ * the table, start the control thread and the control socket
+ * (abstract AF_UNIX "@lttng-etw/<pid>").
+ *
+ * cfg may be NULL for defaults. With LETW_DISABLE=1 in the environment, or
+ * when the probe object or lttng-ust cannot be loaded, the library still
+ * initialises and keeps its table (so a later fork or inspection works)
+ * but emits nothing; letw_init returns 0 and logs why.
+ * Returns -EALREADY if already initialised, -EINVAL for a bad config.
+ */
+LETW_API int letw_init(const struct letw_config *cfg);
+
+/* Stop the control thread, unpublish everything (no unload events), wait
+ * for deferred frees. Must not be called from a control or log callback. */
+LETW_API int letw_shutdown(void);
+
+LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
+LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx);
+
+/* 1 when events are being emitted (probe loaded, not disabled), else 0. */
+LETW_API int letw_tracing_available(void);
+
+/*
+ * Ask the control thread for a CAPTURE_STATE with the rundown provider's
+ * live keyword mask (or match_any_keyword if non-zero), as the control
+ * socket does. Waits for the pass's Complete event when wait is non-zero.
+ * Returns the LETW_PASS_* bits run (0: nothing enabled, nothing run), or a
+ * negative errno. Must not be called from a control callback.
+ */
+LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait);
+
+/* Counters since letw_init (for tests, benchmarks and the runtime's own
+ * diagnostics). */
+struct letw_stats {
+	uint64_t live_methods, live_stubs, live_modules;
+	uint64_t passes;          /* rundown walks completed */
+	uint64_t rundown_emitted; /* records emitted by all passes */
+	uint64_t rundown_skipped_raced;
+	uint64_t deferred_frees_pending; /* records unpublished, not yet freed */
+};
+LETW_API int letw_get_stats(struct letw_stats *out);
+
+/*
+ * Fork hooks. The library installs no pthread_atfork handlers: a runtime
+ * that forks calls letw_fork_prepare() before fork(), then
+ * letw_fork_parent() in the parent and letw_fork_child() in the child.
+ * The child keeps the inherited table (its code is mapped there too), gets
+ * a fresh control thread and its own control socket name, and emits events
+ * under its own vpid from then on.
+ */
+LETW_API void letw_fork_prepare(void);
+LETW_API void letw_fork_parent(void);
+LETW_API void letw_fork_child(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LTTNG_ETW_H */

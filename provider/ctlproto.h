@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Wire protocol of the per-process control socket, shared by the provider
+ * (server) and the lttng-etw CLI (client). Private to lttng-etw.
+ *
+ * Transport: AF_UNIX SOCK_SEQPACKET on the abstract name
+ * "\0lttng-etw/<pid>" (no file to clean up, gone with the process). Message
+ * boundaries are kept by the socket type, so a request is exactly one
+ * datagram of sizeof(struct letw_ctl_request) bytes; anything else is
+ * answered with -EBADMSG and the connection closed. The server checks the
+ * peer's credentials (SO_PEERCRED): same uid as the process, or root.
+ * Integers are host-endian: both ends are on the same machine.
+ */
+#ifndef LETW_CTLPROTO_H
+#define LETW_CTLPROTO_H
+
+#include <stdint.h>
+
+#define LETW_CTL_MAGIC   0x4c455457u /* "LETW" */
+#define LETW_CTL_VERSION 1u
+#define LETW_CTL_ABSTRACT_PREFIX "lttng-etw/"
+
+enum letw_ctl_type {
+	LETW_CTL_PING = 1,          /* reply only: is the provider there? */
+	LETW_CTL_CAPTURE_STATE = 2, /* run CAPTURE_STATE, reply after Complete */
+};
+
+struct letw_ctl_request {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;              /* enum letw_ctl_type */
+	uint64_t match_any_keyword; /* 0: the rundown provider's live mask */
+	uint64_t request_id;        /* echoed in the reply */
+};
+
+struct letw_ctl_reply {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	int32_t status;             /* 0 or a negative errno */
+	uint32_t passes;            /* LETW_PASS_* bits that ran */
+	uint64_t request_id;
+	uint64_t pass_id;           /* 0 when no pass ran */
+	uint64_t emitted;
+	uint64_t skipped_raced;
+	uint64_t rundown_mask;      /* the mask the pass used */
+	uint32_t pid;
+	uint16_t instance_id;
+	uint16_t reserved;
+};
+
+#endif /* LETW_CTLPROTO_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CTF field lists shared by both providers, so a method_load and a
+ * method_dcstart have exactly the same named fields (DESIGN §3). Not
+ * include-guarded on purpose: the tracepoint headers are read several times
+ * with different definitions of the lttng_ust_field_* macros.
+ */
+#undef LETW_TP_METHOD_FIELDS
+#define LETW_TP_METHOD_FIELDS(m)                                              \
+	lttng_ust_field_integer(uint16_t, instance_id, (m)->instance_id)      \
+	lttng_ust_field_integer(uint64_t, method_id, (m)->method_id)          \
+	lttng_ust_field_integer(uint64_t, module_id, (m)->module_id)          \
+	lttng_ust_field_integer_hex(uint64_t, code_start, (m)->code_start)    \
+	lttng_ust_field_integer(uint32_t, code_size, (m)->code_size)          \
+	lttng_ust_field_integer(uint32_t, method_token, (m)->method_token)    \
+	lttng_ust_field_integer_hex(uint32_t, method_flags, (m)->method_flags) \
+	lttng_ust_field_integer(uint64_t, version_id, (m)->version_id)        \
+	lttng_ust_field_string(namespace, (m)->method_namespace)             \
+	lttng_ust_field_string(name, (m)->name)                               \
+	lttng_ust_field_string(signature, (m)->signature)
+
+#undef LETW_TP_STUB_FIELDS
+#define LETW_TP_STUB_FIELDS(s)                                                \
+	lttng_ust_field_integer(uint16_t, instance_id, (s)->instance_id)      \
+	lttng_ust_field_integer(uint32_t, kind, (s)->kind)                    \
+	lttng_ust_field_integer_hex(uint64_t, owner, (s)->owner)              \
+	lttng_ust_field_integer_hex(uint64_t, start, (s)->start)              \
+	lttng_ust_field_integer(uint32_t, size, (s)->size)                    \
+	lttng_ust_field_string(name, (s)->name)
+
+#undef LETW_TP_MODULE_FIELDS
+#define LETW_TP_MODULE_FIELDS(md)                                             \
+	lttng_ust_field_integer(uint16_t, instance_id, (md)->instance_id)     \
+	lttng_ust_field_integer(uint64_t, module_id, (md)->module_id)         \
+	lttng_ust_field_integer_hex(uint32_t, module_flags, (md)->module_flags) \
+	lttng_ust_field_string(name, (md)->name)

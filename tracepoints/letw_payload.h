@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Payload structs handed to the tracepoints. LTTng-UST tracepoints take at
+ * most 10 arguments, and the method payload has 11 fields, so every event
+ * takes one pointer and the probe names each CTF field from it (DESIGN §3).
+ *
+ * The provider embeds these structs in its table records, so a rundown
+ * emits straight from the record with no copy. Private to lttng-etw: shared
+ * only by provider/, rundown/ and the probe object in this folder.
+ */
+#ifndef LETW_PAYLOAD_H
+#define LETW_PAYLOAD_H
+
+#include <stdint.h>
+
+struct letw_tp_method {
+	uint64_t method_id;
+	uint64_t module_id;
+	uint64_t code_start;
+	uint64_t version_id;
+	uint32_t code_size;
+	uint32_t method_token;
+	uint32_t method_flags;
+	uint16_t instance_id;
+	const char *method_namespace; /* never NULL: "" when absent */
+	const char *name;
+	const char *signature;        /* never NULL */
+};
+
+struct letw_tp_stub {
+	uint64_t start;
+	uint64_t owner;
+	uint32_t size;
+	uint32_t kind;
+	uint16_t instance_id;
+	const char *name; /* never NULL */
+};
+
+struct letw_tp_module {
+	uint64_t module_id;
+	uint32_t module_flags;
+	uint16_t instance_id;
+	const char *name;
+};
+
+/* dcstart_init / dcend_init */
+struct letw_tp_pass_init {
+	uint64_t pass_id;
+	uint64_t match_any_keyword;
+	uint32_t control_code;
+	uint16_t instance_id;
+};
+
+/* dcstart_complete / dcend_complete */
+struct letw_tp_pass_complete {
+	uint64_t pass_id;
+	uint64_t emitted;
+	uint64_t skipped_raced;
+	uint64_t duration_ns;
+	uint16_t instance_id;
+};
+
+#endif /* LETW_PAYLOAD_H */
