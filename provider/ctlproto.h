@@ -23,6 +23,7 @@
 enum letw_ctl_type {
 	LETW_CTL_PING = 1,          /* reply only: is the provider there? */
 	LETW_CTL_CAPTURE_STATE = 2, /* run CAPTURE_STATE, reply after Complete */
+	LETW_CTL_STATUS = 3,        /* reply with the last completed pass ids */
 };
 
 struct letw_ctl_request {
@@ -43,7 +44,9 @@ struct letw_ctl_reply {
 	uint64_t pass_id;           /* 0 when no pass ran */
 	uint64_t emitted;
 	uint64_t skipped_raced;
-	uint64_t rundown_mask;      /* the mask the pass used */
+	uint64_t rundown_mask;      /* the mask the pass used (STATUS: live mask) */
+	uint64_t last_dcstart_pass_id; /* last pass whose dcstart_complete was emitted */
+	uint64_t last_dcend_pass_id;   /* same for dcend_complete; 0: none yet */
 	uint32_t pid;
 	uint16_t instance_id;
 	uint16_t reserved;

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for end-to-end tests that drive a real lttng-sessiond.
+# Source it from a bash test script:  . "$(dirname "$0")/../lib/lttng.sh"
+#
+# Every session a test creates goes through letw_session_create, which
+# registers it for destruction on exit (success, failure or signal), so a
+# failing test never leaks a session.
+
+set -o pipefail
+
+LETW_TEST_SESSIONS=()
+LETW_TEST_PIDS=()
+LETW_TEST_TMP=$(mktemp -d /tmp/letw-test.XXXXXX)
+
+letw_cleanup() {
+	local s p
+	for p in "${LETW_TEST_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for s in "${LETW_TEST_SESSIONS[@]}"; do
+		lttng destroy "$s" >/dev/null 2>&1
+	done
+	for p in "${LETW_TEST_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	if [ -z "${LETW_KEEP_TMP:-}" ]; then rm -rf "$LETW_TEST_TMP"; fi
+}
+trap letw_cleanup EXIT
+trap 'exit 130' INT TERM
+
+letw_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+letw_log() {
+	echo "# $*" >&2
+}
+
+# Start a root lttng-sessiond if none answers.
+letw_ensure_sessiond() {
+	if ! lttng list >/dev/null 2>&1; then
+		lttng-sessiond --daemonize >/dev/null 2>&1 || letw_fail "cannot start lttng-sessiond"
+		local i
+		for i in $(seq 1 50); do
+			lttng list >/dev/null 2>&1 && return 0
+			sleep 0.1
+		done
+		letw_fail "lttng-sessiond does not answer"
+	fi
+}
+
+# letw_session_create NAME_PREFIX [extra lttng create args...]
+# Prints the unique session name; its output dir is $LETW_TEST_TMP/<name>.
+letw_session_create() {
+	local prefix=$1; shift
+	local name="${prefix}-$$-${RANDOM}"
+	lttng create "$name" --output="$LETW_TEST_TMP/$name" "$@" >/dev/null ||
+		letw_fail "lttng create $name"
+	LETW_TEST_SESSIONS+=("$name")
+	echo "$name"
+}
+
+# letw_track PID : remember a background process to kill on exit.
+letw_track() {
+	LETW_TEST_PIDS+=("$1")
+}
+
+# letw_wait_for CMD... : poll a condition for up to LETW_WAIT_SECONDS (30).
+letw_wait_for() {
+	local deadline=$((SECONDS + ${LETW_WAIT_SECONDS:-30}))
+	while ! "$@" 2>/dev/null; do
+		[ "$SECONDS" -ge "$deadline" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# letw_trace_text DIR : the trace as babeltrace2 text, one event a line.
+letw_trace_text() {
+	babeltrace2 "$1" 2>/dev/null
+}
+
+# letw_trace_has DIR REGEX : does the (stopped) trace hold a matching line?
+letw_trace_has() {
+	babeltrace2 "$1" 2>/dev/null | grep -Eq "$2"
+}
