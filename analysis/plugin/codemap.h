@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reconstruction of one process's code map over time from load / unload /
+ * rundown records. Pure data structure (no babeltrace2 types) so it is unit
+ * tested directly and shared by the perfmap and report sinks.
+ *
+ * A region is one (start, size, name) incarnation of code at an address,
+ * with what the trace says about its lifetime. The map keeps every region
+ * ever seen, not just the live set at the end: perf samples taken while
+ * since-freed code ran still need a name.
+ */
+#ifndef LETW_BT_CODEMAP_H
+#define LETW_BT_CODEMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "u64map.h"
+
+#define LETW_REG_BIRTH   0x1u /* its load event is in the trace */
+#define LETW_REG_DEAD    0x2u /* unloaded (or replaced) at death_ns */
+#define LETW_REG_RUNDOWN 0x4u /* listed by at least one rundown record */
+#define LETW_REG_IMPLICIT_END 0x8u /* replaced at its address, no unload seen */
+
+struct letw_region {
+	uint64_t start;
+	uint32_t size;
+	uint8_t obj;   /* enum letw_ev_object: METHOD or STUB */
+	uint8_t flags; /* LETW_REG_* */
+	char *name;    /* owned */
+	int64_t birth_ns, death_ns, last_ns;
+};
+
+struct letw_codemap_stats {
+	uint64_t loads, unloads, rundown_records;
+	uint64_t unmatched_unloads;     /* unload of code never seen loaded */
+	uint64_t implicit_replacements; /* new code at a live address */
+	uint64_t rundown_after_unload;  /* rundown record of unloaded code */
+};
+
+struct letw_codemap {
+	int64_t vpid;
+	struct letw_region *r;
+	size_t n, cap;
+	struct letw_u64map at_start; /* start → newest region there */
+	struct letw_codemap_stats stats;
+};
+
+enum letw_rundown_match {
+	LETW_RD_LIVE = 0,         /* the live region at that address */
+	LETW_RD_NEW = 1,          /* code the trace had not seen: region added */
+	LETW_RD_AFTER_UNLOAD = 2, /* same code as a region already unloaded */
+};
+
+void letw_codemap_init(struct letw_codemap *m, int64_t vpid);
+void letw_codemap_fini(struct letw_codemap *m);
+
+/* name is malloc()ed and owned by the map from the call on (freed on
+ * error too). Return 0 or -ENOMEM. */
+int letw_codemap_load(struct letw_codemap *m, int64_t ts, int obj,
+		      uint64_t start, uint32_t size, char *name);
+int letw_codemap_unload(struct letw_codemap *m, int64_t ts, int obj,
+			uint64_t start, uint32_t size, char *name);
+/* Returns an enum letw_rundown_match (>= 0) or -ENOMEM; *region is the
+ * index of the matched or added region, and for LETW_RD_AFTER_UNLOAD its
+ * death_ns tells when it was unloaded. */
+int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
+			 uint64_t start, uint32_t size, char *name,
+			 size_t *region);
+
+/* ---- building the perf map ---- */
+
+struct letw_map_entry {
+	uint64_t start;
+	uint32_t size;
+	const char *name; /* borrowed from the codemap */
+};
+
+struct letw_reuse {
+	size_t ranges;        /* address ranges that held different code over time */
+	size_t regions;       /* regions involved in those ranges */
+	size_t omitted;       /* regions left out (mode latest) */
+	size_t merged;        /* identical regions seen several times, written once */
+	uint64_t example[4];  /* start of a few reused ranges */
+};
+
+enum letw_map_mode { LETW_MAP_LATEST = 0, LETW_MAP_ALL = 1 };
+
+/* Entries sorted by start. LATEST keeps, in each range reused by
+ * different code, the most recently live regions that do not overlap each
+ * other; ALL keeps every distinct region (overlapping lines, as perf reads
+ * them, resolve to whichever perf picks). Returns 0 or -ENOMEM; *out is
+ * malloc()ed (NULL when empty). */
+int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
+		       struct letw_map_entry **out, size_t *n_out,
+		       struct letw_reuse *reuse);
+
+#endif /* LETW_BT_CODEMAP_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoding of lttng-etw events (tracepoints/letw_*_tp.h) from babeltrace2
+ * event messages into one flat struct, shared by every sink. Fields are
+ * looked up by name, so a trace from another version of the schema with
+ * extra fields still decodes; a missing required field is an error.
+ */
+#ifndef LETW_BT_EVENT_H
+#define LETW_BT_EVENT_H
+
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+
+enum letw_ev_kind {
+	LETW_EV_OTHER = 0, /* not an lttng-etw event */
+	LETW_EV_METHOD_LOAD,
+	LETW_EV_METHOD_UNLOAD,
+	LETW_EV_STUB_LOAD,
+	LETW_EV_STUB_UNLOAD,
+	LETW_EV_MODULE_LOAD,
+	LETW_EV_MODULE_UNLOAD,
+	LETW_EV_DCSTART_INIT,
+	LETW_EV_DCSTART_COMPLETE,
+	LETW_EV_DCEND_INIT,
+	LETW_EV_DCEND_COMPLETE,
+	LETW_EV_METHOD_DCSTART,
+	LETW_EV_METHOD_DCEND,
+	LETW_EV_STUB_DCSTART,
+	LETW_EV_STUB_DCEND,
+	LETW_EV_MODULE_DCSTART,
+	LETW_EV_MODULE_DCEND,
+	LETW_EV_KIND_COUNT,
+};
+
+/* Rundown flavours, also used as array indexes. */
+enum letw_flavour { LETW_FL_DCSTART = 0, LETW_FL_DCEND = 1, LETW_FL_NONE = 2 };
+
+enum letw_ev_object { LETW_OBJ_NONE, LETW_OBJ_METHOD, LETW_OBJ_STUB,
+		      LETW_OBJ_MODULE, LETW_OBJ_INIT, LETW_OBJ_COMPLETE };
+
+/* Borrowed strings point into the event: valid while the message is. */
+struct letw_ev {
+	enum letw_ev_kind kind;
+	int64_t ts_ns;      /* ns from origin; 0 when the stream has no clock */
+	int has_ts;
+	int64_t vpid;
+	int has_vpid;       /* from the vpid context or the trace environment */
+	uint16_t instance_id;
+	/* method */
+	uint64_t method_id, module_id, version_id;
+	uint64_t start;     /* method code_start / stub start */
+	uint32_t size;      /* method code_size / stub size */
+	uint32_t method_token, method_flags;
+	const char *ns, *name, *signature;
+	/* stub */
+	uint32_t stub_kind;
+	uint64_t owner;
+	/* init / complete */
+	uint64_t pass_id, match_any_keyword, emitted, skipped_raced, duration_ns;
+	uint32_t control_code;
+};
+
+enum letw_ev_kind letw_ev_kind_from_name(const char *event_class_name);
+enum letw_ev_object letw_ev_object(enum letw_ev_kind kind);
+enum letw_flavour letw_ev_flavour(enum letw_ev_kind kind);
+const char *letw_flavour_name(enum letw_flavour fl);
+
+/* Small cache from event class to kind, so names are compared once per
+ * class rather than once per event. */
+struct letw_ev_class_cache {
+	const bt_event_class *cls[64];
+	enum letw_ev_kind kind[64];
+	unsigned int n;
+};
+
+/*
+ * Decode an event message. Returns 1 if it is an lttng-etw event (*out
+ * filled), 0 if it is some other event, -1 if it is an lttng-etw event with
+ * a missing or mistyped field (*err names it).
+ */
+int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
+		   struct letw_ev *out, const char **err);
+
+/* Timestamp of a message's clock snapshot, or 0 with *ok = 0. */
+int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok);
+
+/* The trace environment's "vpid" entry (per-process buffers), if any. */
+int letw_trace_env_vpid(const bt_stream *stream, int64_t *vpid);
+
+#endif /* LETW_BT_EVENT_H */

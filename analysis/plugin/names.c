@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "names.h"
+
+const char *letw_tier_name(unsigned int tier)
+{
+	/* Same order as enum letw_tier in the public header. */
+	static const char *const names[] = {
+		NULL, "min-opt", "optimized", "quick", "tier1",
+		"ready-to-run", "instrumented", "osr",
+	};
+
+	return tier < sizeof(names) / sizeof(names[0]) ? names[tier] : NULL;
+}
+
+const char *letw_stub_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		"unknown", "precode", "jump", "dispatch", "resolve", "thunk",
+		"block",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
+}
+
+static char *sanitize(char *s)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
+char *letw_name_method(const char *ns, const char *name, const char *sig,
+		       uint32_t method_flags)
+{
+	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
+	char *out = NULL;
+	int n;
+
+	n = asprintf(&out, "%s%s%s%s%s%s%s", ns && *ns ? ns : "",
+		     ns && *ns ? "::" : "", name && *name ? name : "?",
+		     sig ? sig : "", tier ? " [" : "", tier ? tier : "",
+		     tier ? "]" : "");
+	return n < 0 ? NULL : sanitize(out);
+}
+
+char *letw_name_stub(uint32_t kind, uint64_t owner, const char *name)
+{
+	const char *kn = letw_stub_kind_name(kind);
+	char kbuf[16];
+	char *out = NULL;
+	int n;
+
+	if (!kn) {
+		snprintf(kbuf, sizeof(kbuf), "%u", kind);
+		kn = kbuf;
+	}
+	n = asprintf(&out, "stub<%s>@0x%llx%s%s", kn, (unsigned long long)owner,
+		     name && *name ? " " : "", name && *name ? name : "");
+	return n < 0 ? NULL : sanitize(out);
+}

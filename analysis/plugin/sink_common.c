@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "sink_common.h"
+
+#define LETW_LOG_SELF_COMP (s->self)
+#include "log.h"
+
+void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
+		    const struct letw_sink_ops *ops, void *init_data, void *priv)
+{
+	memset(s, 0, sizeof(*s));
+	s->self = bt_self_component_sink_as_self_component(self);
+	s->ops = ops;
+	s->result = init_data;
+	s->priv = priv;
+	bt_self_component_set_data(s->self, s);
+}
+
+int letw_sink_add_port(bt_self_component_sink *self)
+{
+	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL) !=
+	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			bt_self_component_sink_as_self_component(self),
+			"cannot add the input port");
+		return -1;
+	}
+	return 0;
+}
+
+void letw_sink_fini(struct letw_sink *s)
+{
+	bt_message_iterator_put_ref(s->iter);
+	s->iter = NULL;
+}
+
+static struct letw_sink *sink_of(bt_self_component_sink *self)
+{
+	return bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+letw_sink_graph_is_configured(bt_self_component_sink *self)
+{
+	struct letw_sink *s = sink_of(self);
+	bt_self_component_port_input *port =
+		bt_self_component_sink_borrow_input_port_by_name(self, "in");
+
+	if (!bt_port_is_connected(bt_port_input_as_port_const(
+		    bt_self_component_port_input_as_port_input(port)))) {
+		BT_COMP_LOGE_APPEND_CAUSE("the input port is not connected");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	if (bt_message_iterator_create_from_sink_component(self, port, &s->iter) !=
+	    BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create the input message iterator");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static int handle(struct letw_sink *s, const bt_message *msg)
+{
+	struct letw_ev ev;
+	const char *missing = NULL;
+	int ret;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		ret = letw_ev_decode(&s->cache, msg, &ev, &missing);
+		if (ret == 0)
+			return 0;
+		if (ret < 0) {
+			BT_COMP_LOGE_APPEND_CAUSE(
+				"event `%s` lacks field `%s` (not an lttng-etw %d.%d schema?)",
+				bt_event_class_get_name(bt_event_borrow_class_const(
+					bt_message_event_borrow_event_const(msg))),
+				missing, 0, 1);
+			return -1;
+		}
+		if (!ev.has_vpid) {
+			/* Events still count, under process 0, so a session
+			 * without the context gives a usable (merged) map. */
+			s->events_without_vpid++;
+			if (!s->warned_vpid) {
+				s->warned_vpid = 1;
+				BT_COMP_LOGW("events carry no vpid context (lttng add-context -u -t vpid); attributing them to process 0");
+			}
+		}
+		if (s->result)
+			s->result->letw_events++;
+		return s->ops->event(s, &ev);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
+	default:
+		return 0;
+	}
+}
+
+bt_component_class_sink_consume_method_status
+letw_sink_consume(bt_self_component_sink *self)
+{
+	struct letw_sink *s = sink_of(self);
+	bt_message_array_const msgs;
+	uint64_t count = 0, i;
+	int failed = 0;
+
+	switch (bt_message_iterator_next(s->iter, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		bt_message_iterator_put_ref(s->iter);
+		s->iter = NULL;
+		if (s->ops->end(s))
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		if (s->result)
+			s->result->finished = 1;
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		BT_COMP_LOGE_APPEND_CAUSE("cannot read the trace (upstream message iterator failed)");
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (i = 0; i < count; i++) {
+		/* Every message is released, even after a failure. */
+		if (!failed && handle(s, msgs[i]))
+			failed = 1;
+		bt_message_put_ref(msgs[i]);
+	}
+	if (s->result)
+		s->result->messages += count;
+	return failed ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR :
+			BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}
+
+int letw_param_string(bt_self_component *self, const bt_value *params,
+		      const char *key, const char **out)
+{
+	const bt_value *v = params && bt_value_is_map(params) ?
+		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (!bt_value_is_string(v)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"parameter `%s` must be a string", key);
+		return -1;
+	}
+	*out = bt_value_string_get(v);
+	return 0;
+}
+
+int letw_param_bool(bt_self_component *self, const bt_value *params,
+		    const char *key, int *out)
+{
+	const bt_value *v = params && bt_value_is_map(params) ?
+		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (!bt_value_is_bool(v)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"parameter `%s` must be a boolean (yes/no)", key);
+		return -1;
+	}
+	*out = bt_value_bool_get(v) == BT_TRUE;
+	return 0;
+}
+
+struct check_ctx {
+	const char *const *allowed;
+	const char *bad;
+};
+
+static bt_value_map_foreach_entry_const_func_status
+check_key(const char *key, const bt_value *v, void *data)
+{
+	struct check_ctx *c = data;
+	const char *const *a;
+
+	for (a = c->allowed; *a; a++)
+		if (strcmp(*a, key) == 0)
+			return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+	c->bad = key;
+	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+}
+
+int letw_params_check(bt_self_component *self, const bt_value *params,
+		      const char *const *allowed)
+{
+	struct check_ctx c = { allowed, NULL };
+
+	if (!params || !bt_value_is_map(params))
+		return 0;
+	bt_value_map_foreach_entry_const(params, check_key, &c);
+	if (c.bad) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"unknown parameter `%s`", c.bad);
+		return -1;
+	}
+	return 0;
+}

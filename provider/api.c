@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The embedding API (include/lttng-etw/lttng-etw.h).
+ *
+ * Hot paths (publish/unpublish): validate and build the record off any
+ * lock, then inside one urcu_bp read-side section find the table, link or
+ * unlink, and fire the load/unload tracepoint while the record is
+ * guaranteed alive. Nothing here waits: no mutex, no grace period, no I/O.
+ * (urcu-bp registers a thread on its first read lock, taking liburcu's
+ * registry mutex once per thread; liburcu holds it only for bounded
+ * registry updates, never while waiting on a reader, so it cannot make a
+ * publisher wait for our walker.)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <urcu/uatomic.h>
+
+#include "emit.h"
+#include "internal.h"
+#include "log.h"
+
+struct letw_state letw_g = {
+	.wake_fd = -1,
+	.listen_fd = -1,
+	.pass_lock = PTHREAD_MUTEX_INITIALIZER,
+	.req_lock = PTHREAD_MUTEX_INITIALIZER,
+	.req_cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* Serialises init/shutdown/fork hooks against each other; never taken by
+ * the control thread or a publish path. */
+static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define DEFAULT_POLL_MS 5u
+
+static uint32_t poll_period(const struct letw_config *cfg)
+{
+	const char *env = getenv("LETW_POLL_MS");
+
+	if (env && *env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+
+		if (!*end && v >= 1 && v <= 10000)
+			return (uint32_t)v;
+	}
+	if (cfg && cfg->poll_period_ms)
+		return cfg->poll_period_ms;
+	return DEFAULT_POLL_MS;
+}
+
+LETW_API int letw_init(const struct letw_config *cfg)
+{
+	struct letw_table *t;
+	int ret;
+
+	if (cfg && (cfg->size < offsetof(struct letw_config, log_ctx) + sizeof(void *) ||
+		    (cfg->poll_period_ms > 10000) ||
+		    (cfg->flags & ~(LETW_CONFIG_NO_CONTROL_THREAD |
+				    LETW_CONFIG_NO_CONTROL_SOCKET))))
+		return -EINVAL;
+	pthread_mutex_lock(&lifecycle_lock);
+	if (letw_g.table) {
+		pthread_mutex_unlock(&lifecycle_lock);
+		return -EALREADY;
+	}
+	letw_log_init(cfg ? cfg->log_fn : NULL, cfg ? cfg->log_ctx : NULL);
+	letw_g.instance_id = cfg ? cfg->instance_id : 0;
+	letw_g.flags = cfg ? cfg->flags : 0;
+	letw_g.poll_ms = poll_period(cfg);
+	t = letw_table_new();
+	if (!t) {
+		pthread_mutex_unlock(&lifecycle_lock);
+		return -ENOMEM;
+	}
+	letw_g.tracing = letw_probe_load();
+	/* Publish the table last: a publisher that sees it sees it whole. */
+	rcu_assign_pointer(letw_g.table, t);
+	if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
+		ret = letw_control_start();
+		if (ret) {
+			rcu_assign_pointer(letw_g.table, NULL);
+			urcu_bp_synchronize_rcu();
+			letw_table_destroy(t);
+			pthread_mutex_unlock(&lifecycle_lock);
+			return ret;
+		}
+	}
+	pthread_mutex_unlock(&lifecycle_lock);
+	return 0;
+}
+
+LETW_API int letw_shutdown(void)
+{
+	struct letw_table *t;
+
+	pthread_mutex_lock(&lifecycle_lock);
+	t = letw_g.table;
+	if (!t) {
+		pthread_mutex_unlock(&lifecycle_lock);
+		return -ESHUTDOWN;
+	}
+	letw_control_stop();
+	rcu_assign_pointer(letw_g.table, NULL);
+	/* Publishers still inside their read-side section finish with the
+	 * old table; later ones see NULL and get -ESHUTDOWN. */
+	urcu_bp_synchronize_rcu();
+	letw_table_destroy(t);
+	pthread_mutex_unlock(&lifecycle_lock);
+	return 0;
+}
+
+LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx)
+{
+	letw_log_set(fn, ctx);
+	return 0;
+}
+
+LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx)
+{
+	/* Taken so the pair never changes in the middle of a dispatch. */
+	pthread_mutex_lock(&letw_g.pass_lock);
+	letw_g.control_fn = fn;
+	letw_g.control_ctx = ctx;
+	pthread_mutex_unlock(&letw_g.pass_lock);
+	return 0;
+}
+
+LETW_API int letw_tracing_available(void)
+{
+	return letw_g.tracing;
+}
+
+static int publish(struct letw_rec *rec)
+{
+	struct letw_table *t;
+	int ret;
+
+	urcu_bp_read_lock();
+	t = rcu_dereference(letw_g.table);
+	if (!t) {
+		urcu_bp_read_unlock();
+		letw_rec_put(rec); /* never linked */
+		return -ESHUTDOWN;
+	}
+	ret = letw_table_insert(t, rec);
+	if (!ret) {
+		if (rec->kind == LETW_REC_METHOD)
+			letw_emit_method(0, &rec->p.method);
+		else
+			letw_emit_stub(0, &rec->p.stub);
+	}
+	urcu_bp_read_unlock();
+	return ret;
+}
+
+static int unpublish(uint64_t start, int kind)
+{
+	struct letw_table *t;
+	struct letw_rec *rec;
+	int ret;
+
+	urcu_bp_read_lock();
+	t = rcu_dereference(letw_g.table);
+	if (!t) {
+		urcu_bp_read_unlock();
+		return -ESHUTDOWN;
+	}
+	ret = letw_table_remove(t, start, kind, &rec);
+	if (!ret) {
+		/* Still inside the read-side section: rec cannot be freed
+		 * before the unload event is written. */
+		if (kind == LETW_REC_METHOD)
+			letw_emit_method(1, &rec->p.method);
+		else
+			letw_emit_stub(1, &rec->p.stub);
+	}
+	urcu_bp_read_unlock();
+	if (!ret)
+		letw_rec_put_deferred(rec);
+	return ret;
+}
+
+LETW_API int letw_method_publish(const struct letw_method *method)
+{
+	struct letw_rec *rec;
+	int ret = letw_rec_new_method(method, letw_g.instance_id, &rec);
+
+	return ret ? ret : publish(rec);
+}
+
+LETW_API int letw_method_unpublish(uint64_t code_start)
+{
+	return unpublish(code_start, LETW_REC_METHOD);
+}
+
+LETW_API int letw_stub_publish(const struct letw_stub *stub)
+{
+	struct letw_rec *rec;
+	int ret = letw_rec_new_stub(stub, letw_g.instance_id, &rec);
+
+	return ret ? ret : publish(rec);
+}
+
+LETW_API int letw_stub_unpublish(uint64_t start)
+{
+	return unpublish(start, LETW_REC_STUB);
+}
+
+LETW_API int letw_module_publish(const struct letw_module *module)
+{
+	struct letw_module_rec *mod;
+	struct letw_table *t;
+	int ret = letw_module_rec_new(module, letw_g.instance_id, &mod);
+
+	if (ret)
+		return ret;
+	urcu_bp_read_lock();
+	t = rcu_dereference(letw_g.table);
+	if (!t) {
+		urcu_bp_read_unlock();
+		letw_module_rec_put(mod);
+		return -ESHUTDOWN;
+	}
+	ret = letw_table_module_insert(t, mod);
+	if (!ret)
+		letw_emit_module(0, &mod->p);
+	urcu_bp_read_unlock();
+	return ret;
+}
+
+LETW_API int letw_module_unpublish(uint64_t module_id)
+{
+	struct letw_module_rec *mod;
+	struct letw_table *t;
+	int ret;
+
+	urcu_bp_read_lock();
+	t = rcu_dereference(letw_g.table);
+	if (!t) {
+		urcu_bp_read_unlock();
+		return -ESHUTDOWN;
+	}
+	ret = letw_table_module_remove(t, module_id, &mod);
+	if (!ret)
+		letw_emit_module(1, &mod->p);
+	urcu_bp_read_unlock();
+	if (!ret)
+		letw_module_rec_put_deferred(mod);
+	return ret;
+}
+
+LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
+{
+	uint64_t seq, one = 1;
+	int ret;
+
+	if (!letw_g.control_running)
+		return letw_g.table ? -ENOTSUP : -ESHUTDOWN;
+	if (pthread_equal(pthread_self(), letw_g.control_thread))
+		return -EDEADLK;
+	pthread_mutex_lock(&letw_g.req_lock);
+	seq = ++letw_g.req_seq;
+	/* Requests arriving before the control thread wakes share one pass
+	 * covering every keyword asked for. */
+	letw_g.req_mask |= match_any_keyword;
+	pthread_mutex_unlock(&letw_g.req_lock);
+	(void)!write(letw_g.wake_fd, &one, sizeof(one));
+	if (!wait)
+		return 0;
+	pthread_mutex_lock(&letw_g.req_lock);
+	while (letw_g.req_done_seq < seq && !uatomic_read(&letw_g.stopping))
+		pthread_cond_wait(&letw_g.req_cond, &letw_g.req_lock);
+	ret = letw_g.req_done_seq >= seq ? letw_g.req_result.passes : -ESHUTDOWN;
+	pthread_mutex_unlock(&letw_g.req_lock);
+	return ret;
+}
+
+LETW_API int letw_get_stats(struct letw_stats *out)
+{
+	struct letw_table *t;
+	uint64_t live;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	urcu_bp_read_lock();
+	t = rcu_dereference(letw_g.table);
+	if (t) {
+		out->live_methods = (uint64_t)uatomic_read(&t->live_methods);
+		out->live_stubs = (uint64_t)uatomic_read(&t->live_stubs);
+		out->live_modules = (uint64_t)uatomic_read(&t->live_modules);
+	}
+	urcu_bp_read_unlock();
+	out->passes = uatomic_read(&letw_g.passes);
+	out->rundown_emitted = uatomic_read(&letw_g.rundown_emitted);
+	out->rundown_skipped_raced = uatomic_read(&letw_g.rundown_skipped);
+	live = out->live_methods + out->live_stubs + out->live_modules;
+	out->deferred_frees_pending = letw_rec_allocated() > live ?
+		letw_rec_allocated() - live : 0;
+	return t ? 0 : -ESHUTDOWN;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control thread: turns LTTng session state into ETW control requests.
+ *
+ * LTTng-UST has no enable callback, but a tracepoint's enabled state flips
+ * to true when a session that enabled it starts, and back at stop. We poll
+ * each provider's live keyword mask (emit.c) every poll_ms and synthesise
+ * ENABLE_PROVIDER / DISABLE_PROVIDER; CAPTURE_STATE comes from the control
+ * socket or letw_capture_state. Every pass runs here, on this thread.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <urcu/uatomic.h>
+
+#include "emit.h"
+#include "internal.h"
+#include "log.h"
+#include "walker.h"
+
+#define TRIGGER_KEYWORDS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void run_pass(int passes, int code, uint64_t mask,
+		     struct letw_pass_result *res)
+{
+	struct letw_table *t = letw_g.table; /* stable: only shutdown clears it,
+					       after joining this thread */
+	struct letw_walk_stats st;
+	uint64_t pass_id = ++letw_g.pass_seq;
+	uint64_t t0 = now_ns();
+	int ret;
+
+	for (int f = 0; f < LETW_NR_FLAVOURS; f++) {
+		struct letw_tp_pass_init init = {
+			.pass_id = pass_id,
+			.match_any_keyword = mask,
+			.control_code = (uint32_t)code,
+			.instance_id = letw_g.instance_id,
+		};
+
+		if (passes & (1 << f))
+			letw_emit_pass_init((enum letw_flavour)f, &init);
+	}
+	ret = letw_walk(t, (unsigned int)passes, &letw_lttng_sink, &st);
+	if (ret)
+		letw_err("rundown pass %llu failed: %s", (unsigned long long)pass_id,
+			 strerror(-ret));
+	for (int f = 0; f < LETW_NR_FLAVOURS; f++) {
+		struct letw_tp_pass_complete done = {
+			.pass_id = pass_id,
+			.emitted = st.emitted[f],
+			.skipped_raced = st.skipped_raced,
+			.duration_ns = now_ns() - t0,
+			.instance_id = letw_g.instance_id,
+		};
+
+		if (!(passes & (1 << f)))
+			continue;
+		letw_emit_pass_complete((enum letw_flavour)f, &done);
+		/* Readers (socket STATUS on this thread, stats elsewhere). */
+		uatomic_set(&letw_g.last_pass_id[f], pass_id);
+		uatomic_add(&letw_g.rundown_emitted, st.emitted[f]);
+	}
+	uatomic_add(&letw_g.rundown_skipped, st.skipped_raced);
+	uatomic_inc(&letw_g.passes);
+	letw_debug("pass %llu (%s%s): %llu+%llu emitted, %llu raced, %llu pinned, "
+		   "%llu ns read side",
+		   (unsigned long long)pass_id,
+		   (passes & LETW_PASS_DCSTART) ? "dcstart" : "",
+		   (passes & LETW_PASS_DCEND) ? " dcend" : "",
+		   (unsigned long long)st.emitted[0], (unsigned long long)st.emitted[1],
+		   (unsigned long long)st.skipped_raced, (unsigned long long)st.pinned,
+		   (unsigned long long)st.read_side_ns);
+	if (res) {
+		res->passes = passes;
+		res->pass_id = pass_id;
+		res->emitted = st.emitted[0] + st.emitted[1];
+		res->skipped_raced = st.skipped_raced;
+	}
+}
+
+void letw_control_dispatch(int code, uint64_t mask, int provider,
+			   struct letw_pass_result *res)
+{
+	letw_control_fn fn = letw_g.control_fn;
+	int passes;
+
+	if (res)
+		*res = (struct letw_pass_result){ .mask = mask };
+	if (fn)
+		fn(code, LETW_LEVEL_VERBOSE, mask, provider, letw_g.control_ctx);
+	passes = letw_rundown_pass(code, mask, provider);
+	if (passes > 0 && letw_g.tracing)
+		run_pass(passes, code, mask, res);
+}
+
+/*
+ * Session state changes land in the app a few tracepoints at a time, so a
+ * mask read in the middle of `lttng start` can be partial (Init enabled,
+ * the records not yet). Re-read until two reads 1 ms apart agree.
+ */
+static uint64_t stable_mask(int provider)
+{
+	uint64_t a = letw_live_mask(provider), b;
+
+	for (int i = 0; i < 50; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+		b = letw_live_mask(provider);
+		if (a == b)
+			break;
+		a = b;
+	}
+	return a;
+}
+
+/*
+ * ETW re-enables a provider with the session's new keyword set whenever it
+ * changes. LTTng's state is global per tracepoint, so "new" is all we can
+ * see: a trigger keyword (RUNDOWN_START/END) that was already live is
+ * dropped from the reported mask, so enabling the *dcend* events in a
+ * session that already records *dcstart* asks for a DCEnd pass only, and
+ * losing a keyword never runs a pass.
+ */
+static void poll_keywords(uint64_t prev[2])
+{
+	for (int p = LETW_PROVIDER_RUNTIME; p <= LETW_PROVIDER_RUNDOWN; p++) {
+		uint64_t mask = letw_live_mask(p);
+
+		if (mask == prev[p])
+			continue;
+		mask = stable_mask(p);
+		if (mask == prev[p])
+			continue;
+		pthread_mutex_lock(&letw_g.pass_lock);
+		if (mask == 0) {
+			letw_control_dispatch(LETW_CONTROL_DISABLE_PROVIDER, 0, p, NULL);
+		} else {
+			uint64_t reported = mask;
+
+			if (p == LETW_PROVIDER_RUNDOWN)
+				reported &= ~(prev[p] & TRIGGER_KEYWORDS);
+			letw_control_dispatch(LETW_CONTROL_ENABLE_PROVIDER, reported,
+					      p, NULL);
+		}
+		pthread_mutex_unlock(&letw_g.pass_lock);
+		prev[p] = mask;
+	}
+}
+
+static void serve_in_process_request(void)
+{
+	uint64_t seq, mask;
+	struct letw_pass_result res;
+
+	pthread_mutex_lock(&letw_g.req_lock);
+	seq = letw_g.req_seq;
+	mask = letw_g.req_mask;
+	letw_g.req_mask = 0;
+	pthread_mutex_unlock(&letw_g.req_lock);
+	if (seq == letw_g.req_done_seq)
+		return;
+	if (!mask)
+		mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
+	pthread_mutex_lock(&letw_g.pass_lock);
+	letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, mask,
+			      LETW_PROVIDER_RUNDOWN, &res);
+	pthread_mutex_unlock(&letw_g.pass_lock);
+	pthread_mutex_lock(&letw_g.req_lock);
+	letw_g.req_result = res;
+	letw_g.req_done_seq = seq;
+	pthread_cond_broadcast(&letw_g.req_cond);
+	pthread_mutex_unlock(&letw_g.req_lock);
+}
+
+#define MAX_POLLFDS 40
+
+static void *control_main(void *arg)
+{
+	uint64_t prev[2] = { 0, 0 };
+	sigset_t all;
+
+	/* Signals belong to the runtime's threads, never to ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+
+	while (!uatomic_read(&letw_g.stopping)) {
+		struct pollfd fds[MAX_POLLFDS];
+		int nfds = 0, n;
+
+		fds[nfds++] = (struct pollfd){ .fd = letw_g.wake_fd, .events = POLLIN };
+		nfds += letw_ctlsock_pollfds(fds + nfds, MAX_POLLFDS - nfds);
+		n = poll(fds, (nfds_t)nfds, (int)letw_g.poll_ms);
+		if (n < 0 && errno != EINTR) {
+			letw_err("control thread: poll: %s", strerror(errno));
+			break;
+		}
+		if (n > 0 && (fds[0].revents & POLLIN)) {
+			uint64_t v;
+
+			(void)!read(letw_g.wake_fd, &v, sizeof(v));
+		}
+		if (uatomic_read(&letw_g.stopping))
+			break;
+		poll_keywords(prev);
+		serve_in_process_request();
+		/* Also on timeouts: the socket code drops idle clients. */
+		letw_ctlsock_service(fds + 1, nfds - 1);
+	}
+	return NULL;
+}
+
+int letw_control_start(void)
+{
+	int ret;
+
+	letw_g.stopping = 0;
+	letw_g.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (letw_g.wake_fd < 0)
+		return -errno;
+	letw_g.listen_fd = -1;
+	if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_SOCKET)) {
+		ret = letw_ctlsock_open();
+		if (ret)
+			letw_warn("control socket unavailable (%s); capture-state "
+				  "requests will not be served", strerror(-ret));
+	}
+	ret = pthread_create(&letw_g.control_thread, NULL, control_main, NULL);
+	if (ret) {
+		letw_ctlsock_close();
+		close(letw_g.wake_fd);
+		letw_g.wake_fd = -1;
+		return -ret;
+	}
+	letw_g.control_running = 1;
+	return 0;
+}
+
+void letw_control_stop(void)
+{
+	uint64_t one = 1;
+
+	if (!letw_g.control_running)
+		return;
+	uatomic_set(&letw_g.stopping, 1);
+	(void)!write(letw_g.wake_fd, &one, sizeof(one));
+	pthread_join(letw_g.control_thread, NULL);
+	letw_g.control_running = 0;
+	letw_ctlsock_close();
+	close(letw_g.wake_fd);
+	letw_g.wake_fd = -1;
+	/* Release in-process waiters: their pass will not run. */
+	pthread_mutex_lock(&letw_g.req_lock);
+	pthread_cond_broadcast(&letw_g.req_cond);
+	pthread_mutex_unlock(&letw_g.req_lock);
+}

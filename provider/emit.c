@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+#include <lttng-etw/lttng-etw.h>
+
+#include "letw_runtime_tp.h"
+#include "letw_rundown_tp.h"
+#include "emit.h"
+
+#define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
+
+void letw_emit_method(int unload, const struct letw_tp_method *m)
+{
+	if (unload)
+		lttng_ust_tracepoint(letw_runtime, method_unload, m);
+	else
+		lttng_ust_tracepoint(letw_runtime, method_load, m);
+}
+
+void letw_emit_stub(int unload, const struct letw_tp_stub *s)
+{
+	if (unload)
+		lttng_ust_tracepoint(letw_runtime, stub_unload, s);
+	else
+		lttng_ust_tracepoint(letw_runtime, stub_load, s);
+}
+
+void letw_emit_module(int unload, const struct letw_tp_module *md)
+{
+	if (unload)
+		lttng_ust_tracepoint(letw_runtime, module_unload, md);
+	else
+		lttng_ust_tracepoint(letw_runtime, module_load, md);
+}
+
+void letw_emit_pass_init(enum letw_flavour f, const struct letw_tp_pass_init *p)
+{
+	if (f == LETW_FLAVOUR_DCSTART)
+		lttng_ust_tracepoint(letw_rundown, dcstart_init, p);
+	else
+		lttng_ust_tracepoint(letw_rundown, dcend_init, p);
+}
+
+void letw_emit_pass_complete(enum letw_flavour f,
+			     const struct letw_tp_pass_complete *p)
+{
+	if (f == LETW_FLAVOUR_DCSTART)
+		lttng_ust_tracepoint(letw_rundown, dcstart_complete, p);
+	else
+		lttng_ust_tracepoint(letw_rundown, dcend_complete, p);
+}
+
+/*
+ * Walker sink. The enabled test and the tracepoint read the same state; a
+ * session stopping between the two makes us count one record that did not
+ * reach it, which the report then shows as emitted > seen at the very end
+ * of a cut pass — the truthful reading of a pass cut by `lttng stop`.
+ */
+static int sink_module(void *ctx, enum letw_flavour f, const struct letw_tp_module *md)
+{
+	if (f == LETW_FLAVOUR_DCSTART) {
+		if (!ENABLED(letw_rundown, module_dcstart))
+			return 0;
+		lttng_ust_tracepoint(letw_rundown, module_dcstart, md);
+	} else {
+		if (!ENABLED(letw_rundown, module_dcend))
+			return 0;
+		lttng_ust_tracepoint(letw_rundown, module_dcend, md);
+	}
+	return 1;
+}
+
+static int sink_method(void *ctx, enum letw_flavour f, const struct letw_tp_method *m)
+{
+	if (f == LETW_FLAVOUR_DCSTART) {
+		if (!ENABLED(letw_rundown, method_dcstart))
+			return 0;
+		lttng_ust_tracepoint(letw_rundown, method_dcstart, m);
+	} else {
+		if (!ENABLED(letw_rundown, method_dcend))
+			return 0;
+		lttng_ust_tracepoint(letw_rundown, method_dcend, m);
+	}
+	return 1;
+}
+
+static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s)
+{
+	if (f == LETW_FLAVOUR_DCSTART) {
+		if (!ENABLED(letw_rundown, stub_dcstart))
+			return 0;
+		lttng_ust_tracepoint(letw_rundown, stub_dcstart, s);
+	} else {
+		if (!ENABLED(letw_rundown, stub_dcend))
+			return 0;
+		lttng_ust_tracepoint(letw_rundown, stub_dcend, s);
+	}
+	return 1;
+}
+
+const struct letw_walk_sink letw_lttng_sink = {
+	.module = sink_module,
+	.method = sink_method,
+	.stub = sink_stub,
+};
+
+uint64_t letw_live_mask(int provider)
+{
+	uint64_t mask = 0;
+
+	if (provider == LETW_PROVIDER_RUNTIME) {
+		if (ENABLED(letw_runtime, module_load) ||
+		    ENABLED(letw_runtime, module_unload))
+			mask |= LETW_KW_LOADER;
+		if (ENABLED(letw_runtime, method_load) ||
+		    ENABLED(letw_runtime, method_unload))
+			mask |= LETW_KW_JIT;
+		if (ENABLED(letw_runtime, stub_load) ||
+		    ENABLED(letw_runtime, stub_unload))
+			mask |= LETW_KW_STUB;
+		return mask;
+	}
+	if (ENABLED(letw_rundown, dcstart_init) ||
+	    ENABLED(letw_rundown, dcstart_complete) ||
+	    ENABLED(letw_rundown, method_dcstart) ||
+	    ENABLED(letw_rundown, stub_dcstart) ||
+	    ENABLED(letw_rundown, module_dcstart))
+		mask |= LETW_KW_RUNDOWN_START;
+	if (ENABLED(letw_rundown, dcend_init) ||
+	    ENABLED(letw_rundown, dcend_complete) ||
+	    ENABLED(letw_rundown, method_dcend) ||
+	    ENABLED(letw_rundown, stub_dcend) ||
+	    ENABLED(letw_rundown, module_dcend))
+		mask |= LETW_KW_RUNDOWN_END;
+	if (ENABLED(letw_rundown, method_dcstart) ||
+	    ENABLED(letw_rundown, method_dcend))
+		mask |= LETW_KW_JIT_RUNDOWN;
+	if (ENABLED(letw_rundown, module_dcstart) ||
+	    ENABLED(letw_rundown, module_dcend))
+		mask |= LETW_KW_LOADER_RUNDOWN;
+	if (ENABLED(letw_rundown, stub_dcstart) ||
+	    ENABLED(letw_rundown, stub_dcend))
+		mask |= LETW_KW_STUB_RUNDOWN;
+	return mask;
+}

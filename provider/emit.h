@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The LTTng-UST emitter: the only code that fires tracepoints, and the
+ * walker sink used by real passes. Also reads the tracepoints' enabled
+ * state, which is how the control thread learns of session changes.
+ */
+#ifndef LETW_EMIT_H
+#define LETW_EMIT_H
+
+#include <stdint.h>
+
+#include "letw_payload.h"
+#include "walker.h"
+
+void letw_emit_method(int unload, const struct letw_tp_method *m);
+void letw_emit_stub(int unload, const struct letw_tp_stub *s);
+void letw_emit_module(int unload, const struct letw_tp_module *md);
+void letw_emit_pass_init(enum letw_flavour f, const struct letw_tp_pass_init *p);
+void letw_emit_pass_complete(enum letw_flavour f,
+			     const struct letw_tp_pass_complete *p);
+
+extern const struct letw_walk_sink letw_lttng_sink;
+
+/* The provider's live keyword mask: the keywords any of whose events are
+ * enabled in some started session right now. */
+uint64_t letw_live_mask(int provider);
+
+#endif

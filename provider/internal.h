@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Process-wide provider state, private to provider/.
+ *
+ * Threads and what they touch:
+ *  - runtime threads: letw_*_publish/unpublish read `table` under
+ *    urcu_bp_read_lock and touch nothing else here;
+ *  - the control thread (control.c): polls keyword state, serves the
+ *    control socket and in-process capture requests, runs every pass;
+ *  - callers of letw_capture_state / fork hooks / init / shutdown: take
+ *    req_lock or pass_lock (never on a publish path).
+ *
+ * Locks (none is ever taken by a publish/unpublish path):
+ *  - req_lock: guards the in-process request slot. Held for a few stores,
+ *    never across a pass or a callback, and nothing is taken under it.
+ *  - pass_lock: held by the control thread for the duration of each
+ *    dispatch (callback + pass), and by letw_fork_prepare until the fork is
+ *    done, so a child never inherits a walk in progress. Only req_lock may
+ *    be taken under it (by the control thread, briefly): no cycle, since
+ *    nothing takes pass_lock while holding req_lock.
+ */
+#ifndef LETW_INTERNAL_H
+#define LETW_INTERNAL_H
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include <lttng-etw/lttng-etw.h>
+#include "table.h"
+
+struct letw_pass_result {
+	int passes;
+	uint64_t pass_id;
+	uint64_t emitted;
+	uint64_t skipped_raced;
+	uint64_t mask;
+};
+
+struct letw_state {
+	struct letw_table *table; /* RCU-published; NULL outside init..shutdown */
+	uint16_t instance_id;
+	int tracing;              /* probe object loaded */
+	uint32_t poll_ms;
+	uint32_t flags;
+
+	/* Control callback pair, read on the control thread only. */
+	letw_control_fn control_fn;
+	void *control_ctx;
+
+	pthread_t control_thread;
+	int control_running;
+	int stopping;
+	int wake_fd;   /* eventfd: wakes the control thread */
+	int listen_fd; /* control socket, -1 when disabled */
+
+	pthread_mutex_t pass_lock;
+	pthread_mutex_t req_lock;
+	pthread_cond_t req_cond;
+	uint64_t req_seq, req_done_seq;
+	uint64_t req_mask;
+	struct letw_pass_result req_result;
+
+	uint64_t pass_seq;
+	uint64_t last_pass_id[2]; /* per flavour, for LETW_CTL_STATUS */
+	uint64_t passes, rundown_emitted, rundown_skipped;
+};
+
+extern struct letw_state letw_g;
+
+/* control.c */
+int letw_control_start(void);
+void letw_control_stop(void);
+/* Run one control request on the control thread: callback, decision, pass.
+ * Caller holds pass_lock. */
+void letw_control_dispatch(int code, uint64_t mask, int provider,
+			   struct letw_pass_result *res);
+
+/* ctlsock.c: the per-process control socket, served by the control thread */
+int letw_ctlsock_open(void);
+void letw_ctlsock_close(void);
+int letw_ctlsock_pollfds(struct pollfd *fds, int max);
+void letw_ctlsock_service(const struct pollfd *fds, int nfds);
+
+/* probe.c */
+int letw_probe_load(void);
+
+#endif

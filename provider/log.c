@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <urcu/uatomic.h>
+
+#include "log.h"
+
+/*
+ * The callback and its context are published as one pair so a logging
+ * thread never sees a new function with an old context. Runtimes set the
+ * callback once, near letw_init; the two slots make one replacement racing
+ * with a log call safe (the reader uses the old pair). Back-to-back
+ * replacements racing with a log call are not supported.
+ */
+struct log_sink {
+	letw_log_fn fn;
+	void *ctx;
+};
+
+static struct log_sink sinks[2];
+static struct log_sink *current;
+static int to_stderr = -1;
+static enum letw_log_level min_level = LETW_LOG_INFO;
+
+static void stderr_sink(enum letw_log_level level, const char *msg, void *ctx)
+{
+	static const char *const names[] = { "debug", "info", "warning", "error" };
+
+	fprintf(stderr, "lttng-etw: %s: %s\n", names[level & 3], msg);
+}
+
+void letw_log_set(letw_log_fn fn, void *ctx)
+{
+	static unsigned int slot;
+	struct log_sink *s = &sinks[(slot++) & 1];
+
+	s->fn = fn;
+	s->ctx = ctx;
+	/* Release: a reader that sees the pointer sees both fields. */
+	uatomic_set(&current, s);
+	cmm_smp_wmb();
+}
+
+void letw_log_init(letw_log_fn fn, void *ctx)
+{
+	const char *env = getenv("LETW_LOG");
+
+	to_stderr = env && (!strcmp(env, "stderr") || !strcmp(env, "debug"));
+	if (env && !strcmp(env, "debug"))
+		min_level = LETW_LOG_DEBUG;
+	letw_log_set(fn, ctx);
+}
+
+void letw_log(enum letw_log_level level, const char *fmt, ...)
+{
+	struct log_sink *s = uatomic_read(&current);
+	char buf[512];
+	va_list ap;
+
+	if (level < min_level)
+		return;
+	cmm_smp_rmb();
+	if ((!s || !s->fn) && to_stderr != 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (s && s->fn)
+		s->fn(level, buf, s->ctx);
+	else
+		stderr_sink(level, buf, NULL);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Diagnostics. The library never prints on its own: messages go to the
+ * runtime's log callback, or to stderr when LETW_LOG=stderr. Never called
+ * from the publish/unpublish paths (they report through return codes only).
+ */
+#ifndef LETW_LOG_H
+#define LETW_LOG_H
+
+#include <lttng-etw/lttng-etw.h>
+
+void letw_log_init(letw_log_fn fn, void *ctx);
+void letw_log_set(letw_log_fn fn, void *ctx);
+void letw_log(enum letw_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define letw_debug(...) letw_log(LETW_LOG_DEBUG, __VA_ARGS__)
+#define letw_info(...)  letw_log(LETW_LOG_INFO, __VA_ARGS__)
+#define letw_warn(...)  letw_log(LETW_LOG_WARN, __VA_ARGS__)
+#define letw_err(...)   letw_log(LETW_LOG_ERROR, __VA_ARGS__)
+
+#endif

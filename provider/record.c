@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <urcu/uatomic.h>
+
+#include "record.h"
+
+/* Records allocated and not yet freed: live ones plus deferred frees. */
+static long allocated_recs;
+
+/*
+ * UTF-8 well-formedness per RFC 3629 (no overlongs, no surrogates, at most
+ * U+10FFFF). Written out rather than pulled from a library: it is 30 lines,
+ * runs on the publish path, and must not allocate or touch locale state.
+ */
+static int utf8_valid(const unsigned char *s, size_t *len_out)
+{
+	const unsigned char *p = s;
+
+	while (*p) {
+		unsigned char c = *p;
+		int n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1, cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2, cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3, cp = c & 0x07;
+		} else {
+			return 0;
+		}
+		for (int i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		p += n + 1;
+		if ((size_t)(p - s) > LETW_STRING_MAX)
+			break;
+	}
+	*len_out = (size_t)(p - s);
+	return 1;
+}
+
+int letw_validate_string(const char *s, int required)
+{
+	size_t len;
+
+	if (!s)
+		return required ? -EINVAL : 0;
+	/* Bound the scan: a megabyte name is rejected after 4 KiB. */
+	if (strnlen(s, LETW_STRING_MAX + 1) > LETW_STRING_MAX)
+		return -ENAMETOOLONG;
+	if (!utf8_valid((const unsigned char *)s, &len))
+		return -EILSEQ;
+	if (required && len == 0)
+		return -EINVAL;
+	return 0;
+}
+
+static size_t str_size(const char *s)
+{
+	return (s ? strlen(s) : 0) + 1;
+}
+
+static const char *str_put(char **cursor, const char *s)
+{
+	char *dst = *cursor;
+	size_t n = str_size(s);
+
+	if (s)
+		memcpy(dst, s, n);
+	else
+		dst[0] = '\0';
+	*cursor += n;
+	return dst;
+}
+
+/*
+ * One allocation per record: header, page nodes, strings. The range
+ * [start, end) must not wrap and must be non-empty.
+ */
+static struct letw_rec *rec_alloc(uint64_t start, uint32_t size,
+				  size_t strings, char **cursor)
+{
+	uint64_t end = start + size;
+	uint64_t first = start >> LETW_PAGE_SHIFT;
+	uint64_t last = (end - 1) >> LETW_PAGE_SHIFT;
+	uint64_t npages = last - first + 1;
+	struct letw_rec *rec;
+
+	rec = calloc(1, sizeof(*rec) + npages * sizeof(rec->pages[0]) + strings);
+	if (!rec)
+		return NULL;
+	rec->start = start;
+	rec->end = end;
+	rec->refs = 1;
+	rec->npages = (uint32_t)npages;
+	rec->pages = (struct letw_page_node *)(rec + 1);
+	for (uint64_t i = 0; i < npages; i++) {
+		rec->pages[i].page = first + i;
+		rec->pages[i].rec = rec;
+	}
+	*cursor = (char *)(rec->pages + npages);
+	uatomic_inc(&allocated_recs);
+	return rec;
+}
+
+static int check_range(uint64_t start, uint32_t size)
+{
+	if (size == 0 || start + size < start)
+		return -EINVAL;
+	return 0;
+}
+
+int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
+			struct letw_rec **out)
+{
+	struct letw_rec *rec;
+	char *cur;
+	int ret;
+
+	if (!m || !out)
+		return -EINVAL;
+	if ((ret = check_range(m->code_start, m->code_size)) ||
+	    (ret = letw_validate_string(m->name, 1)) ||
+	    (ret = letw_validate_string(m->method_namespace, 0)) ||
+	    (ret = letw_validate_string(m->signature, 0)))
+		return ret;
+	rec = rec_alloc(m->code_start, m->code_size,
+			str_size(m->method_namespace) + str_size(m->name) +
+				str_size(m->signature),
+			&cur);
+	if (!rec)
+		return -ENOMEM;
+	rec->kind = LETW_REC_METHOD;
+	rec->p.method = (struct letw_tp_method){
+		.method_id = m->method_id,
+		.module_id = m->module_id,
+		.code_start = m->code_start,
+		.version_id = m->version_id,
+		.code_size = m->code_size,
+		.method_token = m->method_token,
+		.method_flags = m->method_flags,
+		.instance_id = instance_id,
+	};
+	rec->p.method.method_namespace = str_put(&cur, m->method_namespace);
+	rec->p.method.name = str_put(&cur, m->name);
+	rec->p.method.signature = str_put(&cur, m->signature);
+	*out = rec;
+	return 0;
+}
+
+int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
+		      struct letw_rec **out)
+{
+	struct letw_rec *rec;
+	char *cur;
+	int ret;
+
+	if (!s || !out)
+		return -EINVAL;
+	if ((ret = check_range(s->start, s->size)) ||
+	    (ret = letw_validate_string(s->name, 0)))
+		return ret;
+	rec = rec_alloc(s->start, s->size, str_size(s->name), &cur);
+	if (!rec)
+		return -ENOMEM;
+	rec->kind = LETW_REC_STUB;
+	rec->p.stub = (struct letw_tp_stub){
+		.start = s->start,
+		.owner = s->owner,
+		.size = s->size,
+		.kind = s->kind,
+		.instance_id = instance_id,
+	};
+	rec->p.stub.name = str_put(&cur, s->name);
+	*out = rec;
+	return 0;
+}
+
+int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
+			struct letw_module_rec **out)
+{
+	struct letw_module_rec *mod;
+	char *cur;
+	int ret;
+
+	if (!m || !out || m->module_id == 0)
+		return -EINVAL;
+	if ((ret = letw_validate_string(m->name, 1)))
+		return ret;
+	mod = calloc(1, sizeof(*mod) + str_size(m->name));
+	if (!mod)
+		return -ENOMEM;
+	cur = (char *)(mod + 1);
+	mod->refs = 1;
+	uatomic_inc(&allocated_recs);
+	mod->p = (struct letw_tp_module){
+		.module_id = m->module_id,
+		.module_flags = m->module_flags,
+		.instance_id = instance_id,
+	};
+	mod->p.name = str_put(&cur, m->name);
+	*out = mod;
+	return 0;
+}
+
+void letw_rec_get(struct letw_rec *rec)
+{
+	uatomic_inc(&rec->refs);
+}
+
+void letw_rec_put(struct letw_rec *rec)
+{
+	if (uatomic_sub_return(&rec->refs, 1) == 0) {
+		free(rec);
+		uatomic_dec(&allocated_recs);
+	}
+}
+
+static void rec_put_rcu(struct rcu_head *head)
+{
+	letw_rec_put(caa_container_of(head, struct letw_rec, rcu));
+}
+
+void letw_rec_put_deferred(struct letw_rec *rec)
+{
+	/* call_rcu enqueues on a wait-free queue and wakes the worker:
+	 * the calling runtime thread never waits for a grace period. */
+	urcu_bp_call_rcu(&rec->rcu, rec_put_rcu);
+}
+
+void letw_module_rec_get(struct letw_module_rec *mod)
+{
+	uatomic_inc(&mod->refs);
+}
+
+void letw_module_rec_put(struct letw_module_rec *mod)
+{
+	if (uatomic_sub_return(&mod->refs, 1) == 0) {
+		free(mod);
+		uatomic_dec(&allocated_recs);
+	}
+}
+
+static void module_put_rcu(struct rcu_head *head)
+{
+	letw_module_rec_put(caa_container_of(head, struct letw_module_rec, rcu));
+}
+
+void letw_module_rec_put_deferred(struct letw_module_rec *mod)
+{
+	urcu_bp_call_rcu(&mod->rcu, module_put_rcu);
+}
+
+uint64_t letw_rec_allocated(void)
+{
+	return (uint64_t)uatomic_read(&allocated_recs);
+}

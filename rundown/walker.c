@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <urcu/uatomic.h>
+
+#include <lttng-etw/lttng-etw.h>
+#include "table.h"
+#include "walker.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct pins {
+	struct letw_rec **recs;
+	size_t nr, cap;
+	struct letw_module_rec **mods;
+	size_t nr_mods, cap_mods;
+};
+
+static int grow(void **arr, size_t *cap, size_t want)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *n;
+
+	while (ncap < want)
+		ncap *= 2;
+	if (ncap == *cap)
+		return 0;
+	n = realloc(*arr, ncap * sizeof(void *));
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * Phase 1, inside one read-side section: take a reference on every live
+ * record. Its length depends on the table size only, not on how fast the
+ * trace consumer drains emission, so a stalled blocking channel cannot hold
+ * a grace period (and every deferred free behind it) open. cds_lfht
+ * iteration sees each node present for the whole traversal exactly once,
+ * resizes included.
+ */
+static int pin_all(struct letw_table *t, struct pins *p,
+		   struct letw_walk_stats *st)
+{
+	struct cds_lfht_iter iter;
+	struct letw_rec *rec;
+	struct letw_module_rec *mod;
+	int ret = 0;
+
+	/* Size the arrays before entering the read side: realloc inside is
+	 * fine but rarely needed. */
+	if (grow((void **)&p->recs, &p->cap,
+		 (size_t)(uatomic_read(&t->live_methods) +
+			  uatomic_read(&t->live_stubs)) + 64) ||
+	    grow((void **)&p->mods, &p->cap_mods,
+		 (size_t)uatomic_read(&t->live_modules) + 16))
+		return -ENOMEM;
+
+	urcu_bp_read_lock();
+	cds_lfht_for_each_entry(t->modules, &iter, mod, node) {
+		if (uatomic_read(&mod->dead)) {
+			st->skipped_raced++;
+			continue;
+		}
+		if (p->nr_mods == p->cap_mods &&
+		    grow((void **)&p->mods, &p->cap_mods, p->nr_mods + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* Safe: the table's reference is dropped only after a grace
+		 * period that cannot end while we are in this section. */
+		letw_module_rec_get(mod);
+		p->mods[p->nr_mods++] = mod;
+	}
+	cds_lfht_for_each_entry(t->code, &iter, rec, node) {
+		if (ret)
+			break;
+		if (uatomic_read(&rec->dead)) {
+			st->skipped_raced++;
+			continue;
+		}
+		if (p->nr == p->cap && grow((void **)&p->recs, &p->cap, p->nr + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		letw_rec_get(rec);
+		p->recs[p->nr++] = rec;
+	}
+	urcu_bp_read_unlock();
+	return ret;
+}
+
+/*
+ * Phase 2, outside any read-side section: emit from the pinned records.
+ * A record unpublished since phase 1 was not live for the whole pass: it is
+ * skipped and counted. (An unpublish may still land between this check and
+ * the emission; the trace then shows its unload inside the pass window,
+ * which consumers treat as a race, as ETW consumers do.)
+ */
+static void emit_all(const struct pins *p, unsigned int passes,
+		     const struct letw_walk_sink *sink,
+		     struct letw_walk_stats *st)
+{
+	for (size_t i = 0; i < p->nr_mods; i++) {
+		const struct letw_module_rec *mod = p->mods[i];
+
+		if (uatomic_read(&mod->dead)) {
+			st->skipped_raced++;
+			continue;
+		}
+		for (int f = 0; f < LETW_NR_FLAVOURS; f++)
+			if (passes & (1u << f))
+				st->emitted[f] += (uint64_t)sink->module(
+					sink->ctx, (enum letw_flavour)f, &mod->p);
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		const struct letw_rec *rec = p->recs[i];
+
+		if (uatomic_read(&rec->dead)) {
+			st->skipped_raced++;
+			continue;
+		}
+		for (int f = 0; f < LETW_NR_FLAVOURS; f++) {
+			if (!(passes & (1u << f)))
+				continue;
+			if (rec->kind == LETW_REC_METHOD)
+				st->emitted[f] += (uint64_t)sink->method(
+					sink->ctx, (enum letw_flavour)f,
+					&rec->p.method);
+			else
+				st->emitted[f] += (uint64_t)sink->stub(
+					sink->ctx, (enum letw_flavour)f,
+					&rec->p.stub);
+		}
+	}
+}
+
+static void unpin_all(struct pins *p)
+{
+	for (size_t i = 0; i < p->nr_mods; i++)
+		letw_module_rec_put(p->mods[i]);
+	for (size_t i = 0; i < p->nr; i++)
+		letw_rec_put(p->recs[i]);
+	free(p->recs);
+	free(p->mods);
+}
+
+int letw_walk(struct letw_table *t, unsigned int passes,
+	      const struct letw_walk_sink *sink, struct letw_walk_stats *out)
+{
+	struct pins p = { 0 };
+	uint64_t t0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	/* No-op unless built as the global-lock baseline, where it blocks
+	 * every publisher for the whole pass. */
+	letw_table_walk_lock(t);
+	t0 = now_ns();
+	ret = pin_all(t, &p, out);
+	out->read_side_ns = now_ns() - t0;
+	out->pinned = p.nr + p.nr_mods;
+	if (!ret)
+		emit_all(&p, passes, sink, out);
+	letw_table_walk_unlock(t);
+	unpin_all(&p);
+	return ret;
+}
