@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/* Embedding API: argument checking, error codes, table unchanged on error. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include <lttng-etw/lttng-etw.h>
+
+static void setup(void)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_THREAD,
+	};
+
+	/* These tests exercise the table only; tracing is covered by e2e. */
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(letw_init(&cfg), 0);
+}
+
+static void teardown(void)
+{
+	letw_shutdown();
+}
+
+static struct letw_method method_at(uint64_t start, uint32_t size, const char *name)
+{
+	return (struct letw_method){
+		.method_id = start,
+		.code_start = start,
+		.code_size = size,
+		.name = name,
+		.method_namespace = "ns",
+		.signature = "()",
+	};
+}
+
+static uint64_t live_methods(void)
+{
+	struct letw_stats st;
+
+	cr_assert_eq(letw_get_stats(&st), 0);
+	return st.live_methods;
+}
+
+TestSuite(api, .init = setup, .fini = teardown);
+
+Test(api, publish_and_unpublish)
+{
+	struct letw_method m = method_at(0x1000, 0x100, "f");
+
+	cr_assert_eq(letw_method_publish(&m), 0);
+	cr_assert_eq(live_methods(), 1);
+	cr_assert_eq(letw_method_unpublish(0x1000), 0);
+	cr_assert_eq(live_methods(), 0);
+	/* The range is free again. */
+	cr_assert_eq(letw_method_publish(&m), 0);
+}
+
+Test(api, invalid_records)
+{
+	struct letw_method m = method_at(0x1000, 0x100, "f");
+	struct letw_stub s = { .start = 0x9000, .size = 0, .kind = LETW_STUB_JUMP };
+
+	cr_assert_eq(letw_method_publish(NULL), -EINVAL);
+	cr_assert_eq(letw_stub_publish(NULL), -EINVAL);
+	cr_assert_eq(letw_module_publish(NULL), -EINVAL);
+	m.code_size = 0;
+	cr_assert_eq(letw_method_publish(&m), -EINVAL);
+	m = method_at(UINT64_MAX - 0x10, 0x100, "wraps");
+	cr_assert_eq(letw_method_publish(&m), -EINVAL);
+	m = method_at(0x1000, 0x100, NULL);
+	cr_assert_eq(letw_method_publish(&m), -EINVAL);
+	m = method_at(0x1000, 0x100, "");
+	cr_assert_eq(letw_method_publish(&m), -EINVAL);
+	cr_assert_eq(letw_stub_publish(&s), -EINVAL);
+	cr_assert_eq(live_methods(), 0);
+}
+
+Test(api, strings_length_and_utf8)
+{
+	static const char *const bad_utf8[] = {
+		"\xc3\x28",         /* truncated sequence */
+		"\xc0\xaf",         /* overlong '/' */
+		"\xed\xa0\x80",     /* UTF-16 surrogate */
+		"\xf4\x90\x80\x80", /* above U+10FFFF */
+		"ok\xff",
+	};
+	size_t big = 1u << 20;
+	char *name = malloc(big + 1);
+	struct letw_method m;
+
+	cr_assert_not_null(name);
+	memset(name, 'a', big);
+	name[big] = '\0';
+	m = method_at(0x1000, 0x10, name);
+	cr_assert_eq(letw_method_publish(&m), -ENAMETOOLONG);
+	name[LETW_STRING_MAX + 1] = '\0';
+	cr_assert_eq(letw_method_publish(&m), -ENAMETOOLONG);
+	name[LETW_STRING_MAX] = '\0';
+	cr_assert_eq(letw_method_publish(&m), 0, "exactly LETW_STRING_MAX is fine");
+	cr_assert_eq(letw_method_unpublish(0x1000), 0);
+	for (size_t i = 0; i < sizeof(bad_utf8) / sizeof(bad_utf8[0]); i++) {
+		m = method_at(0x1000, 0x10, bad_utf8[i]);
+		cr_assert_eq(letw_method_publish(&m), -EILSEQ, "case %zu", i);
+		m = method_at(0x1000, 0x10, "f");
+		m.signature = bad_utf8[i];
+		cr_assert_eq(letw_method_publish(&m), -EILSEQ, "sig case %zu", i);
+	}
+	m = method_at(0x1000, 0x10, "Grüße::λ→😀");
+	cr_assert_eq(letw_method_publish(&m), 0);
+	cr_assert_eq(live_methods(), 1);
+	free(name);
+}
+
+Test(api, overlaps_are_refused_across_kinds)
+{
+	struct letw_method a = method_at(0x10000, 0x100, "a");
+	struct letw_method b = method_at(0x100f0, 0x20, "b");
+	struct letw_method inside = method_at(0x10010, 0x10, "inside");
+	struct letw_method around = method_at(0xff00, 0x1000, "around");
+	struct letw_method adjacent = method_at(0x10100, 0x10, "adjacent");
+	struct letw_stub s = { .start = 0x10080, .size = 8, .kind = LETW_STUB_JUMP };
+
+	cr_assert_eq(letw_method_publish(&a), 0);
+	cr_assert_eq(letw_method_publish(&a), -EEXIST);
+	cr_assert_eq(letw_method_publish(&b), -EEXIST);
+	cr_assert_eq(letw_method_publish(&inside), -EEXIST);
+	cr_assert_eq(letw_method_publish(&around), -EEXIST);
+	cr_assert_eq(letw_stub_publish(&s), -EEXIST);
+	cr_assert_eq(letw_method_publish(&adjacent), 0);
+	cr_assert_eq(live_methods(), 2);
+}
+
+Test(api, large_ranges_overlap_at_the_far_end)
+{
+	struct letw_stub block = { .start = 0x400000, .size = 1u << 20,
+				   .kind = LETW_STUB_BLOCK, .name = "block" };
+	struct letw_method tail = method_at(0x400000 + (1u << 20) - 8, 8, "tail");
+	struct letw_method after = method_at(0x400000 + (1u << 20), 0x100, "after");
+
+	cr_assert_eq(letw_stub_publish(&block), 0);
+	cr_assert_eq(letw_method_publish(&tail), -EEXIST);
+	cr_assert_eq(letw_method_publish(&after), 0);
+	cr_assert_eq(letw_stub_unpublish(0x400000), 0);
+	cr_assert_eq(letw_method_publish(&tail), 0);
+}
+
+Test(api, unknown_and_double_unpublish)
+{
+	struct letw_method m = method_at(0x2000, 0x40, "f");
+	struct letw_stub s = { .start = 0x3000, .size = 0x10, .kind = LETW_STUB_JUMP };
+
+	cr_assert_eq(letw_method_unpublish(0x2000), -ENOENT);
+	cr_assert_eq(letw_method_publish(&m), 0);
+	cr_assert_eq(letw_method_unpublish(0x2001), -ENOENT, "inside is not the start");
+	cr_assert_eq(letw_stub_unpublish(0x2000), -ENOENT, "a method is not a stub");
+	cr_assert_eq(letw_method_unpublish(0x2000), 0);
+	cr_assert_eq(letw_method_unpublish(0x2000), -ENOENT);
+	cr_assert_eq(letw_stub_publish(&s), 0);
+	cr_assert_eq(letw_method_unpublish(0x3000), -ENOENT, "a stub is not a method");
+	cr_assert_eq(letw_stub_unpublish(0x3000), 0);
+	cr_assert_eq(letw_stub_unpublish(0x3000), -ENOENT);
+}
+
+Test(api, modules)
+{
+	struct letw_module md = { .module_id = 7, .name = "chunk.lua" };
+	struct letw_module zero = { .module_id = 0, .name = "zero" };
+	struct letw_module noname = { .module_id = 8, .name = NULL };
+	struct letw_stats st;
+
+	cr_assert_eq(letw_module_publish(&zero), -EINVAL);
+	cr_assert_eq(letw_module_publish(&noname), -EINVAL);
+	cr_assert_eq(letw_module_publish(&md), 0);
+	cr_assert_eq(letw_module_publish(&md), -EEXIST);
+	cr_assert_eq(letw_get_stats(&st), 0);
+	cr_assert_eq(st.live_modules, 1);
+	cr_assert_eq(letw_module_unpublish(9), -ENOENT);
+	cr_assert_eq(letw_module_unpublish(7), 0);
+	cr_assert_eq(letw_module_unpublish(7), -ENOENT);
+}
+
+Test(api, lifecycle_errors)
+{
+	struct letw_config bad = { .size = 3 };
+	struct letw_method m = method_at(0x2000, 0x40, "f");
+
+	cr_assert_eq(letw_init(NULL), -EALREADY);
+	cr_assert_eq(letw_init(&bad), -EINVAL);
+	cr_assert_eq(letw_capture_state(0, 1), -ENOTSUP, "no control thread configured");
+	cr_assert_eq(letw_tracing_available(), 0, "LETW_DISABLE=1");
+	cr_assert_eq(letw_shutdown(), 0);
+	cr_assert_eq(letw_shutdown(), -ESHUTDOWN);
+	cr_assert_eq(letw_method_publish(&m), -ESHUTDOWN);
+	cr_assert_eq(letw_method_unpublish(0x2000), -ESHUTDOWN);
+	cr_assert_eq(letw_capture_state(0, 0), -ESHUTDOWN);
+	/* And the library can be initialised again. */
+	cr_assert_eq(letw_init(NULL), 0);
+	cr_assert_eq(letw_method_publish(&m), 0);
+}
+
+Test(api, deferred_frees_drain)
+{
+	struct letw_stats st;
+
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct letw_method m = method_at(0x100000 + i * 0x100, 0x80, "f");
+
+		cr_assert_eq(letw_method_publish(&m), 0);
+		cr_assert_eq(letw_method_unpublish(m.code_start), 0);
+	}
+	/* Frees happen on liburcu's call_rcu thread; wait for them without
+	 * asserting any timing. */
+	for (int i = 0; i < 2000; i++) {
+		cr_assert_eq(letw_get_stats(&st), 0);
+		if (st.deferred_frees_pending == 0)
+			break;
+		usleep(5000);
+	}
+	cr_assert_eq(st.deferred_frees_pending, 0);
+	cr_assert_eq(st.live_methods, 0);
+}
