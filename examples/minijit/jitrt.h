@@ -23,6 +23,7 @@
 #include "kernel.h"
 
 #define JITRT_NARGS 2
+#define JITRT_MAX_STUBS 17 /* 16 jump stubs and one stub block */
 
 /* One native code version; immutable once published. */
 struct jit_code {

@@ -14,9 +14,10 @@ void kernel_make(uint32_t index, int hot, struct kernel *k)
 {
 	uint64_t s = 0x6D696E696A6974ull ^ ((uint64_t)index << 20);
 
-	/* 3..36 ops: the baseline tier spends ~15 bytes per op, which puts
-	 * quick-tier bodies between ~70 and ~600 bytes. */
-	k->nops = 3 + (uint32_t)(splitmix64(&s) % 34);
+	/* 6..35 ops: the baseline tier spends ~15 bytes per op, which puts
+	 * quick-tier bodies between ~120 and ~620 bytes; the optimized tier
+	 * is 3-4 times smaller. */
+	k->nops = 6 + (uint32_t)(splitmix64(&s) % 30);
 	k->iters = hot ? 1500 + (uint32_t)(splitmix64(&s) % 500)
 		       : 4 + (uint32_t)(splitmix64(&s) % 29);
 	for (uint32_t i = 0; i < k->nops; i++) {
