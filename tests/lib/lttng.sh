@@ -85,3 +85,7 @@ letw_trace_text() {
 letw_trace_has() {
 	babeltrace2 "$1" 2>/dev/null | grep -Eq "$2"
 }
+
+# Debian's python3 carries the bt2 (libbabeltrace2) bindings; a pyenv or
+# venv python3 earlier in PATH does not.
+LETW_PY=${LETW_PY:-/usr/bin/python3}

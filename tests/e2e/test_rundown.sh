@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end, real lttng-sessiond: the demo runtime publishes code, then
+#  1. a session enabling letw_rundown:*dcstart* starts → exactly one
+#     DCStart pass (ENABLE_PROVIDER) listing every live record;
+#  2. enabling *dcend* in the running session → one DCEnd pass;
+#  3. CAPTURE_STATE through the control socket → one pass of both
+#     flavours, acknowledged with its pass id after the Complete;
+# all checked against the runtime's own list of its live code.
+# usage: test_rundown.sh BUILD_DIR
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/lttng.sh"
+build=$1
+jit="$build/bin/letw-minijit"
+ctl="$LETW_PY $here/letw_ctl.py"
+
+letw_ensure_sessiond
+live="$LETW_TEST_TMP/live.txt"
+"$jit" --functions 2000 --seconds 120 --list "$live" &
+pid=$!
+letw_track "$pid"
+letw_wait_for test -e "$live.ready" || letw_fail "runtime did not publish its list"
+
+status_field() { # PID FIELD
+	$ctl "$1" status | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+s=$(letw_session_create rundown)
+lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null ||
+	letw_fail "enable dcstart"
+lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+[ "$(status_field "$pid" last_dcstart_pass_id)" = 0 ] || letw_fail "a pass ran before the session started"
+lttng start "$s" >/dev/null || letw_fail "start"
+letw_wait_for test "$(status_field "$pid" last_dcstart_pass_id)" != 0 ||
+	letw_fail "no DCStart pass after lttng start"
+
+before_end=$(status_field "$pid" last_dcend_pass_id)
+lttng enable-event -u -s "$s" 'letw_rundown:*dcend*' --filter "\$ctx.vpid == $pid" >/dev/null ||
+	letw_fail "enable dcend"
+letw_wait_for test "$(status_field "$pid" last_dcend_pass_id)" != "$before_end" ||
+	letw_fail "no DCEnd pass after enabling *dcend*"
+
+reply=$($ctl "$pid" capture) || letw_fail "capture-state request failed: $reply"
+letw_log "capture-state reply: $reply"
+cap_id=$(echo "$reply" | tr ' ' '\n' | sed -n 's/^pass_id=//p')
+passes=$(echo "$reply" | tr ' ' '\n' | sed -n 's/^passes=//p')
+[ "$passes" = 3 ] || letw_fail "capture-state ran passes=$passes, expected both flavours (3)"
+[ "$(status_field "$pid" last_dcend_pass_id)" = "$cap_id" ] ||
+	letw_fail "the acknowledged pass is not the last completed one"
+
+lttng stop "$s" >/dev/null || letw_fail "stop"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" \
+	dcstart:1 dcend:1 "dcstart:2:$cap_id" "dcend:2:$cap_id" ||
+	letw_fail "trace does not match the runtime's live code"
+kill -TERM "$pid"
+wait "$pid" || letw_fail "runtime exited with $?"
+echo "PASS: DCStart on start, DCEnd on enable, capture-state acknowledged"
