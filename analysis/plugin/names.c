@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -74,10 +74,10 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 			return 0;
 		if (ret < 0) {
 			BT_COMP_LOGE_APPEND_CAUSE(
-				"event `%s` lacks field `%s` (not an lttng-etw %d.%d schema?)",
+				"event `%s` lacks integer/string field `%s` (not the lttng-etw schema?)",
 				bt_event_class_get_name(bt_event_borrow_class_const(
 					bt_message_event_borrow_event_const(msg))),
-				missing, 0, 1);
+				missing);
 			return -1;
 		}
 		if (!ev.has_vpid) {

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared declarations of the lttng-etw CLI. */
+#ifndef LETW_CLI_H
+#define LETW_CLI_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Exit statuses (documented in --help and analysis/README.md). */
+#define LETW_EXIT_OK 0
+#define LETW_EXIT_ERROR 1      /* could not do what was asked */
+#define LETW_EXIT_USAGE 2      /* bad command line */
+#define LETW_EXIT_INCOMPLETE 3 /* report: a rundown pass is not complete */
+
+extern const char *letw_prog; /* "lttng-etw" */
+
+/* Print "lttng-etw: <fmt>\n" on stderr. */
+void letw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void letw_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int letw_cmd_perfmap(int argc, char **argv);
+int letw_cmd_report(int argc, char **argv);
+int letw_cmd_capture_state(int argc, char **argv);
+int letw_cmd_start(int argc, char **argv);
+int letw_cmd_stop(int argc, char **argv);
+
+/* Parse a non-negative decimal number; -1 on error. */
+int letw_parse_u64(const char *s, uint64_t *out);
+/* Parse a positive pid; -1 on error. */
+int letw_parse_pid(const char *s, pid_t *out);
+
+/* Run a program (argv[0] looked up in PATH), output to our stderr when
+ * quiet is 0 (discarded otherwise). Returns its exit status, or -1 when it
+ * could not run (message printed). */
+int letw_run(char *const argv[], int quiet);
+
+#endif /* LETW_CLI_H */

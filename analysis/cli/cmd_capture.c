@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* `capture-state`: ask traced processes for a rundown over their control
+ * socket (CAPTURE_STATE, DESIGN §4). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctl.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s capture-state (--pid PID... | --all) [--wait] [--timeout S] [--mask MASK]\n"
+		"\n"
+		"Ask processes using lttng-etw for a CAPTURE_STATE rundown: every live method,\n"
+		"stub and module is emitted again (DCStart/DCEnd as the sessions enabled them).\n"
+		"\n"
+		"  -p, --pid PID      a process (repeatable)\n"
+		"  -a, --all          every process with an lttng-etw control socket\n"
+		"  -w, --wait         wait for each pass's Complete and print its figures\n"
+		"  -t, --timeout S    give up waiting after S seconds (default 30)\n"
+		"  -k, --mask MASK    rundown keyword mask (default: the live mask of the\n"
+		"                     sessions, e.g. 0x1000000000058 for DCStart of all kinds)\n"
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 every request accepted (and, with --wait, answered), 1 otherwise.\n",
+		letw_prog);
+}
+
+const char *letw_ctl_strerror(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:
+	case -ENOENT:
+		return "no lttng-etw control socket (not an lttng-etw process, or it exited)";
+	case -ETIMEDOUT:
+		return "no reply before the timeout";
+	case -EPROTO:
+		return "malformed reply (another lttng-etw version?)";
+	case -ENOTCONN:
+		return "tracing is unavailable in that process (LETW_DISABLE or no lttng-ust)";
+	case -EACCES:
+	case -EPERM:
+		return "permission denied (same user or root only)";
+	default:
+		return strerror(-err);
+	}
+}
+
+static const char *passes_name(uint32_t p)
+{
+	return p == 3 ? "dcstart+dcend" : p == 1 ? "dcstart" : p == 2 ? "dcend" : "none";
+}
+
+int letw_cmd_capture_state(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "mask", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	pid_t *pids = NULL, *np;
+	int npids = 0, all = 0, wait = 0, c, i, failed = 0, ret;
+	uint64_t timeout_s = 30, mask = 0;
+
+	while ((c = getopt_long(argc, argv, "p:awt:k:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			np = realloc(pids, (size_t)(npids + 1) * sizeof(*pids));
+			if (!np || letw_parse_pid(optarg, &np[npids])) {
+				letw_err("capture-state: bad --pid `%s`", optarg);
+				free(np ? np : pids);
+				return LETW_EXIT_USAGE;
+			}
+			pids = np;
+			npids++;
+			break;
+		case 'a': all = 1; break;
+		case 'w': wait = 1; break;
+		case 't':
+			if (letw_parse_u64(optarg, &timeout_s) || !timeout_s || timeout_s > 86400) {
+				letw_err("capture-state: bad --timeout `%s` (seconds, 1..86400)", optarg);
+				free(pids);
+				return LETW_EXIT_USAGE;
+			}
+			break;
+		case 'k':
+			if (letw_parse_u64(optarg, &mask)) {
+				letw_err("capture-state: bad --mask `%s`", optarg);
+				free(pids);
+				return LETW_EXIT_USAGE;
+			}
+			break;
+		case 'h': usage(stdout); free(pids); return LETW_EXIT_OK;
+		default: usage(stderr); free(pids); return LETW_EXIT_USAGE;
+		}
+	}
+	if (optind != argc || (all == (npids > 0))) {
+		letw_err("capture-state: give either --pid PID or --all");
+		usage(stderr);
+		free(pids);
+		return LETW_EXIT_USAGE;
+	}
+	if (all) {
+		npids = letw_ctl_list(&pids);
+		if (npids < 0) {
+			letw_err("cannot read /proc/net/unix: %s", strerror(-npids));
+			return LETW_EXIT_ERROR;
+		}
+		if (!npids)
+			letw_note("no process with an lttng-etw control socket");
+	}
+	for (i = 0; i < npids; i++) {
+		struct letw_ctl_reply r;
+
+		ret = letw_ctl_call(pids[i], LETW_CTL_CAPTURE_STATE, mask, wait,
+				    (int)timeout_s * 1000, &r);
+		if (!ret && wait)
+			ret = r.status;
+		if (ret) {
+			letw_err("pid %d: %s", (int)pids[i], letw_ctl_strerror(ret));
+			failed = 1;
+			continue;
+		}
+		if (!wait)
+			printf("pid %d: capture-state requested\n", (int)pids[i]);
+		else if (!r.passes)
+			printf("pid %d: no rundown event enabled in any started session: no pass\n",
+			       (int)pids[i]);
+		else
+			printf("pid %d: pass %" PRIu64 " (%s): %" PRIu64 " records emitted, %" PRIu64
+			       " skipped (raced), mask 0x%" PRIx64 "\n",
+			       (int)pids[i], r.pass_id, passes_name(r.passes), r.emitted,
+			       r.skipped_raced, r.rundown_mask);
+	}
+	free(pids);
+	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+}

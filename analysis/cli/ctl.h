@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Client side of the per-process control socket (provider/ctlproto.h). */
+#ifndef LETW_CLI_CTL_H
+#define LETW_CLI_CTL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctlproto.h"
+
+/*
+ * One request, one reply. With wait_reply == 0 the request is sent and the
+ * connection closed (the provider still runs it: the datagram stays queued
+ * after the close). timeout_ms bounds the wait for the reply (<= 0:
+ * forever). Returns 0 (reply in *out, its status not interpreted), or a
+ * negative errno: -ECONNREFUSED/-ENOENT when the process has no control
+ * socket, -ETIMEDOUT, -EPROTO for a malformed reply.
+ */
+int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
+		  int timeout_ms, struct letw_ctl_reply *out);
+
+/* Pids with an "@lttng-etw/<pid>" socket in /proc/net/unix, sorted. Returns
+ * the count (>= 0) with *pids malloc()ed, or a negative errno. */
+int letw_ctl_list(pid_t **pids);
+
+/* A user-facing message for a letw_ctl_call error or reply status. */
+const char *letw_ctl_strerror(int err);
+
+#endif /* LETW_CLI_CTL_H */

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sink.etw.perfmap: one perf-PID.map per traced process, reconstructed from
+ * the trace alone (loads, unloads and rundown records), written when the
+ * stream ends.
+ *
+ * Parameters:
+ *   output-dir  directory to write perf-<vpid>.map into (default ".")
+ *   mode        "latest" (default) or "all": what to write for an address
+ *               range that held different code over time (see codemap.h)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codemap.h"
+#include "names.h"
+#include "perfmap.h"
+#include "sink_common.h"
+
+#define LETW_LOG_SELF_COMP (pm->base.self)
+#include "log.h"
+
+struct perfmap {
+	struct letw_sink base; /* first: the component's user data */
+	char *output_dir;
+	enum letw_map_mode mode;
+	struct letw_codemap *procs;
+	size_t nprocs, capprocs;
+	size_t last; /* index of the last process hit: events come in runs */
+};
+
+static struct letw_codemap *proc_get(struct perfmap *pm, int64_t vpid)
+{
+	size_t i;
+
+	if (pm->last < pm->nprocs && pm->procs[pm->last].vpid == vpid)
+		return &pm->procs[pm->last];
+	for (i = 0; i < pm->nprocs; i++)
+		if (pm->procs[i].vpid == vpid)
+			return &pm->procs[pm->last = i];
+	if (pm->nprocs == pm->capprocs) {
+		size_t ncap = pm->capprocs ? 2 * pm->capprocs : 8;
+		struct letw_codemap *np = realloc(pm->procs, ncap * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		pm->procs = np;
+		pm->capprocs = ncap;
+	}
+	letw_codemap_init(&pm->procs[pm->nprocs], vpid);
+	pm->last = pm->nprocs;
+	return &pm->procs[pm->nprocs++];
+}
+
+static char *region_name(const struct letw_ev *ev)
+{
+	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
+		return letw_name_method(ev->ns, ev->name, ev->signature,
+					ev->method_flags);
+	return letw_name_stub(ev->stub_kind, ev->owner, ev->name);
+}
+
+static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
+{
+	struct perfmap *pm = (struct perfmap *)s;
+	int obj = letw_ev_object(ev->kind);
+	struct letw_codemap *m;
+	size_t idx;
+	char *name;
+	int ret;
+
+	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
+		return 0;
+	m = proc_get(pm, ev->has_vpid ? ev->vpid : 0);
+	name = m ? region_name(ev) : NULL;
+	if (!name) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	switch (ev->kind) {
+	case LETW_EV_METHOD_LOAD:
+	case LETW_EV_STUB_LOAD:
+		ret = letw_codemap_load(m, ev->ts_ns, obj, ev->start, ev->size, name);
+		break;
+	case LETW_EV_METHOD_UNLOAD:
+	case LETW_EV_STUB_UNLOAD:
+		ret = letw_codemap_unload(m, ev->ts_ns, obj, ev->start, ev->size, name);
+		break;
+	default:
+		ret = letw_codemap_rundown(m, ev->ts_ns, obj, ev->start, ev->size,
+					   name, &idx);
+		break;
+	}
+	if (ret < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return ret;
+	}
+	return 0;
+}
+
+/* perf reads "START SIZE NAME" with hexadecimal START and SIZE. The file
+ * is written under a temporary name and renamed, so a perf running at the
+ * same time never reads half a map. */
+static int write_map(struct perfmap *pm, const struct letw_codemap *m,
+		     const struct letw_map_entry *e, size_t n)
+{
+	char *path = NULL, *tmp = NULL;
+	FILE *f = NULL;
+	size_t i;
+	int ret = -1;
+
+	if (asprintf(&path, "%s/perf-%lld.map", pm->output_dir,
+		     (long long)m->vpid) < 0 ||
+	    asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		goto out;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%llx %x %s\n", (unsigned long long)e[i].start,
+			e[i].size, e[i].name);
+	if (fclose(f) != 0) {
+		f = NULL;
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	f = NULL;
+	if (rename(tmp, path) != 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp,
+					  path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	BT_COMP_LOGI("wrote %s (%zu symbols)", path, n);
+	ret = 0;
+out:
+	if (f)
+		fclose(f);
+	free(path);
+	free(tmp);
+	return ret;
+}
+
+static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
+			 const struct letw_reuse *r)
+{
+	size_t i, shown;
+
+	if (!r->ranges)
+		return;
+	/* Always shown (not gated by the log level): the map alone cannot
+	 * tell which code owned a reused range at a given sample time. */
+	fprintf(stderr,
+		"perfmap: process %lld: %zu address range(s) held different code over time (%zu regions); mode=%s %s",
+		(long long)m->vpid, r->ranges, r->regions,
+		pm->mode == LETW_MAP_ALL ? "all" : "latest",
+		pm->mode == LETW_MAP_ALL ? "wrote every region" : "wrote the most recent code of each");
+	if (pm->mode == LETW_MAP_LATEST)
+		fprintf(stderr, ", %zu older region(s) omitted", r->omitted);
+	fprintf(stderr, "; e.g. at");
+	shown = r->ranges < 4 ? r->ranges : 4;
+	for (i = 0; i < shown; i++)
+		fprintf(stderr, " 0x%llx", (unsigned long long)r->example[i]);
+	fprintf(stderr, "\n");
+}
+
+static int perfmap_end(struct letw_sink *s)
+{
+	struct perfmap *pm = (struct perfmap *)s;
+	struct letw_map_entry *e;
+	struct letw_reuse reuse;
+	size_t i, n;
+	uint64_t lines = 0;
+
+	if (!pm->nprocs) {
+		BT_COMP_LOGE_APPEND_CAUSE(
+			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace");
+		return -1;
+	}
+	if (mkdir(pm->output_dir, 0755) != 0 && errno != EEXIST) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create output directory `%s`: %s",
+					  pm->output_dir, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < pm->nprocs; i++) {
+		const struct letw_codemap *m = &pm->procs[i];
+
+		if (letw_codemap_build(m, pm->mode, &e, &n, &reuse)) {
+			BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+			return -1;
+		}
+		report_reuse(pm, m, &reuse);
+		if (m->stats.implicit_replacements)
+			BT_COMP_LOGW("process %lld: %llu region(s) replaced without an unload record (events lost?)",
+				     (long long)m->vpid,
+				     (unsigned long long)m->stats.implicit_replacements);
+		if (write_map(pm, m, e, n)) {
+			free(e);
+			return -1;
+		}
+		lines += n;
+		free(e);
+	}
+	if (pm->base.result) {
+		pm->base.result->processes = (int)pm->nprocs;
+		pm->base.result->map_lines = lines;
+	}
+	return 0;
+}
+
+static const struct letw_sink_ops perfmap_ops = {
+	.event = perfmap_event,
+	.end = perfmap_end,
+};
+
+bt_component_class_initialize_method_status
+letw_perfmap_initialize(bt_self_component_sink *self,
+			bt_self_component_sink_configuration *config,
+			const bt_value *params, void *init_data)
+{
+	static const char *const allowed[] = { "output-dir", "mode", NULL };
+	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
+	struct perfmap *pm = calloc(1, sizeof(*pm));
+	const char *dir = ".", *mode = "latest";
+
+	if (!pm)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	letw_sink_init(&pm->base, self, &perfmap_ops, init_data, pm);
+	if (letw_params_check(sc, params, allowed) ||
+	    letw_param_string(sc, params, "output-dir", &dir) ||
+	    letw_param_string(sc, params, "mode", &mode))
+		goto error;
+	if (strcmp(mode, "latest") == 0) {
+		pm->mode = LETW_MAP_LATEST;
+	} else if (strcmp(mode, "all") == 0) {
+		pm->mode = LETW_MAP_ALL;
+	} else {
+		BT_COMP_LOGE_APPEND_CAUSE("parameter `mode` must be \"latest\" or \"all\", not \"%s\"", mode);
+		goto error;
+	}
+	pm->output_dir = strdup(dir);
+	if (!pm->output_dir || letw_sink_add_port(self))
+		goto error;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+error:
+	letw_perfmap_finalize(self);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void letw_perfmap_finalize(bt_self_component_sink *self)
+{
+	struct perfmap *pm = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	size_t i;
+
+	if (!pm)
+		return;
+	letw_sink_fini(&pm->base);
+	for (i = 0; i < pm->nprocs; i++)
+		letw_codemap_fini(&pm->procs[i]);
+	free(pm->procs);
+	free(pm->output_dir);
+	free(pm);
+	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), NULL);
+}

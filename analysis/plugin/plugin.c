@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The babeltrace2 plugin `etw`. Only declarations live here: the plugin
+ * descriptor is static to this translation unit, so every component class
+ * descriptor must be in it too, while the methods live with their class
+ * (perfmap.c, report.c) and are shared with the lttng-etw CLI.
+ */
+#include <babeltrace2/babeltrace.h>
+
+#include "perfmap.h"
+#include "report.h"
+
+BT_PLUGIN_MODULE();
+
+BT_PLUGIN(etw);
+BT_PLUGIN_DESCRIPTION("lttng-etw analyses: perf maps and rundown completeness reports");
+BT_PLUGIN_AUTHOR("lttng-etw authors");
+BT_PLUGIN_LICENSE("MIT");
+BT_PLUGIN_VERSION(0, 1, 0, NULL);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(perfmap, letw_sink_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(perfmap,
+	"Write perf-PID.map files reconstructed from lttng-etw load/unload/rundown events");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(perfmap,
+	"Parameters: output-dir=DIR (default .), mode=latest|all (address reuse)");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(perfmap, letw_perfmap_initialize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(perfmap, letw_perfmap_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(perfmap,
+	letw_sink_graph_is_configured);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(report, letw_sink_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(report,
+	"Per process and per rundown pass: complete, truncated, lossy or inconsistent");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(report,
+	"Parameters: format=text|json, output=FILE, fail-on-incomplete=yes|no");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, letw_report_initialize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, letw_report_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report,
+	letw_sink_graph_is_configured);

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sink.etw.report: event intake. Passes are paired by (vpid, flavour,
+ * pass_id); rundown records carry no pass id, so a record belongs to the
+ * open pass of its process and flavour (a process runs its passes one at a
+ * time, on its control thread).
+ *
+ * Parameters:
+ *   format              "text" (default) or "json"
+ *   output              file to write to (default: standard output)
+ *   fail-on-incomplete  yes (default): the component fails at the end of
+ *                       the stream when a pass is not complete
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+#include "report.h"
+
+#define LETW_LOG_SELF_COMP (r->base.self)
+#include "log.h"
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	void *np;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+static struct letw_rproc *proc_get(struct letw_report *r, int64_t vpid)
+{
+	struct letw_rproc *p;
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i].vpid == vpid)
+			return &r->procs[i];
+	if (grow((void **)&r->procs, &r->capprocs, r->nprocs, sizeof(*p)))
+		return NULL;
+	p = &r->procs[r->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->vpid = vpid;
+	p->open[0] = p->open[1] = -1;
+	letw_codemap_init(&p->map, vpid);
+	return p;
+}
+
+static struct letw_pass *pass_new(struct letw_report *r, struct letw_rproc *p,
+				  const struct letw_ev *ev, enum letw_flavour fl)
+{
+	struct letw_pass *ps;
+
+	if (grow((void **)&r->passes, &r->cappasses, r->npasses, sizeof(*ps)))
+		return NULL;
+	ps = &r->passes[r->npasses++];
+	memset(ps, 0, sizeof(*ps));
+	ps->vpid = p->vpid;
+	ps->fl = fl;
+	ps->pass_id = ev->pass_id;
+	ps->instance_id = ev->instance_id;
+	ps->first_ns = ps->last_ns = ev->ts_ns;
+	return ps;
+}
+
+static int on_init(struct letw_report *r, struct letw_rproc *p,
+		   const struct letw_ev *ev, enum letw_flavour fl)
+{
+	struct letw_pass *ps;
+
+	/* An init while the previous pass of the same flavour is open: that
+	 * pass never completed (its complete was lost); it stays truncated. */
+	p->open[fl] = -1;
+	ps = pass_new(r, p, ev, fl);
+	if (!ps)
+		return -ENOMEM;
+	ps->has_init = 1;
+	ps->init_ns = ev->ts_ns;
+	ps->control_code = ev->control_code;
+	ps->match_any_keyword = ev->match_any_keyword;
+	p->open[fl] = (long)(ps - r->passes);
+	return 0;
+}
+
+static int on_complete(struct letw_report *r, struct letw_rproc *p,
+		       const struct letw_ev *ev, enum letw_flavour fl)
+{
+	struct letw_pass *ps = NULL;
+
+	if (p->open[fl] >= 0 && r->passes[p->open[fl]].pass_id == ev->pass_id)
+		ps = &r->passes[p->open[fl]];
+	p->open[fl] = -1;
+	if (!ps) {
+		/* Its init is not in the trace (lost, or the trace started
+		 * in the middle of the pass). */
+		ps = pass_new(r, p, ev, fl);
+		if (!ps)
+			return -ENOMEM;
+	}
+	ps->has_complete = 1;
+	ps->complete_ns = ps->last_ns = ev->ts_ns;
+	ps->emitted = ev->emitted;
+	ps->skipped_raced = ev->skipped_raced;
+	ps->duration_ns = ev->duration_ns;
+	return 0;
+}
+
+static int add_key(uint64_t **keys, size_t *n, size_t *cap, uint64_t k)
+{
+	if (grow((void **)keys, cap, *n, sizeof(**keys)))
+		return -ENOMEM;
+	(*keys)[(*n)++] = k;
+	return 0;
+}
+
+static char *region_name(const struct letw_ev *ev)
+{
+	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
+		return letw_name_method(ev->ns, ev->name, ev->signature,
+					ev->method_flags);
+	return letw_name_stub(ev->stub_kind, ev->owner, ev->name);
+}
+
+static int on_record(struct letw_report *r, struct letw_rproc *p,
+		     const struct letw_ev *ev, enum letw_flavour fl, int obj)
+{
+	struct letw_pass *ps = p->open[fl] >= 0 ? &r->passes[p->open[fl]] : NULL;
+	size_t idx;
+	char *name;
+	int m;
+
+	if (obj == LETW_OBJ_MODULE) {
+		if (!ps) {
+			p->orphan_records++;
+			return 0;
+		}
+		ps->seen_modules++;
+		ps->last_ns = ev->ts_ns;
+		return add_key(&ps->module_keys, &ps->nmod, &ps->capmod, ev->module_id);
+	}
+	name = region_name(ev);
+	if (!name)
+		return -ENOMEM;
+	m = letw_codemap_rundown(&p->map, ev->ts_ns, obj, ev->start, ev->size,
+				 name, &idx);
+	if (m < 0)
+		return m;
+	if (!ps) {
+		p->orphan_records++;
+		return 0;
+	}
+	ps->last_ns = ev->ts_ns;
+	if (obj == LETW_OBJ_METHOD)
+		ps->seen_methods++;
+	else
+		ps->seen_stubs++;
+	if (m == LETW_RD_AFTER_UNLOAD) {
+		const struct letw_region *rg = &p->map.r[idx];
+
+		/* Unloaded while the pass ran: the walker read it before
+		 * its removal, which the design allows. Before the pass
+		 * began: the walker listed freed code. */
+		if (ps->has_init && rg->death_ns >= ps->init_ns) {
+			ps->raced++;
+		} else {
+			if (ps->n_stale_ex < LETW_EXAMPLES)
+				ps->stale_ex[ps->n_stale_ex++] = (struct letw_example){
+					rg->start, rg->death_ns, rg->name };
+			ps->stale++;
+		}
+	}
+	return add_key(&ps->code_keys, &ps->ncode, &ps->capcode, ev->start);
+}
+
+static int report_event(struct letw_sink *s, const struct letw_ev *ev)
+{
+	struct letw_report *r = (struct letw_report *)s;
+	struct letw_rproc *p = proc_get(r, ev->has_vpid ? ev->vpid : 0);
+	enum letw_flavour fl = letw_ev_flavour(ev->kind);
+	int obj = letw_ev_object(ev->kind), ret = 0;
+	char *name;
+
+	if (!p)
+		goto nomem;
+	p->events++;
+	switch (ev->kind) {
+	case LETW_EV_METHOD_LOAD:
+	case LETW_EV_STUB_LOAD:
+	case LETW_EV_METHOD_UNLOAD:
+	case LETW_EV_STUB_UNLOAD:
+		name = region_name(ev);
+		if (!name)
+			goto nomem;
+		if (ev->kind == LETW_EV_METHOD_LOAD || ev->kind == LETW_EV_STUB_LOAD)
+			ret = letw_codemap_load(&p->map, ev->ts_ns, obj, ev->start,
+						ev->size, name);
+		else
+			ret = letw_codemap_unload(&p->map, ev->ts_ns, obj, ev->start,
+						  ev->size, name);
+		break;
+	case LETW_EV_MODULE_LOAD:
+	case LETW_EV_MODULE_UNLOAD:
+		break;
+	default:
+		if (obj == LETW_OBJ_INIT)
+			ret = on_init(r, p, ev, fl);
+		else if (obj == LETW_OBJ_COMPLETE)
+			ret = on_complete(r, p, ev, fl);
+		else
+			ret = on_record(r, p, ev, fl, obj);
+		break;
+	}
+	if (ret)
+		goto nomem;
+	return 0;
+nomem:
+	BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+	return -ENOMEM;
+}
+
+static int report_discarded(struct letw_sink *s, const bt_message *msg)
+{
+	struct letw_report *r = (struct letw_report *)s;
+	int packets = bt_message_get_type(msg) == BT_MESSAGE_TYPE_DISCARDED_PACKETS;
+	const bt_clock_snapshot *b = NULL, *e = NULL;
+	const bt_stream *stream;
+	struct letw_discard *d;
+	bt_property_availability avail;
+	int okb = 0, oke = 0;
+
+	if (grow((void **)&r->discards, &r->capdiscards, r->ndiscards, sizeof(*d))) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	d = &r->discards[r->ndiscards++];
+	memset(d, 0, sizeof(*d));
+	d->packets = packets;
+	if (packets) {
+		stream = bt_message_discarded_packets_borrow_stream_const(msg);
+		avail = bt_message_discarded_packets_get_count(msg, &d->count);
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(
+			    bt_stream_borrow_class_const(stream))) {
+			b = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+			e = bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg);
+		}
+	} else {
+		stream = bt_message_discarded_events_borrow_stream_const(msg);
+		avail = bt_message_discarded_events_get_count(msg, &d->count);
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(
+			    bt_stream_borrow_class_const(stream))) {
+			b = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+			e = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
+		}
+	}
+	d->has_count = avail == BT_PROPERTY_AVAILABILITY_AVAILABLE;
+	d->begin_ns = letw_clock_ns(b, &okb);
+	d->end_ns = letw_clock_ns(e, &oke);
+	d->has_times = okb && oke;
+	/* Per-process buffers name their process in the trace environment;
+	 * per-user buffers are shared, so a discard may hit any process. */
+	d->has_vpid = letw_trace_env_vpid(stream, &d->vpid);
+	if (!packets && d->has_count)
+		r->discarded_total += d->count;
+	BT_COMP_LOGI("%s discarded %s%llu in [%lld, %lld]",
+		     packets ? "packets" : "events", d->has_count ? "" : "~",
+		     (unsigned long long)d->count, (long long)d->begin_ns,
+		     (long long)d->end_ns);
+	return 0;
+}
+
+static int report_end(struct letw_sink *s)
+{
+	struct letw_report *r = (struct letw_report *)s;
+	FILE *f = stdout;
+	int bad;
+
+	if (!r->npasses) {
+		if (r->nprocs)
+			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled?)");
+		else
+			BT_COMP_LOGE_APPEND_CAUSE("no lttng-etw events in the trace");
+		return -1;
+	}
+	bad = letw_report_check(r);
+	if (bad < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -1;
+	}
+	if (r->output_path) {
+		f = fopen(r->output_path, "w");
+		if (!f) {
+			BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s",
+						  r->output_path, strerror(errno));
+			return -1;
+		}
+	}
+	if (r->json)
+		letw_report_write_json(r, f);
+	else
+		letw_report_write_text(r, f);
+	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report: %s", strerror(errno));
+		return -1;
+	}
+	if (r->base.result) {
+		r->base.result->incomplete_passes = bad;
+		r->base.result->processes = (int)r->nprocs;
+	}
+	if (bad && r->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("%d rundown pass(es) not complete", bad);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct letw_sink_ops report_ops = {
+	.event = report_event,
+	.discarded = report_discarded,
+	.end = report_end,
+};
+
+bt_component_class_initialize_method_status
+letw_report_initialize(bt_self_component_sink *self,
+		       bt_self_component_sink_configuration *config,
+		       const bt_value *params, void *init_data)
+{
+	static const char *const allowed[] = { "format", "output",
+					       "fail-on-incomplete", NULL };
+	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
+	struct letw_report *r = calloc(1, sizeof(*r));
+	const char *format = "text", *output = NULL;
+
+	if (!r)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	letw_sink_init(&r->base, self, &report_ops, init_data, r);
+	r->fail_on_incomplete = 1;
+	if (letw_params_check(sc, params, allowed) ||
+	    letw_param_string(sc, params, "format", &format) ||
+	    letw_param_string(sc, params, "output", &output) ||
+	    letw_param_bool(sc, params, "fail-on-incomplete", &r->fail_on_incomplete))
+		goto error;
+	if (strcmp(format, "json") == 0) {
+		r->json = 1;
+	} else if (strcmp(format, "text") != 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("parameter `format` must be \"text\" or \"json\", not \"%s\"", format);
+		goto error;
+	}
+	if (output && !(r->output_path = strdup(output)))
+		goto error;
+	if (letw_sink_add_port(self))
+		goto error;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+error:
+	letw_report_finalize(self);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void letw_report_finalize(bt_self_component_sink *self)
+{
+	struct letw_report *r = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	size_t i;
+
+	if (!r)
+		return;
+	letw_sink_fini(&r->base);
+	for (i = 0; i < r->nprocs; i++)
+		letw_codemap_fini(&r->procs[i].map);
+	for (i = 0; i < r->npasses; i++) {
+		free(r->passes[i].code_keys);
+		free(r->passes[i].module_keys);
+	}
+	free(r->procs);
+	free(r->passes);
+	free(r->discards);
+	free(r->output_path);
+	free(r);
+	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), NULL);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * End-of-stream analysis of the report sink: needs the whole trace, since
+ * whether an absent record is a miss or a legal race depends on unloads
+ * that come after the pass, and discarded-events messages arrive with the
+ * packet after the loss.
+ */
+#include <stdlib.h>
+
+#include "report.h"
+
+#define KW_JIT_RUNDOWN  0x10ull
+#define KW_STUB_RUNDOWN (1ull << 48)
+
+const char *letw_pass_status_name(enum letw_pass_status st)
+{
+	switch (st) {
+	case LETW_PASS_COMPLETE: return "complete";
+	case LETW_PASS_LOSSY: return "lossy";
+	case LETW_PASS_INCONSISTENT: return "inconsistent";
+	default: return "truncated";
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t sort_count_dups(uint64_t *k, size_t n)
+{
+	uint64_t d = 0;
+	size_t i;
+
+	qsort(k, n, sizeof(*k), cmp_u64);
+	for (i = 1; i < n; i++)
+		d += k[i] == k[i - 1];
+	return d;
+}
+
+static int contains(const uint64_t *k, size_t n, uint64_t key)
+{
+	return bsearch(&key, k, n, sizeof(*k), cmp_u64) != NULL;
+}
+
+static struct letw_rproc *proc_of(struct letw_report *r, int64_t vpid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i].vpid == vpid)
+			return &r->procs[i];
+	return NULL;
+}
+
+/* Code live across the whole pass must be listed (DESIGN §5). Only code
+ * whose load is in the trace is checked: anything else the trace cannot
+ * vouch for. */
+static void check_missing(struct letw_pass *ps, const struct letw_rproc *p)
+{
+	uint64_t mask = ps->match_any_keyword;
+	size_t i;
+
+	for (i = 0; i < p->map.n; i++) {
+		const struct letw_region *rg = &p->map.r[i];
+
+		if (!(rg->flags & LETW_REG_BIRTH) || rg->birth_ns >= ps->init_ns)
+			continue;
+		if ((rg->flags & LETW_REG_DEAD) && rg->death_ns <= ps->complete_ns)
+			continue;
+		if (mask && !(mask & (rg->obj == LETW_OBJ_METHOD ? KW_JIT_RUNDOWN : KW_STUB_RUNDOWN)))
+			continue;
+		if (contains(ps->code_keys, ps->ncode, rg->start))
+			continue;
+		/* Unloaded only after the complete: its removal may still
+		 * have happened during the walk (the unload event is emitted
+		 * after the removal), which skipped_raced then counts. */
+		if ((rg->flags & LETW_REG_DEAD) && ps->skipped_raced) {
+			ps->missing_maybe_raced++;
+			continue;
+		}
+		if (ps->n_missing_ex < LETW_EXAMPLES)
+			ps->missing_ex[ps->n_missing_ex++] = (struct letw_example){
+				rg->start, rg->birth_ns, rg->name };
+		ps->missing++;
+	}
+}
+
+static void check_discards(struct letw_report *r, struct letw_pass *ps)
+{
+	int64_t b = ps->has_init ? ps->init_ns : ps->first_ns;
+	int64_t e = ps->has_complete ? ps->complete_ns : ps->last_ns;
+	size_t i;
+
+	for (i = 0; i < r->ndiscards; i++) {
+		const struct letw_discard *d = &r->discards[i];
+
+		if (d->has_vpid && d->vpid != ps->vpid)
+			continue;
+		/* The message spans from the last event known kept to the
+		 * next one, so any overlap with the pass window may have
+		 * cost the pass records. */
+		if (!d->has_times || d->end_ns < b || d->begin_ns > e)
+			continue;
+		ps->discarded_msgs++;
+		if (d->has_count && !d->packets)
+			ps->discarded_events += d->count;
+		else
+			ps->discarded_unknown_count = 1;
+	}
+}
+
+int letw_report_check(struct letw_report *r)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < r->ndiscards; i++)
+		if (!r->discards[i].has_times && !r->discards[i].packets)
+			r->discarded_unattributed += r->discards[i].count;
+	for (i = 0; i < r->npasses; i++) {
+		struct letw_pass *ps = &r->passes[i];
+		const struct letw_rproc *p = proc_of(r, ps->vpid);
+		uint64_t seen = ps->seen_methods + ps->seen_stubs + ps->seen_modules;
+
+		ps->duplicates = sort_count_dups(ps->code_keys, ps->ncode) +
+				 sort_count_dups(ps->module_keys, ps->nmod);
+		check_discards(r, ps);
+		if (ps->has_init && ps->has_complete && p)
+			check_missing(ps, p);
+
+		if (!ps->has_init || !ps->has_complete)
+			ps->status = LETW_PASS_TRUNCATED;
+		else if (seen < ps->emitted)
+			/* Discards in the window alone do not make it lossy:
+			 * with shared buffers they may have hit other events,
+			 * and the counts say whether records went missing. */
+			ps->status = LETW_PASS_LOSSY;
+		else if (seen > ps->emitted || ps->duplicates || ps->stale ||
+			 ps->missing)
+			ps->status = LETW_PASS_INCONSISTENT;
+		else
+			ps->status = LETW_PASS_COMPLETE;
+		bad += ps->status != LETW_PASS_COMPLETE;
+	}
+	return bad;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Text and JSON renderings of the report (format documented in
+ * analysis/README.md; the JSON keys are a stable interface for scripts). */
+#include <inttypes.h>
+
+#include "report.h"
+
+static uint64_t seen_of(const struct letw_pass *ps)
+{
+	return ps->seen_methods + ps->seen_stubs + ps->seen_modules;
+}
+
+static void text_pass(const struct letw_pass *ps, FILE *f)
+{
+	unsigned i;
+
+	fprintf(f, "  %s pass %" PRIu64 " (instance %u): %s", letw_flavour_name(ps->fl),
+		ps->pass_id, ps->instance_id, letw_pass_status_name(ps->status));
+	if (!ps->has_init)
+		fprintf(f, " (no %s_init in the trace)", letw_flavour_name(ps->fl));
+	else if (!ps->has_complete)
+		fprintf(f, " (no %s_complete: process killed, or the event lost)",
+			letw_flavour_name(ps->fl));
+	fprintf(f, "\n");
+	if (ps->has_complete)
+		fprintf(f, "    records: %" PRIu64 " seen / %" PRIu64
+			" emitted (methods %" PRIu64 ", stubs %" PRIu64 ", modules %" PRIu64
+			"), skipped_raced %" PRIu64 ", walk %.3f ms\n",
+			seen_of(ps), ps->emitted, ps->seen_methods, ps->seen_stubs,
+			ps->seen_modules, ps->skipped_raced, ps->duration_ns / 1e6);
+	else
+		fprintf(f, "    records: %" PRIu64 " seen (methods %" PRIu64
+			", stubs %" PRIu64 ", modules %" PRIu64 "), emitted unknown\n",
+			seen_of(ps), ps->seen_methods, ps->seen_stubs, ps->seen_modules);
+	fprintf(f, "    discarded events in the pass window: %" PRIu64 "%s\n",
+		ps->discarded_events, ps->discarded_unknown_count ? " (+ uncounted)" : "");
+	fprintf(f, "    duplicates: %" PRIu64 ", unloaded before the pass: %" PRIu64
+		", unloaded during the pass (race): %" PRIu64 ", missing: %" PRIu64,
+		ps->duplicates, ps->stale, ps->raced, ps->missing);
+	if (ps->missing_maybe_raced)
+		fprintf(f, " (+%" PRIu64 " absent but unloaded just after: may have raced)",
+			ps->missing_maybe_raced);
+	fprintf(f, "\n");
+	for (i = 0; i < ps->n_stale_ex; i++)
+		fprintf(f, "      unloaded before the pass: 0x%" PRIx64 " %s (unload at %" PRId64 ")\n",
+			ps->stale_ex[i].start, ps->stale_ex[i].name, ps->stale_ex[i].ts_ns);
+	for (i = 0; i < ps->n_missing_ex; i++)
+		fprintf(f, "      missing: 0x%" PRIx64 " %s (loaded at %" PRId64 ")\n",
+			ps->missing_ex[i].start, ps->missing_ex[i].name, ps->missing_ex[i].ts_ns);
+}
+
+void letw_report_write_text(const struct letw_report *r, FILE *f)
+{
+	size_t i, j;
+	int counts[4] = { 0 };
+
+	for (i = 0; i < r->nprocs; i++) {
+		const struct letw_rproc *p = &r->procs[i];
+
+		fprintf(f, "process %" PRId64 "\n", p->vpid);
+		for (j = 0; j < r->npasses; j++)
+			if (r->passes[j].vpid == p->vpid)
+				text_pass(&r->passes[j], f);
+		if (p->orphan_records)
+			fprintf(f, "  rundown records outside any pass: %" PRIu64 "\n",
+				p->orphan_records);
+	}
+	for (j = 0; j < r->npasses; j++)
+		counts[r->passes[j].status]++;
+	fprintf(f, "summary: %zu process(es), %zu pass(es): %d complete, %d truncated, %d lossy, %d inconsistent; %" PRIu64 " discarded event(s) in the trace\n",
+		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
+		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
+		counts[LETW_PASS_INCONSISTENT], r->discarded_total);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_examples(FILE *f, const char *key, const struct letw_example *ex,
+			  unsigned n)
+{
+	unsigned i;
+
+	fprintf(f, ",\"%s\":[", key);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s{\"start\":\"0x%" PRIx64 "\",\"ts_ns\":%" PRId64 ",\"name\":",
+			i ? "," : "", ex[i].start, ex[i].ts_ns);
+		json_str(f, ex[i].name);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static void json_pass(const struct letw_pass *ps, FILE *f)
+{
+	fprintf(f, "{\"flavour\":\"%s\",\"pass_id\":%" PRIu64 ",\"instance_id\":%u,"
+		"\"status\":\"%s\",\"has_init\":%s,\"has_complete\":%s,",
+		letw_flavour_name(ps->fl), ps->pass_id, ps->instance_id,
+		letw_pass_status_name(ps->status), ps->has_init ? "true" : "false",
+		ps->has_complete ? "true" : "false");
+	if (ps->has_init)
+		fprintf(f, "\"init_ns\":%" PRId64 ",\"control_code\":%u,"
+			"\"match_any_keyword\":\"0x%" PRIx64 "\",",
+			ps->init_ns, ps->control_code, ps->match_any_keyword);
+	if (ps->has_complete)
+		fprintf(f, "\"complete_ns\":%" PRId64 ",\"emitted\":%" PRIu64
+			",\"skipped_raced\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",",
+			ps->complete_ns, ps->emitted, ps->skipped_raced, ps->duration_ns);
+	fprintf(f, "\"seen\":%" PRIu64 ",\"seen_methods\":%" PRIu64 ",\"seen_stubs\":%" PRIu64
+		",\"seen_modules\":%" PRIu64 ",\"discarded_events\":%" PRIu64
+		",\"discarded_messages\":%" PRIu64 ",\"discarded_uncounted\":%s"
+		",\"duplicates\":%" PRIu64 ",\"unloaded_before_pass\":%" PRIu64
+		",\"raced_with_unload\":%" PRIu64 ",\"missing\":%" PRIu64
+		",\"missing_maybe_raced\":%" PRIu64,
+		seen_of(ps), ps->seen_methods, ps->seen_stubs, ps->seen_modules,
+		ps->discarded_events, ps->discarded_msgs,
+		ps->discarded_unknown_count ? "true" : "false", ps->duplicates,
+		ps->stale, ps->raced, ps->missing, ps->missing_maybe_raced);
+	json_examples(f, "unloaded_before_pass_examples", ps->stale_ex, ps->n_stale_ex);
+	json_examples(f, "missing_examples", ps->missing_ex, ps->n_missing_ex);
+	fputc('}', f);
+}
+
+void letw_report_write_json(const struct letw_report *r, FILE *f)
+{
+	size_t i, j;
+	int first, counts[4] = { 0 };
+
+	fprintf(f, "{\"processes\":[");
+	for (i = 0; i < r->nprocs; i++) {
+		const struct letw_rproc *p = &r->procs[i];
+
+		fprintf(f, "%s{\"vpid\":%" PRId64 ",\"orphan_records\":%" PRIu64 ",\"passes\":[",
+			i ? "," : "", p->vpid, p->orphan_records);
+		first = 1;
+		for (j = 0; j < r->npasses; j++) {
+			if (r->passes[j].vpid != p->vpid)
+				continue;
+			if (!first)
+				fputc(',', f);
+			first = 0;
+			json_pass(&r->passes[j], f);
+		}
+		fprintf(f, "]}");
+	}
+	for (j = 0; j < r->npasses; j++)
+		counts[r->passes[j].status]++;
+	fprintf(f, "],\"summary\":{\"processes\":%zu,\"passes\":%zu,\"complete\":%d,"
+		"\"truncated\":%d,\"lossy\":%d,\"inconsistent\":%d,"
+		"\"discarded_events\":%" PRIu64 ",\"discarded_events_unattributed\":%" PRIu64 "}}\n",
+		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
+		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
+		counts[LETW_PASS_INCONSISTENT], r->discarded_total,
+		r->discarded_unattributed);
+}
