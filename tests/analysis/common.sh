@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the analysis end-to-end tests. Source after setting nothing:
+# the binaries come from LETW_BIN_DIR and the plugin from LETW_BT_PLUGIN_DIR
+# (set by ctest), and every session goes through tests/lib/lttng.sh so it
+# is destroyed on exit.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/lttng.sh"
+
+: "${LETW_BIN_DIR:?set by ctest: the bin directory of the build}"
+: "${LETW_BT_PLUGIN_DIR:?set by ctest: the directory holding the etw plugin}"
+LETW_CLI=$LETW_BIN_DIR/lttng-etw
+LETW_SCENARIO=$LETW_BIN_DIR/letw-scenario
+LETW_MINIJIT=$LETW_BIN_DIR/letw-minijit
+
+letw_ensure_sessiond
+
+# anl_session PREFIX PID [CHANNEL] [EVENTS...]: a session recording the
+# given events (default: all runtime events and the DCStart rundown) of
+# process PID only, with the vpid/vtid contexts. Prints its name.
+anl_session() {
+	local prefix=$1 pid=$2 chan=${3:-} s ev
+	shift 3 2>/dev/null || shift $#
+	local events=("$@")
+	[ ${#events[@]} -gt 0 ] || events=('letw_runtime:*' 'letw_rundown:*dcstart*')
+	s=$(letw_session_create "$prefix") || exit 1
+	if [ -n "$chan" ]; then
+		lttng enable-channel -u -s "$s" $chan >/dev/null || letw_fail "enable-channel $chan"
+		chan=$(echo "$chan" | awk '{print $NF}')
+	fi
+	for ev in "${events[@]}"; do
+		lttng enable-event -u -s "$s" ${chan:+-c "$chan"} "$ev" \
+			--filter "\$ctx.vpid == $pid" >/dev/null || letw_fail "enable-event $ev"
+	done
+	lttng add-context -u -s "$s" ${chan:+-c "$chan"} -t vpid -t vtid >/dev/null ||
+		letw_fail "add-context"
+	echo "$s"
+}
+
+# anl_trace SESSION: its output directory.
+anl_trace() {
+	echo "$LETW_TEST_TMP/$1"
+}
+
+# anl_wait_file FILE: wait for a file the traced program creates.
+anl_wait_file() {
+	letw_wait_for test -e "$1" || letw_fail "timed out waiting for $1"
+}
+
+# anl_json_get FILE EXPR: evaluate a Python expression on the parsed JSON
+# report `r` (e.g. "r['summary']['complete']").
+anl_json() {
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Map reconstruction on real traces: letw-scenario publishes known records
+# through the real library while a real LTTng session records them; the
+# perf map the CLI (and the loadable plugin under babeltrace2) derives
+# from the trace must hold exactly the code the scenario published.
+. "$(dirname "$0")/common.sh"
+
+# run_scenario NAME "PRE STEPS" "POST STEPS" [EVENTS...]
+# PRE runs before the session starts (only a rundown can see it), POST
+# while it records; then a DCEnd rundown and the stop.
+run_scenario() {
+	local name=$1 pre=$2 post=$3 f pid s
+	shift 3
+	f=$LETW_TEST_TMP/$name
+	# shellcheck disable=SC2086 # steps are words on purpose
+	"$LETW_SCENARIO" $pre touch "$f.ready" wait "$f.go" $post \
+		touch "$f.done" wait "$f.exit" &
+	pid=$!
+	letw_track "$pid"
+	anl_wait_file "$f.ready"
+	s=$(anl_session "map-$name" "$pid" "" "$@")
+	"$LETW_CLI" start "$s" --pid "$pid" >&2 || letw_fail "$name: lttng-etw start"
+	touch "$f.go"
+	anl_wait_file "$f.done"
+	"$LETW_CLI" stop "$s" --pid "$pid" >&2 || letw_fail "$name: lttng-etw stop"
+	touch "$f.exit"
+	wait "$pid" || letw_fail "$name: letw-scenario failed"
+	"$LETW_CLI" perfmap "$(anl_trace "$s")" -o "$f.maps" --no-progress \
+		2>"$f.stderr" || { cat "$f.stderr" >&2; letw_fail "$name: perfmap"; }
+	SCEN_PID=$pid SCEN_SESSION=$s SCEN_MAP=$f.maps/perf-$pid.map SCEN_ERR=$f.stderr
+	[ -s "$SCEN_MAP" ] || letw_fail "$name: no map for pid $pid"
+}
+
+# expect_map FILE LINE...: the map holds exactly these lines (any order).
+expect_map() {
+	local file=$1
+	shift
+	diff <(printf '%s\n' "$@" | sort) <(sort "$file") >&2 ||
+		letw_fail "map $file differs from what was published (< expected, > got)"
+}
+
+NS_SIG_TIER='mj::f_a(i64)->i64 [optimized]'
+
+# 1. loads and unloads while recording: unloaded code stays named.
+run_scenario load_unload "" \
+	"load 0x10000 0x100 f_a mj (i64)->i64 2 load 0x20000 0x80 f_b unload 0x10000 stub 0x30000 0x10 2 0x20000 jmp"
+expect_map "$SCEN_MAP" "10000 100 $NS_SIG_TIER" "20000 80 f_b" \
+	"30000 10 stub<jump>@0x20000 jmp"
+
+# 2. an address reused by different code: latest by default, all on
+# request, and said on stderr either way. Through the loadable plugin too.
+run_scenario reuse "" \
+	"load 0x10000 0x100 old unload 0x10000 load 0x10000 0x40 new1 load 0x10080 0x40 new2"
+expect_map "$SCEN_MAP" "10000 40 new1" "10080 40 new2"
+grep -q "held different code over time" "$SCEN_ERR" ||
+	letw_fail "reuse: no reuse summary on stderr"
+out_all=$LETW_TEST_TMP/reuse.all
+babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$SCEN_SESSION")" \
+	-c sink.etw.perfmap -p "output-dir=\"$out_all\",mode=\"all\"" 2>"$out_all.err" ||
+	{ cat "$out_all.err" >&2; letw_fail "reuse: babeltrace2 -c sink.etw.perfmap"; }
+grep -q "mode=all" "$out_all.err" || letw_fail "reuse: plugin printed no reuse summary"
+expect_map "$out_all/perf-$SCEN_PID.map" "10000 100 old" "10000 40 new1" "10080 40 new2"
+
+# 3. code published before the session: only the DCStart rundown names
+# it (runtime events not even enabled).
+run_scenario rundown_only \
+	"load 0x40000 0x30 early1 load 0x40100 0x30 early2 stub 0x50000 0x10 1 0x40000 pre" "" \
+	'letw_rundown:*dcstart*'
+expect_map "$SCEN_MAP" "40000 30 early1" "40100 30 early2" \
+	"50000 10 stub<precode>@0x40000 pre"
+
+# 4. code unloaded between DCStart and DCEnd: named (it ran), absent from
+# the DCEnd, and the report finds both passes complete.
+run_scenario unload_before_dcend "load 0x60000 0x20 gone load 0x70000 0x20 stays" \
+	"unload 0x60000"
+expect_map "$SCEN_MAP" "60000 20 gone" "70000 20 stays"
+rep=$LETW_TEST_TMP/unload_before_dcend.json
+"$LETW_CLI" report "$(anl_trace "$SCEN_SESSION")" --json -o "$rep" --no-progress ||
+	letw_fail "unload_before_dcend: report exit $?"
+[ "$(anl_json "$rep" "[p['seen_methods'] for x in r['processes'] for p in x['passes'] if p['flavour']=='dcend']")" = "[1]" ] ||
+	letw_fail "unload_before_dcend: DCEnd should list exactly the one live method"
+[ "$(anl_json "$rep" "r['summary']['complete']")" = 2 ] ||
+	letw_fail "unload_before_dcend: expected 2 complete passes"
+echo "map_e2e: ok"

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Map reconstruction logic (analysis/plugin/codemap*.c, names.c) on
+ * record sequences; the same cases on real traces are in map_e2e.sh.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codemap.h"
+#include "event.h"
+#include "names.h"
+
+static struct letw_codemap m;
+
+static void setup(void) { letw_codemap_init(&m, 42); }
+static void teardown(void) { letw_codemap_fini(&m); }
+
+TestSuite(codemap, .init = setup, .fini = teardown);
+
+static void load(int64_t ts, uint64_t start, uint32_t size, const char *name)
+{
+	cr_assert_eq(letw_codemap_load(&m, ts, LETW_OBJ_METHOD, start, size, strdup(name)), 0);
+}
+
+static void unload(int64_t ts, uint64_t start, uint32_t size, const char *name)
+{
+	cr_assert_eq(letw_codemap_unload(&m, ts, LETW_OBJ_METHOD, start, size, strdup(name)), 0);
+}
+
+static int rundown(int64_t ts, uint64_t start, uint32_t size, const char *name)
+{
+	size_t idx;
+	int r = letw_codemap_rundown(&m, ts, LETW_OBJ_METHOD, start, size,
+				     strdup(name), &idx);
+
+	cr_assert_geq(r, 0);
+	return r;
+}
+
+static size_t build(enum letw_map_mode mode, struct letw_map_entry **e,
+		    struct letw_reuse *reuse)
+{
+	size_t n;
+
+	cr_assert_eq(letw_codemap_build(&m, mode, e, &n, reuse), 0);
+	return n;
+}
+
+static void expect(const struct letw_map_entry *e, uint64_t start, uint32_t size,
+		   const char *name)
+{
+	cr_expect_eq(e->start, start, "start %#lx != %#lx", (unsigned long)e->start,
+		     (unsigned long)start);
+	cr_expect_eq(e->size, size);
+	cr_expect_str_eq(e->name, name);
+}
+
+Test(codemap, load_unload_keeps_code_that_ran)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	load(10, 0x1000, 0x100, "a");
+	load(11, 0x2000, 0x80, "b");
+	unload(20, 0x1000, 0x100, "a");
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 2);
+	expect(&e[0], 0x1000, 0x100, "a");
+	expect(&e[1], 0x2000, 0x80, "b");
+	cr_expect_eq(r.ranges, 0);
+	cr_expect_eq(m.stats.unmatched_unloads, 0);
+	free(e);
+}
+
+Test(codemap, reuse_latest_vs_all)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	load(10, 0x1000, 0x100, "old");
+	unload(20, 0x1000, 0x100, "old");
+	load(30, 0x1040, 0x20, "new"); /* inside the old range */
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 1);
+	expect(&e[0], 0x1040, 0x20, "new");
+	cr_expect_eq(r.ranges, 1);
+	cr_expect_eq(r.regions, 2);
+	cr_expect_eq(r.omitted, 1);
+	cr_expect_eq(r.example[0], 0x1000);
+	free(e);
+	cr_assert_eq(build(LETW_MAP_ALL, &e, &r), 2);
+	expect(&e[0], 0x1000, 0x100, "old");
+	expect(&e[1], 0x1040, 0x20, "new");
+	cr_expect_eq(r.omitted, 0);
+	free(e);
+}
+
+Test(codemap, reuse_keeps_older_code_that_does_not_collide)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	/* Old code spans two new ones: the newest are kept, the old one
+	 * (overlapping both) is omitted; an untouched neighbour stays. */
+	load(1, 0x1000, 0x100, "old");
+	load(2, 0x1100, 0x10, "neighbour");
+	unload(3, 0x1000, 0x100, "old");
+	load(4, 0x1000, 0x40, "n1");
+	load(5, 0x1080, 0x40, "n2");
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 3);
+	expect(&e[0], 0x1000, 0x40, "n1");
+	expect(&e[1], 0x1080, 0x40, "n2");
+	expect(&e[2], 0x1100, 0x10, "neighbour");
+	cr_expect_eq(r.ranges, 1);
+	cr_expect_eq(r.omitted, 1);
+	free(e);
+}
+
+Test(codemap, same_code_reloaded_is_written_once)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	load(1, 0x1000, 0x10, "f");
+	unload(2, 0x1000, 0x10, "f");
+	load(3, 0x1000, 0x10, "f");
+	cr_expect_eq(rundown(4, 0x1000, 0x10, "f"), LETW_RD_LIVE);
+	cr_assert_eq(build(LETW_MAP_ALL, &e, &r), 1);
+	cr_expect_eq(r.ranges, 0);
+	cr_expect_eq(r.merged, 1);
+	free(e);
+}
+
+Test(codemap, rundown_only)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	cr_expect_eq(rundown(5, 0x3000, 0x30, "c"), LETW_RD_NEW);
+	cr_expect_eq(rundown(6, 0x1000, 0x10, "a"), LETW_RD_NEW);
+	/* DCEnd of the same code later: the same region. */
+	cr_expect_eq(rundown(50, 0x1000, 0x10, "a"), LETW_RD_LIVE);
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 2);
+	expect(&e[0], 0x1000, 0x10, "a");
+	expect(&e[1], 0x3000, 0x30, "c");
+	cr_expect_eq(m.n, 2);
+	free(e);
+}
+
+Test(codemap, unload_before_dcend)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	cr_expect_eq(rundown(1, 0x1000, 0x10, "a"), LETW_RD_NEW);
+	cr_expect_eq(rundown(1, 0x2000, 0x10, "b"), LETW_RD_NEW);
+	unload(5, 0x1000, 0x10, "a");
+	/* A DCEnd listing a after its unload is reported, not resurrected. */
+	cr_expect_eq(rundown(9, 0x1000, 0x10, "a"), LETW_RD_AFTER_UNLOAD);
+	cr_expect_eq(rundown(9, 0x2000, 0x10, "b"), LETW_RD_LIVE);
+	cr_expect_eq(m.stats.rundown_after_unload, 1);
+	cr_expect(m.r[0].flags & LETW_REG_DEAD);
+	cr_expect_eq(m.r[0].death_ns, 5);
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 2);
+	expect(&e[0], 0x1000, 0x10, "a");
+	free(e);
+}
+
+Test(codemap, unload_of_unknown_code_still_names_it)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	unload(7, 0x5000, 0x20, "early");
+	cr_expect_eq(m.stats.unmatched_unloads, 1);
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 1);
+	expect(&e[0], 0x5000, 0x20, "early");
+	free(e);
+}
+
+Test(codemap, load_over_live_code_ends_it)
+{
+	load(1, 0x1000, 0x10, "a");
+	load(2, 0x1000, 0x20, "b"); /* unload lost */
+	cr_expect_eq(m.stats.implicit_replacements, 1);
+	cr_expect(m.r[0].flags & LETW_REG_IMPLICIT_END);
+	cr_expect_eq(m.r[0].death_ns, 2);
+}
+
+Test(codemap, many_regions)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+	char name[32];
+	uint64_t i;
+
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "f%lu", (unsigned long)i);
+		load((int64_t)i, 0x100000 + i * 0x40, 0x40, name);
+	}
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 20000);
+	for (i = 1; i < 20000; i++)
+		cr_assert_gt(e[i].start, e[i - 1].start);
+	free(e);
+}
+
+Test(names, scheme)
+{
+	char *s;
+
+	s = letw_name_method("ns.Mod", "fn", "(i64)->i64", 0x8u | (2u << 7));
+	cr_expect_str_eq(s, "ns.Mod::fn(i64)->i64 [optimized]");
+	free(s);
+	s = letw_name_method("", "fn", "", 0x8u);
+	cr_expect_str_eq(s, "fn");
+	free(s);
+	s = letw_name_method("a", "b\nc", NULL, 0);
+	cr_expect_str_eq(s, "a::b?c");
+	free(s);
+	s = letw_name_stub(1, 0x1234, "VSD_ResolveStub");
+	cr_expect_str_eq(s, "stub<precode>@0x1234 VSD_ResolveStub");
+	free(s);
+	s = letw_name_stub(77, 0, "");
+	cr_expect_str_eq(s, "stub<77>@0x0");
+	free(s);
+}
