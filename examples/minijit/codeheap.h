@@ -53,9 +53,9 @@ void codeheap_batch_begin(struct codeheap *h, struct code_batch *b);
  * Returns 0 or a negative errno; out is valid once the batch is sealed. */
 int codeheap_batch_put(struct code_batch *b, const void *code, size_t len,
 		       struct code_alloc *out);
-/* Flips every chunk of the batch to read-execute. After it fails, nothing
- * of the batch may be called; the batch still has to be sealed or its
- * allocations freed by the caller. */
+/* Flips every chunk of the batch to read-execute and ends the batch. If it
+ * fails, nothing of the batch may be called: the caller frees its
+ * allocations. */
 int codeheap_batch_seal(struct code_batch *b);
 
 /* Releases one allocation (after no thread can be executing it). */

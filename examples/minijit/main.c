@@ -104,7 +104,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		char *end;
 
 		switch (c) {
-		case 'n': bad = parse_u32("functions", optarg, 1, 1000000, &o->functions); break;
+		case 'n': bad = parse_u32("functions", optarg, 1, 200000, &o->functions); break;
 		case 'm': bad = parse_u32("modules", optarg, 1, 1000, &o->modules); break;
 		case OPT_HOT: bad = parse_u32("hot", optarg, 0, 1000000, &o->hot); break;
 		case 's':
