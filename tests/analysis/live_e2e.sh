@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Live: sessions streamed through lttng-relayd on 127.0.0.1 and read while
+# they run (src.ctf.lttng-live). `lttng-etw perfmap net://...` must yield
+# the same map as relayd's on-disk trace; babeltrace2 with the loadable
+# plugin must report the live session's passes complete. relayd is our
+# own, on free ports, so other tests on this machine are not disturbed.
+. "$(dirname "$0")/common.sh"
+
+T=$LETW_TEST_TMP
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+C=$(free_port) D=$(free_port) L=$(free_port)
+lttng-relayd -C "tcp://127.0.0.1:$C" -D "tcp://127.0.0.1:$D" -L "tcp://127.0.0.1:$L" \
+	-o "$T/relayd" >"$T/relayd.log" 2>&1 &
+letw_track $!
+letw_wait_for python3 -c "import socket; socket.create_connection(('127.0.0.1', $L), 1)" ||
+	{ cat "$T/relayd.log" >&2; letw_fail "lttng-relayd does not listen"; }
+
+# live_round NAME READER...: a scenario process traced by a live session;
+# READER (given the live URL as its last argument) runs from the start to
+# the end of the session. Sets PID, SESSION, READER_RC.
+live_round() {
+	local name=$1 f=$T/$1 reader
+	shift
+	"$LETW_SCENARIO" load 0x10000 0x100 before_start mj "(i64)" \
+		stub 0x20000 0x10 1 0x10000 pre touch "$f.ready" wait "$f.go" \
+		load 0x30000 0x40 while_live unload 0x10000 load 0x10000 0x20 reused \
+		touch "$f.done" wait "$f.exit" &
+	PID=$!
+	letw_track "$PID"
+	anl_wait_file "$f.ready"
+	SESSION="live-$name-$$-$RANDOM"
+	lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
+		--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
+	LETW_TEST_SESSIONS+=("$SESSION")
+	for ev in 'letw_runtime:*' 'letw_rundown:*dcstart*'; do
+		lttng enable-event -u -s "$SESSION" "$ev" --filter "\$ctx.vpid == $PID" \
+			>/dev/null || letw_fail "enable-event $ev"
+	done
+	lttng add-context -u -s "$SESSION" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+	"$LETW_CLI" start "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw start"
+
+	"$@" "net://127.0.0.1:$L/host/$(hostname)/$SESSION" >"$f.out" 2>"$f.err" &
+	reader=$!
+	letw_track "$reader"
+	touch "$f.go"
+	anl_wait_file "$f.done"
+	"$LETW_CLI" stop "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw stop"
+	touch "$f.exit"
+	wait "$PID" || letw_fail "letw-scenario failed"
+	# Destroying the session ends the live stream, and with it the reader.
+	lttng destroy "$SESSION" >/dev/null || letw_fail "lttng destroy"
+	LETW_WAIT_SECONDS=60 letw_wait_for bash -c "! kill -0 $reader" ||
+		letw_fail "$name: the live reader did not finish after the session ended"
+	wait "$reader"
+	READER_RC=$?
+	cat "$f.err" >&2
+}
+
+# 1. perfmap over live = perfmap of the on-disk trace = what was published.
+live_round map "$LETW_CLI" perfmap -o "$T/live" --no-progress
+[ "$READER_RC" = 0 ] || letw_fail "live perfmap exit $READER_RC"
+"$LETW_CLI" perfmap "$T/relayd" -o "$T/disk" --no-progress >&2 ||
+	letw_fail "perfmap of relayd's on-disk trace"
+[ -s "$T/disk/perf-$PID.map" ] || letw_fail "no on-disk map for $PID"
+diff "$T/disk/perf-$PID.map" "$T/live/perf-$PID.map" >&2 ||
+	letw_fail "live map differs from the on-disk map"
+printf '%s\n' "10000 20 reused" "20000 10 stub<precode>@0x10000 pre" "30000 40 while_live" |
+	diff - "$T/live/perf-$PID.map" >&2 || letw_fail "live map differs from what was published"
+
+# 2. sink.etw.report over live, through babeltrace2 and the plugin.
+live_round report babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" \
+	-c sink.etw.report -p 'format="json"' -i lttng-live
+[ "$READER_RC" = 0 ] || letw_fail "live report exit $READER_RC"
+[ "$(anl_json "$T/report.out" "' '.join(p['flavour']+':'+p['status'] for x in r['processes'] if x['vpid']==$PID for p in x['passes'])")" = "dcstart:complete dcend:complete" ] ||
+	letw_fail "live report: passes not both complete"
+echo "live_e2e: ok"
