@@ -7,6 +7,8 @@
 -- has a probability far below 1e-50). The loops run in an order rotating
 -- with the round, so a reused address usually holds *different* code (a
 -- different trace), which is what the perf map must report as reuse.
+-- Every tenth round flushes a single function instead, so trace numbers
+-- are also reused without a full flush.
 -- usage: flushes.lua MIN_FLUSHES GO_FIFO STOP_FILE
 -- Blocks until a line arrives on GO_FIFO (so the test can set up its
 -- session for this pid first), runs at least MIN_FLUSHES flushes and
@@ -40,13 +42,21 @@ local fifo = assert(io.open(go, "r"))
 fifo:read("*l")
 fifo:close()
 
-local sink, flushes = 0, 0
+local sink, rounds, flushes = 0, 0, 0
 while flushes < min_flushes or not exists(stop) do
-  local first = flushes % #loops
+  local first = rounds % #loops
   for k = 0, #loops - 1 do
     sink = sink + loops[(first + k) % #loops + 1](1000)
   end
-  jit.flush()
-  flushes = flushes + 1
+  rounds = rounds + 1
+  if rounds % 10 == 5 then
+    -- Only unlink one function's root traces: once collected, their trace
+    -- numbers go to the next traces, whose records must replace theirs.
+    jit.flush(loops[first + 1])
+    collectgarbage()
+  else
+    jit.flush()
+    flushes = flushes + 1
+  end
 end
 print(flushes, sink)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# LuaJIT flushing all its traces thousands of times while a session
-# records every lttng-etw event and capture-state rundowns run in the
-# middle of it:
+# LuaJIT flushing all its traces thousands of times (and, now and then,
+# one function's traces, whose numbers the next traces reuse) while a
+# session records every lttng-etw event and capture-state rundowns run in
+# the middle of it:
 #  - each method_unload pairs with a method_load, nothing stays live and
 #    the loads match the host's count of published traces (check_pairs.py);
 #  - `lttng-etw report` finds every rundown pass complete and consistent
@@ -21,7 +22,7 @@ plugins=$2
 host="$build/bin/letw-luajit"
 cli="$build/bin/lttng-etw"
 min_flushes=3000
-captures=3
+captures=8
 
 letw_ensure_sessiond
 go="$LETW_TEST_TMP/go"
@@ -61,6 +62,9 @@ letw_log "$stats"
 published=$(echo "$stats" | sed -n 's/.*traces published \([0-9]*\),.*/\1/p')
 flushes=$(echo "$stats" | sed -n 's/.*flushes \([0-9]*\),.*/\1/p')
 [ "${flushes:-0}" -ge "$min_flushes" ] || letw_fail "only ${flushes:-0} flushes"
+replaced=$(echo "$stats" | sed -n 's/.*replaced \([0-9]*\),.*/\1/p')
+# jit.flush(f) + collect: trace numbers were reused without a full flush.
+[ "${replaced:-0}" -ge 1 ] || letw_fail "no trace number was reused (replaced=${replaced:-0})"
 echo "$stats" | grep -q 'errors 0$' || letw_fail "the host saw lttng-etw errors: $stats"
 
 trace="$LETW_TEST_TMP/$s"
@@ -84,6 +88,11 @@ passes = procs[0]["passes"]
 for flavour in ("dcstart", "dcend"):
     n = sum(1 for p in passes if p["flavour"] == flavour)
     assert n >= captures, "%d %s passes, expected at least %d" % (n, flavour, captures)
+# ...and they caught LuaJIT with live traces, between two flushes (a
+# single pass may fall just after a flush and see none).
+seen = max(p["seen_methods"] for p in passes if p["control_code"] == 2)
+assert seen > 0, "no capture-state pass saw a live trace"
+print("# capture-state passes saw up to %d live traces" % seen)
 EOF
 
 # sink.etw.perfmap straight from babeltrace2, as a user of the plugin would.
