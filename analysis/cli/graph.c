@@ -75,7 +75,7 @@ static int find_traces(const char *root, struct trace_dirs *d)
 	struct stat st;
 
 	if (stat(root, &st) != 0) {
-		letw_err("cannot open trace `%s`: %s", root, strerror(errno));
+		letw_err("cannot open the trace `%s`: %s", root, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -180,7 +180,7 @@ static int add_sources(bt_graph *g, const struct letw_graph_opts *o,
 		if (failed || bt_graph_add_source_component(g, cls, name, params, lvl, &src) !=
 				      BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 			bt_value_put_ref(params);
-			letw_err("cannot open trace `%s`:", live ? o->trace : d.v[i]);
+			letw_err("cannot open the trace `%s`:", live ? o->trace : d.v[i]);
 			goto out;
 		}
 		bt_value_put_ref(params);
@@ -280,7 +280,11 @@ static int run(bt_graph *g, const struct letw_graph_opts *o,
 
 int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 {
-	bt_logging_level lvl = o->verbose ? BT_LOGGING_LEVEL_INFO : BT_LOGGING_LEVEL_WARNING;
+	/* Upstream components log their failures as error causes, which
+	 * are printed once, in order; their own log lines would repeat them.
+	 * Our sink keeps its warnings (missing vpid, lost records). */
+	bt_logging_level lvl = o->verbose ? BT_LOGGING_LEVEL_WARNING : BT_LOGGING_LEVEL_NONE;
+	bt_logging_level sink_lvl = o->verbose ? BT_LOGGING_LEVEL_INFO : BT_LOGGING_LEVEL_WARNING;
 	bt_component_class_sink *sink_cls = make_sink_class(o->sink);
 	const bt_component_filter *mux = NULL;
 	const bt_component_sink *sink = NULL;
@@ -301,7 +305,7 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 		goto out;
 	}
 	if (bt_graph_add_sink_component_with_initialize_method_data(g, sink_cls,
-		    "etw", o->params, r, lvl, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		    "etw", o->params, r, sink_lvl, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		letw_err("cannot create the sink:");
 		print_bt_error();
 		goto out;
