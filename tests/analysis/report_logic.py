@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""sink.etw.report's judgements on crafted event sequences.
+
+Real LTTng sessions cannot produce a duplicate, a record of freed code or a
+missed record on demand (the provider is correct), so this test feeds the
+real sink (loaded from the plugin with babeltrace2's Python bindings) from
+a small bt2 source that emits the lttng-etw schema with chosen contents,
+and checks every verdict of the report.
+
+usage: report_logic.py PLUGIN_DIR
+"""
+import json
+import os
+import sys
+import tempfile
+
+import bt2
+
+METHOD = [('instance_id', 'u', 16), ('method_id', 'u', 64), ('module_id', 'u', 64),
+          ('code_start', 'u', 64), ('code_size', 'u', 32), ('method_token', 'u', 32),
+          ('method_flags', 'u', 32), ('version_id', 'u', 64), ('namespace', 's', 0),
+          ('name', 's', 0), ('signature', 's', 0)]
+INIT = [('instance_id', 'u', 16), ('pass_id', 'u', 64), ('control_code', 'u', 32),
+        ('match_any_keyword', 'u', 64)]
+COMPLETE = [('instance_id', 'u', 16), ('pass_id', 'u', 64), ('emitted', 'u', 64),
+            ('skipped_raced', 'u', 64), ('duration_ns', 'u', 64)]
+EVENTS = {
+    'letw_runtime:method_load': METHOD, 'letw_runtime:method_unload': METHOD,
+    'letw_rundown:method_dcstart': METHOD, 'letw_rundown:method_dcend': METHOD,
+    'letw_rundown:dcstart_init': INIT, 'letw_rundown:dcstart_complete': COMPLETE,
+    'letw_rundown:dcend_init': INIT, 'letw_rundown:dcend_complete': COMPLETE,
+}
+MASK = 0x1000000000058  # DCStart, methods + stubs + modules
+
+
+class Iter(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        self._src = port.user_data
+        self._msgs = self._build()
+
+    def _build(self):
+        s = self._src
+        stream = s.trace.create_stream(s.sc)
+        yield self._create_stream_beginning_message(stream)
+        for step in s.steps:
+            if step[0] == 'discard':
+                _, beg, end, count = step
+                yield self._create_discarded_events_message(
+                    stream, count=count, beg_clock_snapshot=beg, end_clock_snapshot=end)
+                continue
+            name, ts, vpid, fields = step
+            msg = self._create_event_message(s.ec[name], stream, default_clock_snapshot=ts)
+            if s.with_vpid:
+                msg.event.common_context_field['vpid'] = vpid
+            for k, v in fields.items():
+                msg.event.payload_field[k] = v
+            yield msg
+        yield self._create_stream_end_message(stream)
+
+    def __next__(self):
+        return next(self._msgs)
+
+
+class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
+    def __init__(self, config, params, obj):
+        steps, with_vpid = obj
+        tc = self._create_trace_class()
+        cc = self._create_clock_class(frequency=1000000000)
+        ctx = None
+        if with_vpid:
+            ctx = tc.create_structure_field_class()
+            ctx.append_member('vpid', tc.create_signed_integer_field_class(32))
+        self.sc = tc.create_stream_class(
+            default_clock_class=cc, event_common_context_field_class=ctx,
+            supports_discarded_events=True, discarded_events_have_default_clock_snapshots=True)
+        self.ec = {}
+        for name, layout in EVENTS.items():
+            fc = tc.create_structure_field_class()
+            for fname, kind, bits in layout:
+                fc.append_member(fname, tc.create_string_field_class() if kind == 's'
+                                 else tc.create_unsigned_integer_field_class(bits))
+            self.ec[name] = self.sc.create_event_class(name=name, payload_field_class=fc)
+        self.trace = tc()
+        self.steps = steps
+        self.with_vpid = with_vpid
+        self._add_output_port('out', self)
+
+
+def method(ev, ts, start, name, vpid=100, size=0x10):
+    return ('letw_%s:%s' % ('runtime' if ev.endswith('load') else 'rundown', ev), ts, vpid,
+            {'instance_id': 0, 'method_id': start, 'module_id': 0, 'code_start': start,
+             'code_size': size, 'method_token': 0, 'method_flags': 8, 'version_id': 0,
+             'namespace': 'ns', 'name': name, 'signature': ''})
+
+
+def init(ts, pass_id, vpid=100, fl='dcstart'):
+    return ('letw_rundown:%s_init' % fl, ts, vpid,
+            {'instance_id': 0, 'pass_id': pass_id, 'control_code': 1, 'match_any_keyword': MASK})
+
+
+def complete(ts, pass_id, emitted, skipped=0, vpid=100, fl='dcstart'):
+    return ('letw_rundown:%s_complete' % fl, ts, vpid,
+            {'instance_id': 0, 'pass_id': pass_id, 'emitted': emitted,
+             'skipped_raced': skipped, 'duration_ns': 1000})
+
+
+def report(plugin, steps, with_vpid=True):
+    fd, path = tempfile.mkstemp(suffix='.json')
+    os.close(fd)
+    try:
+        g = bt2.Graph()
+        src = g.add_component(Source, 'src', obj=(steps, with_vpid))
+        sink = g.add_component(plugin.sink_component_classes['report'], 'sink',
+                               params={'format': 'json', 'output': path,
+                                       'fail-on-incomplete': False})
+        g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+        g.run()
+        return json.load(open(path))
+    finally:
+        os.unlink(path)
+
+
+def passes(r, vpid=100):
+    return [p for x in r['processes'] if x['vpid'] == vpid for p in x['passes']]
+
+
+FAILURES = []
+
+
+def check(name, cond, detail):
+    print('%s: %s' % ('ok  ' if cond else 'FAIL', name))
+    if not cond:
+        print('      ', detail)
+        FAILURES.append(name)
+
+
+def main():
+    plugins = bt2.find_plugins_in_path(sys.argv[1])
+    plugin = [p for p in plugins if p.name == 'etw'][0]
+
+    r = report(plugin, [init(10, 1),
+                        method('method_dcstart', 11, 0x1000, 'a'),
+                        method('method_dcstart', 12, 0x2000, 'b'), complete(13, 1, 2)])
+    p = passes(r)
+    check('paired pass with every record is complete',
+          [q['status'] for q in p] == ['complete'] and p[0]['seen'] == 2, p)
+
+    r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'),
+                        method('method_dcstart', 12, 0x1000, 'a'), complete(13, 1, 2)])
+    p = passes(r)[0]
+    check('a record listed twice is a duplicate',
+          p['status'] == 'inconsistent' and p['duplicates'] == 1, p)
+
+    r = report(plugin, [method('method_load', 1, 0x1000, 'a'), method('method_unload', 2, 0x1000, 'a'),
+                        init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 1)])
+    p = passes(r)[0]
+    check('a record of code unloaded before the pass is inconsistent',
+          p['status'] == 'inconsistent' and p['unloaded_before_pass'] == 1 and
+          p['unloaded_before_pass_examples'][0]['name'] == 'ns::a', p)
+
+    r = report(plugin, [method('method_load', 1, 0x1000, 'a'), init(10, 1),
+                        method('method_unload', 11, 0x1000, 'a'),
+                        method('method_dcstart', 12, 0x1000, 'a'), complete(13, 1, 1)])
+    p = passes(r)[0]
+    check('a record of code unloaded during the pass is a legal race',
+          p['status'] == 'complete' and p['raced_with_unload'] == 1 and
+          p['unloaded_before_pass'] == 0, p)
+
+    r = report(plugin, [method('method_load', 1, 0x1000, 'a'), method('method_load', 2, 0x2000, 'b'),
+                        init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 1)])
+    p = passes(r)[0]
+    check('code live across the pass but not listed is missing',
+          p['status'] == 'inconsistent' and p['missing'] == 1 and
+          p['missing_examples'][0]['name'] == 'ns::b', p)
+
+    r = report(plugin, [method('method_load', 1, 0x2000, 'b'), init(10, 1), complete(13, 1, 0, skipped=1),
+                        method('method_unload', 20, 0x2000, 'b')])
+    p = passes(r)[0]
+    check('absent code unloaded just after a pass that skipped records may have raced',
+          p['status'] == 'complete' and p['missing'] == 0 and p['missing_maybe_raced'] == 1, p)
+
+    r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a')])
+    p = passes(r)[0]
+    check('an init without its complete is truncated',
+          p['status'] == 'truncated' and p['has_init'] and not p['has_complete'], p)
+
+    r = report(plugin, [init(10, 1), init(20, 2), complete(21, 2, 0)])
+    p = passes(r)
+    check('a pass followed by the next init is truncated, the next one complete',
+          [(q['pass_id'], q['status']) for q in p] == [(1, 'truncated'), (2, 'complete')], p)
+
+    r = report(plugin, [method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 1)])
+    x = r['processes'][0]
+    check('a complete without its init is truncated, its records outside any pass',
+          x['passes'][0]['status'] == 'truncated' and not x['passes'][0]['has_init'] and
+          x['orphan_records'] == 1, x)
+
+    r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 3)])
+    p = passes(r)[0]
+    check('fewer records than emitted is lossy', p['status'] == 'lossy', p)
+
+    r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'),
+                        ('discard', 11, 12, 5), complete(13, 1, 2),
+                        ('discard', 30, 40, 7)])
+    p = passes(r)[0]
+    check('discarded events inside the pass window are attributed to it',
+          p['status'] == 'lossy' and p['discarded_events'] == 5 and
+          r['summary']['discarded_events'] == 12, (p, r['summary']))
+
+    r = report(plugin, [init(10, 1, vpid=1), init(11, 7, vpid=2),
+                        method('method_dcstart', 12, 0x1000, 'a', vpid=1),
+                        method('method_dcstart', 13, 0x1000, 'a', vpid=2),
+                        complete(14, 7, 1, vpid=2), complete(15, 1, 1, vpid=1)])
+    check('interleaved processes are paired separately',
+          [(q['pass_id'], q['status']) for q in passes(r, 1) + passes(r, 2)] ==
+          [(1, 'complete'), (7, 'complete')], r)
+
+    r = report(plugin, [init(10, 1, fl='dcstart'), init(10, 1, fl='dcend'),
+                        method('method_dcstart', 11, 0x1000, 'a'), method('method_dcend', 11, 0x1000, 'a'),
+                        complete(12, 1, 1, fl='dcstart'), complete(12, 1, 1, fl='dcend')])
+    check('one walk with both flavours makes two passes with the same id',
+          [(q['flavour'], q['status']) for q in passes(r)] ==
+          [('dcstart', 'complete'), ('dcend', 'complete')], r)
+
+    r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(12, 1, 1)],
+               with_vpid=False)
+    check('events without a vpid context count under process 0',
+          [x['vpid'] for x in r['processes']] == [0] and passes(r, 0)[0]['status'] == 'complete', r)
+
+    if FAILURES:
+        print('%d failure(s)' % len(FAILURES))
+        sys.exit(1)
+
+
+if __name__ == '__main__':
+    main()
