@@ -4,11 +4,12 @@
 #
 # Every session a test creates goes through letw_session_create, which
 # registers it for destruction on exit (success, failure or signal), so a
-# failing test never leaks a session.
+# failing test never leaks a session. Callers use it as s=$(...), a
+# subshell, so the registry is a file, not a shell variable.
 
 set -o pipefail
 
-LETW_TEST_SESSIONS=()
+LETW_TEST_SESSIONS=() # sessions created without letw_session_create
 LETW_TEST_PIDS=()
 LETW_TEST_TMP=$(mktemp -d /tmp/letw-test.XXXXXX)
 
@@ -20,6 +21,11 @@ letw_cleanup() {
 	for s in "${LETW_TEST_SESSIONS[@]}"; do
 		lttng destroy "$s" >/dev/null 2>&1
 	done
+	if [ -f "$LETW_TEST_TMP/sessions" ]; then
+		while read -r s; do
+			lttng destroy "$s" >/dev/null 2>&1
+		done < "$LETW_TEST_TMP/sessions"
+	fi
 	for p in "${LETW_TEST_PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 	done
@@ -57,7 +63,7 @@ letw_session_create() {
 	local name="${prefix}-$$-${RANDOM}"
 	lttng create "$name" --output="$LETW_TEST_TMP/$name" "$@" >/dev/null ||
 		letw_fail "lttng create $name"
-	LETW_TEST_SESSIONS+=("$name")
+	echo "$name" >> "$LETW_TEST_TMP/sessions"
 	echo "$name"
 }
 
@@ -82,8 +88,10 @@ letw_trace_text() {
 }
 
 # letw_trace_has DIR REGEX : does the (stopped) trace hold a matching line?
+# (grep -c reads all its input: grep -q would SIGPIPE babeltrace2 and, under
+# pipefail, turn a match into a failure.)
 letw_trace_has() {
-	babeltrace2 "$1" 2>/dev/null | grep -Eq "$2"
+	[ "$(babeltrace2 "$1" 2>/dev/null | grep -Ec "$2")" -gt 0 ]
 }
 
 # Debian's python3 carries the bt2 (libbabeltrace2) bindings; a pyenv or
