@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * letw-bench / letw-bench-globallock: the same harness linked against the
+ * lock-free library and the global-lock baseline (BENCH_VARIANT says which).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lttng-etw/lttng-etw.h>
+
+#include "harness.h"
+#include "opts.h"
+
+#ifndef BENCH_VARIANT
+#error "BENCH_VARIANT must name the library variant this harness links"
+#endif
+
+static const char usage[] =
+	"Usage: letw-bench[-globallock] COMMAND [OPTIONS]\n"
+	"Benchmarks of liblttng-etw (variant " BENCH_VARIANT ") inside real LTTng\n"
+	"sessions it creates and destroys itself.\n"
+	"Commands:\n"
+	"  stall     publish/unpublish latency of JIT threads while rundowns run\n"
+	"            back to back (also: peak deferred frees during the passes)\n"
+	"  rate      rundown records/s with no churn\n"
+	"  pubcost   letw_method_publish cost, tracing off and on\n"
+	"  lfht      the same key inserted into a plain cds_lfht (urcu-bp)\n"
+	"  memory    table bytes per method, from mallinfo2() deltas\n"
+	"  latency   `lttng start` to dcstart_init event timestamp\n";
+
+int bench_letw_init(void)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.instance_id = 1,
+	};
+	int ret = letw_init(&cfg);
+
+	if (ret)
+		fprintf(stderr, "bench: letw_init: %s\n", strerror(-ret));
+	else if (!letw_tracing_available())
+		fprintf(stderr, "bench: warning: probe not loaded, nothing is traced\n");
+	return ret;
+}
+
+int bench_populate(uint64_t base, unsigned long first, unsigned long n,
+		   int minimal)
+{
+	char ns[BENCH_NAME_MAX], name[BENCH_NAME_MAX], sig[BENCH_NAME_MAX];
+
+	for (unsigned long i = first; i < first + n; i++) {
+		struct letw_method m = {
+			.method_id = i + 1,
+			.code_start = bench_code_start(base, i),
+			.code_size = bench_code_size(i),
+			.method_token = 0x06000000u | (uint32_t)(i & 0xffffff),
+			.method_flags = LETW_METHOD_JITTED |
+					LETW_METHOD_TIER(LETW_TIER_QUICK),
+			.version_id = 1,
+		};
+		int ret;
+
+		if (minimal) {
+			m.name = "m";
+		} else {
+			bench_method_strings(i, ns, name, sig);
+			m.method_namespace = ns;
+			m.name = name;
+			m.signature = sig;
+		}
+		ret = letw_method_publish(&m);
+		if (ret) {
+			fprintf(stderr, "bench: publish %lu: %s\n", i, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int bench_fill(const struct bench_opts *o, const char *measure)
+{
+	uint64_t t0 = bench_now_ns();
+	int ret = bench_populate(BENCH_TABLE_BASE, 0, o->methods, 0);
+
+	if (!ret)
+		bench_row(measure, o->variant, o->methods, "populate_ns_per_method",
+			  (double)(bench_now_ns() - t0) / (double)o->methods, "ns");
+	return ret;
+}
+
+int bench_wait_passes(uint64_t want, unsigned timeout_ms)
+{
+	uint64_t deadline = bench_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	struct letw_stats st;
+
+	for (;;) {
+		letw_get_stats(&st);
+		if (st.passes >= want)
+			return 0;
+		if (bench_now_ns() > deadline)
+			return -ETIMEDOUT;
+		bench_sleep_ns(1000000);
+	}
+}
+
+uint64_t bench_clock_overhead_ns(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 10000; i++) {
+		uint64_t a = bench_now_ns(), b = bench_now_ns();
+
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(const struct bench_opts *o);
+} commands[] = {
+	{ "stall", bench_stall },     { "rate", bench_rate },
+	{ "pubcost", bench_pubcost }, { "lfht", bench_lfht },
+	{ "memory", bench_memory },   { "latency", bench_latency },
+};
+
+int main(int argc, char **argv)
+{
+	struct bench_opts o;
+	const char *cmd;
+	int ret;
+
+	ret = bench_parse_opts(argc, argv, &o, usage);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (bench_command(argc, argv, &cmd)) {
+		fprintf(stderr, "%s: expected one COMMAND; try --help\n", argv[0]);
+		return 2;
+	}
+	o.variant = BENCH_VARIANT;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(&o) ? 1 : 0;
+	fprintf(stderr, "%s: unknown command '%s'; try --help\n", argv[0], cmd);
+	return 2;
+}

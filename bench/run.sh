@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Run every lttng-etw benchmark and write bench/results/: results.csv,
+# results.md and plots. Builds what is missing, starts lttng-sessiond if
+# none answers, and destroys every session it created, even on failure.
+#
+#   bench/run.sh [--quick] [--build-dir DIR] [--out DIR] [--keep-tmp]
+#
+# Needs root (a root lttng-sessiond), lttng-tools, babeltrace2, gnuplot and
+# /usr/bin/python3. Not part of the test command; nothing here gates on time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build-bench
+OUT=$ROOT/bench/results
+QUICK=0
+KEEP_TMP=0
+
+usage() {
+	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--build-dir) BUILD=$(realpath -m "$2"); shift ;;
+	--out) OUT=$(realpath -m "$2"); shift ;;
+	--keep-tmp) KEEP_TMP=1 ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "run.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [ "$QUICK" = 1 ]; then
+	SIZES="10000 100000"
+	STALL_SECONDS=1.5; PASSES=2; OPS=20000; LAT_ITER=3
+else
+	SIZES="10000 100000 1000000"
+	STALL_SECONDS=3; PASSES=3; OPS=50000; LAT_ITER=7
+fi
+# One JIT thread: with two cores, the thread, the walker and the consumer
+# daemon already share the CPUs; more threads measure the kernel scheduler.
+STALL_THREADS=${STALL_THREADS:-1}
+# Channel configurations (per CPU, per-UID buffers).
+BLOCK_SUBBUF=4M; BLOCK_NUM=8     # blocking: lossless, consumer-paced
+DISC_SUBBUF=64M; DISC_NUM=16     # discard: 1 GiB per CPU, memory-paced
+
+PREFIX="letwbench-$$-$RANDOM"
+TMP=$(mktemp -d /tmp/letwbench.XXXXXX)
+
+cleanup() {
+	local s
+	for s in $(lttng list 2>/dev/null | grep -o "$PREFIX-[A-Za-z0-9-]*" | sort -u); do
+		lttng destroy "$s" >/dev/null 2>&1 || true
+	done
+	if [ "$KEEP_TMP" = 1 ]; then echo "run.sh: kept $TMP" >&2; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "[$(date +%T)] $*" >&2; }
+
+# --- build ------------------------------------------------------------------
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$BUILD" -j2 --target letw-bench letw-bench-globallock \
+	letw-bench-raw lttng-etw-tp >/dev/null
+BIN=$BUILD/bin
+
+# --- sessiond ---------------------------------------------------------------
+if ! lttng list >/dev/null 2>&1; then
+	log "starting lttng-sessiond"
+	lttng-sessiond --daemonize
+	for _ in $(seq 50); do lttng list >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+
+# Blocking channels need the traced process to opt in (lttng-ust(3)).
+export LTTNG_UST_ALLOW_BLOCKING=1
+
+CSV=$TMP/results.csv
+NOTES=$TMP/notes.txt
+echo "channel,measure,variant,methods,metric,value,unit" >"$CSV"
+: >"$NOTES"
+
+# run CHANNEL PROGRAM ARGS... : rows go to the CSV (tagged with the channel
+# configuration), notes to notes.txt, both echoed to the terminal.
+run() {
+	local chan=$1; shift
+	local out status=0
+	out=$("$@" -P "$PREFIX" -O "$TMP") || status=$?
+	printf '%s\n' "$out" | grep '^#' >>"$NOTES" || true
+	printf '%s\n' "$out" | grep -v '^#' | grep . | sed "s/^/$chan,/" >>"$CSV" || true
+	printf '%s\n' "$out" | grep '^#' >&2 || true
+	if [ $status -ne 0 ]; then
+		log "FAILED ($status): $*"
+		echo "# FAILED ($status): $(basename "$1") ${*:2}" >>"$NOTES"
+	fi
+}
+
+BLOCK=(-S $BLOCK_SUBBUF -N $BLOCK_NUM --blocking)
+DISC=(-S $DISC_SUBBUF -N $DISC_NUM --discard)
+START=$(date +%s)
+
+for n in $SIZES; do
+	for v in letw-bench letw-bench-globallock; do
+		log "stall $v N=$n"
+		run blocking "$BIN/$v" stall -n "$n" -s "$STALL_SECONDS" -t "$STALL_THREADS" "${BLOCK[@]}"
+	done
+done
+for n in $SIZES; do
+	for v in letw-bench letw-bench-globallock; do
+		log "rate $v N=$n"
+		run blocking "$BIN/$v" rate -n "$n" -p "$PASSES" "${BLOCK[@]}"
+		run discard "$BIN/$v" rate -n "$n" -p "$PASSES" "${DISC[@]}"
+	done
+	log "rate raw N=$n"
+	run blocking "$BIN/letw-bench-raw" -n "$n" -p "$PASSES" "${BLOCK[@]}"
+	run discard "$BIN/letw-bench-raw" -n "$n" -p "$PASSES" "${DISC[@]}"
+done
+for n in $SIZES; do
+	for v in letw-bench letw-bench-globallock; do
+		log "pubcost/memory $v N=$n"
+		run blocking "$BIN/$v" pubcost -n "$n" -o "$OPS" "${BLOCK[@]}"
+		run none "$BIN/$v" memory -n "$n"
+	done
+	run none "$BIN/letw-bench" lfht -n "$n" -o "$OPS"
+done
+for v in letw-bench letw-bench-globallock; do
+	log "latency $v"
+	run blocking "$BIN/$v" latency -n 10000 -i "$LAT_ITER" "${BLOCK[@]}"
+done
+ELAPSED=$(( $(date +%s) - START ))
+
+# --- machine and configuration ----------------------------------------------
+META=$TMP/meta.txt
+{
+	echo "date=$(date -u +'%Y-%m-%d %H:%M UTC')"
+	echo "cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+	echo "cores=$(nproc)"
+	echo "memory=$(free -g | awk '/^Mem:/{print $2}') GiB"
+	echo "kernel=$(uname -r)"
+	echo "lttng=$(lttng --version | head -1)"
+	echo "lttng_ust=$(dpkg-query -W -f '${Version}' liblttng-ust-dev 2>/dev/null || echo '?')"
+	echo "liburcu=$(dpkg-query -W -f '${Version}' liburcu-dev 2>/dev/null || echo '?')"
+	echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "mode=$([ "$QUICK" = 1 ] && echo quick || echo full)"
+	echo "elapsed=${ELAPSED}s"
+	echo "stall_threads=$STALL_THREADS"
+	echo "stall_seconds=$STALL_SECONDS"
+	echo "passes=$PASSES"
+	echo "ops=$OPS"
+	echo "latency_iterations=$LAT_ITER"
+	echo "blocking=blocking (--blocking-timeout=inf, LTTNG_UST_ALLOW_BLOCKING=1), $BLOCK_NUM x $BLOCK_SUBBUF sub-buffers per CPU, per-UID"
+	echo "discard=discard mode, $DISC_NUM x $DISC_SUBBUF sub-buffers per CPU, per-UID"
+} >"$META"
+
+mkdir -p "$OUT"
+cp "$CSV" "$OUT/results.csv"
+cp "$NOTES" "$OUT/notes.txt"
+/usr/bin/python3 "$ROOT/bench/report.py" --csv "$OUT/results.csv" --meta "$META" \
+	--notes "$NOTES" --out "$OUT"
+(cd "$OUT" && gnuplot plots.gp)
+log "done in ${ELAPSED}s: $OUT/results.md"
