@@ -34,4 +34,13 @@ int letw_parse_pid(const char *s, pid_t *out);
  * could not run (message printed). */
 int letw_run(char *const argv[], int quiet);
 
+/* Run a program and return its standard output (malloc()ed, NUL
+ * terminated), or NULL when it could not run or exited non-zero. */
+char *letw_run_capture(char *const argv[]);
+
+/* The channel of SESSION's user-space domain that holds letw_rundown event
+ * rules (from `lttng --mi xml list`), malloc()ed; NULL when none or on
+ * error. */
+char *letw_session_rundown_channel(const char *session);
+
 #endif /* LETW_CLI_H */

@@ -287,8 +287,9 @@ static void stop_usage(FILE *f)
 		"                     stopped anyway, and the exit status is 1\n"
 		"  -p, --pid PID      only these processes; the dcend events are then enabled\n"
 		"                     with a filter on their vpid\n"
-		"  -c, --channel NAME channel to enable the dcend events in (default channel0;\n"
-		"                     use the channel your letw_rundown events are in)\n"
+		"  -c, --channel NAME channel to enable the dcend events in (default: the\n"
+		"                     channel holding the session's letw_rundown events,\n"
+		"                     else channel0)\n"
 		"  -h, --help\n", letw_prog);
 }
 
@@ -313,7 +314,8 @@ int letw_cmd_stop(int argc, char **argv)
 {
 	struct session_opts o;
 	struct proc *v;
-	char *filter = NULL, *ev_argv[12], *stop_argv[] = { "lttng", "stop", NULL, NULL };
+	char *filter = NULL, *chan = NULL, *ev_argv[12];
+	char *stop_argv[] = { "lttng", "stop", NULL, NULL };
 	int n = 0, i, k = 0, ret, failed = 0, already = 0;
 
 	ret = parse(argc, argv, "stop", &o, stop_usage);
@@ -329,6 +331,11 @@ int letw_cmd_stop(int argc, char **argv)
 	}
 	for (i = 0; i < n; i++)
 		already |= v[i].alive && (v[i].mask_before & KW_RUNDOWN_END);
+	/* The dcend events go where the session's rundown events are: a
+	 * channel cannot be added to a started session, and a blocking or
+	 * large channel chosen for the rundown should serve DCEnd too. */
+	if (!o.channel)
+		o.channel = chan = letw_session_rundown_channel(o.session);
 	ev_argv[k++] = "lttng";
 	ev_argv[k++] = "enable-event";
 	ev_argv[k++] = "-u";
@@ -364,6 +371,7 @@ stop:
 		failed = 1;
 	}
 	free(filter);
+	free(chan);
 	free(v);
 	free(o.pids);
 	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;

@@ -102,6 +102,60 @@ int letw_run(char *const argv[], int quiet)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+char *letw_run_capture(char *const argv[])
+{
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	int pfd[2], st, ok;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(pfd[1], STDOUT_FILENO);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 16384;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(pfd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	ok = buf && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!ok) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -84,7 +84,7 @@ letw_track "$pid"
 anl_wait_file "$T/d.list.ready"
 s=$(anl_session rep-discard "$pid" "--discard --subbuf-size=4096 --num-subbuf=2 tiny")
 "$LETW_CLI" start "$s" --pid "$pid" >&2 || letw_fail "discard: lttng-etw start"
-"$LETW_CLI" stop "$s" --pid "$pid" --channel tiny >&2
+"$LETW_CLI" stop "$s" --pid "$pid" >&2 || letw_fail "discard: lttng-etw stop" # finds channel `tiny`
 kill -TERM "$pid"
 wait "$pid"
 "$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/d.json" --no-progress
