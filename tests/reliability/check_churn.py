@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Check the rundown invariants (DESIGN §5) from a churn stress trace.
+
+Reads the trace with the babeltrace2 Python bindings (libbabeltrace2) and,
+for every pass of the traced process (--vpid) and every flavour it ran:
+
+  1. the pass is whole: Init and Complete with the same pass_id;
+  2. no record appears twice in the pass;
+  3. every record live for the whole pass appears: loaded before the Init
+     (or before the trace began: its first sighting is a rundown or an
+     unload) and whose unpublish did not begin before the Complete. The
+     churn program's letw_churn:unpublish_begin event bounds the removal
+     from below; the *_unload event bounds it from above;
+  4. no record whose unload was traced before the Init appears;
+  5. no phantom: every rundown record has a load or unload in the trace
+     (the churn program frees everything before it exits);
+  6. the Complete's `emitted` equals the records seen in the pass, and
+     `skipped_raced` is at most the records whose removal overlapped the
+     pass. With --strict-accounting, also: records present at the Init that
+     did not appear are at most `skipped_raced` (emitted + skipped account
+     for every record present); without it the shortfall is printed as a
+     WARN line (the walker does not count records unlinked before its
+     iterator reached them: reported to the lead).
+
+Any discarded-events or discarded-packets message fails the check: a lossy
+trace proves nothing. Exit status 0 only if every check holds.
+"""
+import argparse
+import bisect
+import sys
+
+import bt2
+
+INF = float("inf")
+
+
+class Rec:
+    __slots__ = ("load", "ubeg", "unload")
+
+    def __init__(self):
+        self.load = None
+        self.ubeg = None
+        self.unload = None
+
+
+def rec_key(name, ev):
+    if name.startswith("method_"):
+        return ("m", int(ev["code_start"]), int(ev["version_id"]))
+    if name.startswith("stub_"):
+        return ("s", int(ev["start"]), int(ev["owner"]))
+    return None
+
+
+def read_trace(path, vpid):
+    recs = {}
+    inits = {}      # (flavour, pass_id) -> (ts, vtid)
+    completes = {}  # (flavour, pass_id) -> (ts, emitted, skipped)
+    dc = {"dcstart": ([], []), "dcend": ([], [])}  # flavour -> (ts list, keys)
+    discarded = []
+    nevents = 0
+
+    def rec(k):
+        r = recs.get(k)
+        if r is None:
+            r = recs[k] = Rec()
+        return r
+
+    for msg in bt2.TraceCollectionMessageIterator(path):
+        if isinstance(msg, (bt2._DiscardedEventsMessageConst,
+                            bt2._DiscardedPacketsMessageConst)):
+            discarded.append((type(msg).__name__, msg.count))
+            continue
+        if not isinstance(msg, bt2._EventMessageConst):
+            continue
+        ev = msg.event
+        if int(ev["vpid"]) != vpid:
+            continue
+        nevents += 1
+        ts = msg.default_clock_snapshot.ns_from_origin
+        prov, _, name = ev.name.partition(":")
+        if prov == "letw_churn":
+            k = ("m" if int(ev["kind"]) == 1 else "s", int(ev["start"]),
+                 int(ev["uid"]))
+            rec(k).ubeg = ts
+        elif prov == "letw_runtime":
+            k = rec_key(name, ev)
+            if k is None:
+                continue
+            if name.endswith("_load"):
+                rec(k).load = ts
+            else:
+                rec(k).unload = ts
+        elif prov == "letw_rundown":
+            flav = "dcstart" if "dcstart" in name else "dcend"
+            if name.endswith("_init"):
+                inits[(flav, int(ev["pass_id"]))] = (ts, int(ev["vtid"]))
+            elif name.endswith("_complete"):
+                completes[(flav, int(ev["pass_id"]))] = (
+                    ts, int(ev["emitted"]), int(ev["skipped_raced"]))
+            else:
+                k = rec_key(name, ev)
+                if k is not None:
+                    dc[flav][0].append(ts)
+                    dc[flav][1].append(k)
+                    rec(k)
+    return recs, inits, completes, dc, discarded, nevents
+
+
+def inject(dc, how):
+    """--inject: corrupt the parsed trace the way a broken walker would, to
+    show each check can fail (the self-test runs every mode)."""
+    tss, keys = dc["dcstart"]
+    mid = len(keys) // 2
+    if how == "drop":
+        del tss[mid], keys[mid]
+    elif how == "dup":
+        tss.insert(mid, tss[mid])
+        keys.insert(mid, keys[mid])
+
+
+def check(path, vpid, min_passes, strict, how=None):
+    recs, inits, completes, dc, discarded, nevents = read_trace(path, vpid)
+    errors = []
+    if how:
+        inject(dc, how)
+
+    def err(msg):
+        if len(errors) < 50:
+            errors.append(msg)
+        else:
+            errors.append(None)
+
+    if discarded:
+        print("FAIL: the trace lost data (%s); nothing can be concluded"
+              % ", ".join("%s x%s" % d for d in discarded))
+        return 1
+    # Load times for records first seen by a rundown or unload: before the
+    # trace began (they were published before the session started).
+    for k, r in recs.items():
+        if r.load is None:
+            if r.unload is None and r.ubeg is None:
+                err("phantom record %s: rundown shows it, no load/unload" % (k,))
+            r.load = -INF
+        if r.ubeg is None and r.unload is not None:
+            err("record %s unloaded without unpublish_begin" % (k,))
+    for key in inits:
+        if key not in completes:
+            err("pass %s %d: Init without Complete" % key)
+    for key in completes:
+        if key not in inits:
+            err("pass %s %d: Complete without Init" % key)
+
+    npasses = 0
+    total_seen = 0
+    total_skipped = 0
+    unaccounted = 0
+    for (flav, pass_id), (t0, _vtid) in sorted(inits.items(),
+                                               key=lambda kv: kv[1][0]):
+        if (flav, pass_id) not in completes:
+            continue
+        t1, emitted, skipped = completes[(flav, pass_id)]
+        tss, keys = dc[flav]
+        lo = bisect.bisect_left(tss, t0)
+        hi = bisect.bisect_right(tss, t1)
+        window = keys[lo:hi]
+        seen = set()
+        tag = "pass %d %s" % (pass_id, flav)
+        for k in window:
+            if k in seen:
+                err("%s: %s emitted twice" % (tag, (k,)))
+            seen.add(k)
+            r = recs[k]
+            if r.unload is not None and r.unload < t0:
+                err("%s: %s appears but was unloaded before the Init" % (tag, (k,)))
+        if emitted != len(window):
+            err("%s: Complete says emitted=%d, trace holds %d"
+                % (tag, emitted, len(window)))
+        present_missing = 0
+        raced = 0
+        for k, r in recs.items():
+            gone_before = r.unload is not None and r.unload < t0
+            if r.load < t0 and (r.ubeg is None or r.ubeg > t1):
+                if k not in seen:
+                    err("%s: %s live for the whole pass but missing" % (tag, (k,)))
+            elif r.load < t0 and not gone_before and k not in seen:
+                present_missing += 1
+            if (r.ubeg is not None and r.ubeg < t1 and
+                    (r.unload is None or r.unload > t0)):
+                raced += 1
+        if present_missing > skipped:
+            unaccounted += present_missing - skipped
+            if strict:
+                err("%s: %d records present at Init missing, skipped_raced=%d"
+                    % (tag, present_missing, skipped))
+        if skipped > raced:
+            err("%s: skipped_raced=%d but only %d records raced the pass"
+                % (tag, skipped, raced))
+        npasses += 1
+        total_seen += len(window)
+        total_skipped += skipped
+
+    if npasses < min_passes:
+        err("only %d passes in the trace, expected at least %d"
+            % (npasses, min_passes))
+    print("checked %d events, %d records, %d pass flavours, %d rundown "
+          "records, %d raced skips" % (nevents, len(recs), npasses,
+                                       total_seen, total_skipped))
+    if unaccounted:
+        print("%s: %d records present at an Init were neither emitted nor "
+              "counted in skipped_raced (removed before the walker reached "
+              "them)" % ("FAIL" if strict else "WARN", unaccounted))
+    if errors:
+        for e in errors:
+            print("FAIL: " + (e if e else "... more errors"))
+        return 1
+    print("OK: every pass whole and exact")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace", help="CTF trace directory")
+    ap.add_argument("--vpid", type=int, required=True,
+                    help="only events of this process")
+    ap.add_argument("--min-passes", type=int, default=1,
+                    help="fail with fewer pass flavours than this")
+    ap.add_argument("--strict-accounting", action="store_true",
+                    help="fail unless emitted + skipped_raced cover every "
+                    "record present at the Init (DESIGN §5 wording)")
+    ap.add_argument("--inject", choices=["drop", "dup"],
+                    help="self-test: drop or duplicate one rundown record "
+                    "after reading; the check must then fail")
+    a = ap.parse_args()
+    return check(a.trace, a.vpid, a.min_passes, a.strict_accounting,
+                 a.inject)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
