@@ -36,20 +36,23 @@ echo "runtime pid $pid: $(grep -c '^method' "$out/live.txt") live methods," \
 
 say "2. perf samples the runtime while an LTTng session traces it"
 lttng create "$session" --output="$out/trace" >/dev/null
-lttng enable-event -u -s "$session" 'letw_runtime:*' >/dev/null
-lttng enable-event -u -s "$session" 'letw_rundown:*dcstart*' >/dev/null
+# Filtered on the demo runtime's pid: other lttng-etw processes on this
+# machine are not part of the demo.
+lttng enable-event -u -s "$session" 'letw_runtime:*' --filter "\$ctx.vpid == $pid" >/dev/null
+lttng enable-event -u -s "$session" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null
 lttng add-context -u -s "$session" -t vpid -t vtid >/dev/null
 perf record -q -e cpu-clock -g -p "$pid" -o "$out/perf.data" -- sleep 3 2>/dev/null &
 perf_pid=$!
-"$bin/lttng-etw" start "$session"
+"$bin/lttng-etw" start "$session" --pid "$pid"
 wait "$perf_pid" || true
-"$bin/lttng-etw" stop "$session"
+"$bin/lttng-etw" stop "$session" --pid "$pid"
 
 say "3. The rundown passes in the trace (babeltrace2)"
 babeltrace2 "$out/trace" | grep -E 'letw_rundown:(dcstart|dcend)_(init|complete)' |
 	sed -E 's/^\[[^]]*\] \([^)]*\) [^ ]+ //'
-babeltrace2 "$out/trace" | grep -m3 'letw_rundown:method_dcstart' |
-	sed -E 's/^\[[^]]*\] \([^)]*\) [^ ]+ //'
+# (sed -n reads all its input: head or grep -m would SIGPIPE babeltrace2.)
+babeltrace2 "$out/trace" | grep 'letw_rundown:method_dcstart' |
+	sed -nE '1,3s/^\[[^]]*\] \([^)]*\) [^ ]+ //p'
 
 say "4. Rundown completeness report (lttng-etw report)"
 "$bin/lttng-etw" report "$out/trace" || true
@@ -61,6 +64,6 @@ head -n 5 "$out/maps/perf-$pid.map"
 say "6. perf report names the JIT'd frames"
 cp "$out/maps/perf-$pid.map" "/tmp/perf-$pid.map"
 perf report -i "$out/perf.data" --stdio --sort sym --no-children 2>/dev/null |
-	grep -E '^ +[0-9.]+%' | head -n 12
+	grep -E '^ +[0-9.]+%' | sed -n '1,12p'
 echo
 echo "trace: $out/trace   perf data: $out/perf.data   maps: $out/maps"
