@@ -218,7 +218,9 @@ typedef void (*letw_log_fn)(enum letw_log_level level, const char *msg,
 /*
  * Called on the library's control thread for every synthesised ETW control
  * request, before the rundown pass it may cause. The runtime must not
- * block for long in it and must not call letw_shutdown from it.
+ * block for long in it (no pass runs meanwhile) and must not call
+ * letw_shutdown, letw_set_control_fn, letw_capture_state or the fork hooks
+ * from it; publishing and unpublishing from it is fine.
  */
 typedef void (*letw_control_fn)(int control_code, int level,
 				uint64_t match_any_keyword, int provider,
