@@ -40,7 +40,9 @@ babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$s")" -c sink.etw.
 
 # 2. Truncated: kill -9 during a long DCStart walk. The channel blocks
 # rather than discards, so the walk runs at the consumer's pace and
-# nothing but the kill cuts it. Whether the kill landed inside the walk is
+# nothing but the kill cuts it. Per-process buffers: a process killed in
+# the middle of writing an event would leave a shared per-user sub-buffer
+# uncommitted, and `lttng stop` would wait for it forever. Whether the kill landed inside the walk is
 # read back from the trace; if not, try again.
 truncated_ok=
 for attempt in 1 2 3 4; do
@@ -50,7 +52,7 @@ for attempt in 1 2 3 4; do
 	pid=$!
 	letw_track "$pid"
 	anl_wait_file "$d.list.ready"
-	s=$(anl_session rep-trunc "$pid" "--blocking-timeout=inf --subbuf-size=1M --num-subbuf=4 blk")
+	s=$(anl_session rep-trunc "$pid" "--buffers-pid --blocking-timeout=inf --subbuf-size=1M --num-subbuf=4 blk")
 	lttng start "$s" >/dev/null || letw_fail "truncated: lttng start"
 	# The walk starts a poll period after the start and, throttled by
 	# the consumer, lasts far longer than this; the trace tells whether
@@ -58,7 +60,7 @@ for attempt in 1 2 3 4; do
 	sleep 0.1
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
-	lttng stop "$s" >/dev/null
+	timeout 120 lttng stop "$s" >/dev/null || letw_fail "truncated: lttng stop"
 	babeltrace2 "$(anl_trace "$s")" >"$d.txt" 2>/dev/null
 	if grep -q "letw_rundown:dcstart_init" "$d.txt" &&
 	   ! grep -q "letw_rundown:dcstart_complete" "$d.txt"; then
