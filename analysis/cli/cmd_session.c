@@ -81,8 +81,14 @@ static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend)
 
 		v[i].pid = nonly ? only[i] : pids[i];
 		v[i].alive = status_of(v[i].pid, &r) == 0;
-		if (!v[i].alive)
+		if (!v[i].alive) {
+			/* Listed processes may exit meanwhile; a --pid the
+			 * user named deserves a word. */
+			if (nonly)
+				letw_err("pid %d: no lttng-etw control socket answers; ignored",
+					 (int)v[i].pid);
 			continue;
+		}
 		v[i].mask_before = r.rundown_mask;
 		v[i].last_before = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 	}

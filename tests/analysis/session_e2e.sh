@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The control commands against real sessions: capture-state (--pid, --all,
+# --wait); `start` into a second session while a first one already enabled
+# the rundown (no tracepoint flips: start must send a capture-state); `stop`
+# when the DCEnd events were enabled from the start (enabling flips nothing:
+# stop must ask for a DCEnd-only capture-state).
+. "$(dirname "$0")/common.sh"
+
+T=$LETW_TEST_TMP
+f=$T/scen
+"$LETW_SCENARIO" load 0x10000 0x100 a load 0x10100 0x80 b load 0x10200 0x40 c \
+	stub 0x20000 0x10 3 0x10000 touch "$f.ready" wait "$f.exit" &
+pid=$!
+letw_track "$pid"
+anl_wait_file "$f.ready"
+published=4
+
+# passes_of JSON: "flavour:status:seen" of every pass of our process.
+passes_of() {
+	anl_json "$1" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==$pid for p in x['passes'])"
+}
+
+# 1. Session A starts first: the process notices and runs its DCStart.
+a=$(anl_session sess-a "$pid" "" 'letw_rundown:*dcstart*')
+"$LETW_CLI" start "$a" --pid "$pid" >"$T/a.out" || letw_fail "start A"
+grep -q "capture-state" "$T/a.out" && letw_log "another session already enabled the rundown for A"
+
+# 2. Session B starts while A is active: nothing flips; start asks.
+b=$(anl_session sess-b "$pid" "" 'letw_rundown:*dcstart*')
+"$LETW_CLI" start "$b" --pid "$pid" >"$T/b.out" || letw_fail "start B"
+grep -q "already enabled by another session: capture-state" "$T/b.out" ||
+	letw_fail "start B did not send a capture-state: $(cat "$T/b.out")"
+
+# 3. capture-state by pid, waiting: figures of the pass it ran.
+"$LETW_CLI" capture-state --pid "$pid" --wait >"$T/cap.out" || letw_fail "capture-state --wait"
+grep -Eq "^pid $pid: pass [0-9]+ \(dcstart\): $published records emitted, 0 skipped" "$T/cap.out" ||
+	letw_fail "capture-state --wait printed: $(cat "$T/cap.out")"
+"$LETW_CLI" capture-state --all >"$T/all.out" || letw_fail "capture-state --all"
+grep -q "^pid $pid: capture-state requested" "$T/all.out" ||
+	letw_fail "capture-state --all did not find pid $pid"
+"$LETW_CLI" capture-state --pid 999999999 2>"$T/bad.err" && letw_fail "capture-state of a bad pid succeeded"
+"$LETW_CLI" capture-state 2>/dev/null; [ $? = 2 ] || letw_fail "capture-state without target: expected usage error"
+
+"$LETW_CLI" stop "$b" --pid "$pid" >&2 || letw_fail "stop B"
+"$LETW_CLI" report "$(anl_trace "$b")" --json -o "$T/b.json" --no-progress ||
+	letw_fail "report B: exit $?"
+got=$(passes_of "$T/b.json")
+# B saw the capture-state start pass and the explicit one, then the DCEnd
+# (other sessions on this machine may add passes: count, do not match).
+count() { echo "$got" | tr ' ' '\n' | grep -c "^$1:complete:$published$"; }
+all_complete() { ! echo "$got" | tr ' ' '\n' | grep -vq ":complete:$published$"; }
+all_complete || letw_fail "session B: a pass is not complete: $got"
+[ "$(count dcstart)" -ge 2 ] && [ "$(count dcend)" -ge 1 ] ||
+	letw_fail "session B: expected 2 DCStart passes and a DCEnd: $got"
+
+# 4. Session C enables DCStart and DCEnd from its start: one walk emits
+# both; at stop, enabling dcend flips nothing, so stop asks for a DCEnd.
+"$LETW_CLI" stop "$a" --pid "$pid" >&2 || letw_fail "stop A"
+c=$(anl_session sess-c "$pid" "" 'letw_rundown:*')
+"$LETW_CLI" start "$c" --pid "$pid" >&2 || letw_fail "start C"
+"$LETW_CLI" stop "$c" --pid "$pid" >&2 || letw_fail "stop C"
+"$LETW_CLI" report "$(anl_trace "$c")" --json -o "$T/c.json" --no-progress ||
+	letw_fail "report C: exit $?"
+got=$(passes_of "$T/c.json")
+all_complete || letw_fail "session C: a pass is not complete: $got"
+[ "$(count dcend)" -ge 2 ] ||
+	letw_fail "session C: expected the start pass's DCEnd and the stop's DCEnd: $got"
+touch "$f.exit"
+wait "$pid" || letw_fail "letw-scenario failed"
+echo "session_e2e: ok"
