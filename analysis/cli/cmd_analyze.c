@@ -80,7 +80,7 @@ int letw_cmd_perfmap(int argc, char **argv)
 		perfmap_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}
-	if (strcmp(mode, "latest") && strcmp(mode, "all")) {
+	if (strcmp(mode, "latest") != 0 && strcmp(mode, "all") != 0) {
 		letw_err("perfmap: --mode must be latest or all, not `%s`", mode);
 		return LETW_EXIT_USAGE;
 	}

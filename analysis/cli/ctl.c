@@ -76,16 +76,14 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 	}
 	/* A reply of the wrong size, version or id is a provider from
 	 * another version of lttng-etw, or not lttng-etw at all. */
-	if (n == 0) {
+	if (n == 0)
 		ret = -ECONNRESET;
-	} else if ((size_t)n != sizeof(*out) || out->magic != LETW_CTL_MAGIC ||
-		   out->version != LETW_CTL_VERSION) {
+	else if ((size_t)n != sizeof(*out) || out->magic != LETW_CTL_MAGIC ||
+		 out->version != LETW_CTL_VERSION ||
+		 (out->request_id != req.request_id && out->status == 0))
 		ret = -EPROTO;
-	} else if (out->request_id != req.request_id && out->status == 0) {
-		ret = -EPROTO;
-	} else {
+	else
 		ret = 0;
-	}
 out:
 	close(fd);
 	return ret;
