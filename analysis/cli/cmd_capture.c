@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `capture-state`: ask traced processes for a rundown over their control
- * socket (CAPTURE_STATE, DESIGN §4). */
+/* `capture-state` and `status`: ask processes using lttng-etw for a rundown
+ * or for their rundown state, over their control socket (DESIGN §4). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -140,6 +140,80 @@ int letw_cmd_capture_state(int argc, char **argv)
 			       " skipped (raced), mask 0x%" PRIx64 "\n",
 			       (int)pids[i], r.pass_id, passes_name(r.passes), r.emitted,
 			       r.skipped_raced, r.rundown_mask);
+	}
+	free(pids);
+	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+}
+
+static void status_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s status [--pid PID... | --all]\n"
+		"\n"
+		"Print, for each lttng-etw process, the rundown keyword mask its started\n"
+		"sessions enable and the ids of its last completed DCStart and DCEnd passes\n"
+		"(what `start` and `stop` wait on). Default: --all.\n"
+		"\n"
+		"  -p, --pid PID   a process (repeatable)\n"
+		"  -a, --all       every process with an lttng-etw control socket\n"
+		"  -h, --help\n", letw_prog);
+}
+
+int letw_cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	pid_t *pids = NULL, *np;
+	int npids = 0, c, i, failed = 0, ret;
+
+	while ((c = getopt_long(argc, argv, "p:ah", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			np = realloc(pids, (size_t)(npids + 1) * sizeof(*pids));
+			if (!np || letw_parse_pid(optarg, &np[npids])) {
+				letw_err("status: bad --pid `%s`", optarg);
+				free(np ? np : pids);
+				return LETW_EXIT_USAGE;
+			}
+			pids = np;
+			npids++;
+			break;
+		case 'a': break;
+		case 'h': status_usage(stdout); free(pids); return LETW_EXIT_OK;
+		default: status_usage(stderr); free(pids); return LETW_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		status_usage(stderr);
+		free(pids);
+		return LETW_EXIT_USAGE;
+	}
+	if (!npids) {
+		npids = letw_ctl_list(&pids);
+		if (npids < 0) {
+			letw_err("cannot read /proc/net/unix: %s", strerror(-npids));
+			return LETW_EXIT_ERROR;
+		}
+	}
+	for (i = 0; i < npids; i++) {
+		struct letw_ctl_reply r;
+
+		ret = letw_ctl_call(pids[i], LETW_CTL_STATUS, 0, 1, 5000, &r);
+		if (!ret)
+			ret = r.status;
+		if (ret) {
+			letw_err("pid %d: %s", (int)pids[i], letw_ctl_strerror(ret));
+			failed = 1;
+			continue;
+		}
+		printf("pid %d: instance %u, rundown mask 0x%" PRIx64
+		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64 "\n",
+		       (int)pids[i], r.instance_id, r.rundown_mask,
+		       r.last_dcstart_pass_id, r.last_dcend_pass_id);
 	}
 	free(pids);
 	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;

@@ -168,6 +168,7 @@ static void usage(FILE *f)
 		"  report TRACE [--json]    per process and pass: complete, truncated, lossy...\n"
 		"  capture-state [--pid PID|--all] [--wait]\n"
 		"                           ask processes for a rundown (CAPTURE_STATE)\n"
+		"  status [--pid PID|--all] rundown mask and last pass ids of each process\n"
 		"  start SESSION            lttng start, then capture-state for processes whose\n"
 		"                           rundown events another session had already enabled\n"
 		"  stop SESSION             DCEnd rundown in every traced process, then lttng stop\n"
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
 		{ "perfmap", letw_cmd_perfmap },
 		{ "report", letw_cmd_report },
 		{ "capture-state", letw_cmd_capture_state },
+		{ "status", letw_cmd_status },
 		{ "start", letw_cmd_start },
 		{ "stop", letw_cmd_stop },
 	};

@@ -20,7 +20,7 @@ echo "$out" | grep -q "sink.etw.perfmap" && echo "$out" | grep -q "sink.etw.repo
 cli=$(find "$stage" -path '*/bin/lttng-etw' -type f | head -1)
 [ -n "$cli" ] || fail "lttng-etw not installed"
 "$cli" --help | grep -q "capture-state" || fail "installed lttng-etw --help"
-for c in perfmap report capture-state start stop; do
+for c in perfmap report capture-state status start stop; do
 	"$cli" "$c" --help >/dev/null || fail "lttng-etw $c --help"
 done
 echo "install_check: ok"

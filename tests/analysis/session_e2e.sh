@@ -36,9 +36,18 @@ grep -q "already enabled by another session: capture-state" "$T/b.out" ||
 "$LETW_CLI" capture-state --pid "$pid" --wait >"$T/cap.out" || letw_fail "capture-state --wait"
 grep -Eq "^pid $pid: pass [0-9]+ \(dcstart\): $published records emitted, 0 skipped" "$T/cap.out" ||
 	letw_fail "capture-state --wait printed: $(cat "$T/cap.out")"
+# Without --wait the request is only sent; the pass still runs, as the
+# process's last DCStart pass id (lttng-etw status) shows.
+last_dcstart() {
+	"$LETW_CLI" status --pid "$pid" | sed -n 's/.*last dcstart pass \([0-9]*\),.*/\1/p'
+}
+before=$(last_dcstart)
+[ -n "$before" ] || letw_fail "lttng-etw status printed no pass id"
 "$LETW_CLI" capture-state --all >"$T/all.out" || letw_fail "capture-state --all"
 grep -q "^pid $pid: capture-state requested" "$T/all.out" ||
 	letw_fail "capture-state --all did not find pid $pid"
+letw_wait_for bash -c "[ \"\$('$LETW_CLI' status --pid $pid | sed -n 's/.*last dcstart pass \([0-9]*\),.*/\1/p')\" -gt $before ]" ||
+	letw_fail "capture-state --all ran no pass in $pid"
 "$LETW_CLI" capture-state --pid 999999999 2>"$T/bad.err" && letw_fail "capture-state of a bad pid succeeded"
 "$LETW_CLI" capture-state 2>/dev/null; [ $? = 2 ] || letw_fail "capture-state without target: expected usage error"
 
