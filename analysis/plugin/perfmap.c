@@ -176,6 +176,30 @@ static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
 	fprintf(stderr, "\n");
 }
 
+/* mkdir -p: the output directory and any missing parent. */
+static int mkdir_p(const char *dir)
+{
+	char *p, *path = strdup(dir);
+	int ret = 0;
+
+	if (!path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (p = path + 1; *p && !ret; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			ret = -1;
+		*p = '/';
+	}
+	if (!ret && mkdir(path, 0755) != 0 && errno != EEXIST)
+		ret = -1;
+	free(path);
+	return ret;
+}
+
 static int perfmap_end(struct letw_sink *s)
 {
 	struct perfmap *pm = (struct perfmap *)s;
@@ -187,11 +211,6 @@ static int perfmap_end(struct letw_sink *s)
 	if (!pm->nprocs) {
 		BT_COMP_LOGE_APPEND_CAUSE(
 			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace");
-		return -1;
-	}
-	if (mkdir(pm->output_dir, 0755) != 0 && errno != EEXIST) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create output directory `%s`: %s",
-					  pm->output_dir, strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < pm->nprocs; i++) {
@@ -251,7 +270,15 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 		goto error;
 	}
 	pm->output_dir = strdup(dir);
-	if (!pm->output_dir || letw_sink_add_port(self))
+	if (!pm->output_dir)
+		goto error;
+	/* Now rather than after reading a whole (or a live) trace. */
+	if (mkdir_p(pm->output_dir) != 0 || access(pm->output_dir, W_OK) != 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create or write output directory `%s`: %s",
+					  pm->output_dir, strerror(errno));
+		goto error;
+	}
+	if (letw_sink_add_port(self))
 		goto error;
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 error:

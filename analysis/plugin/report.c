@@ -283,8 +283,8 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 static int report_end(struct letw_sink *s)
 {
 	struct letw_report *r = (struct letw_report *)s;
-	FILE *f = stdout;
-	int bad;
+	FILE *f = r->out ? r->out : stdout;
+	int bad, wret;
 
 	if (!r->npasses) {
 		if (r->nprocs)
@@ -298,19 +298,13 @@ static int report_end(struct letw_sink *s)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;
 	}
-	if (r->output_path) {
-		f = fopen(r->output_path, "w");
-		if (!f) {
-			BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s",
-						  r->output_path, strerror(errno));
-			return -1;
-		}
-	}
 	if (r->json)
 		letw_report_write_json(r, f);
 	else
 		letw_report_write_text(r, f);
-	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
+	wret = f != stdout ? fclose(f) : fflush(f);
+	r->out = NULL;
+	if (wret != 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report: %s", strerror(errno));
 		return -1;
 	}
@@ -359,6 +353,11 @@ letw_report_initialize(bt_self_component_sink *self,
 	}
 	if (output && !(r->output_path = strdup(output)))
 		goto error;
+	if (r->output_path && !(r->out = fopen(r->output_path, "w"))) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", r->output_path,
+					  strerror(errno));
+		goto error;
+	}
 	if (letw_sink_add_port(self))
 		goto error;
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
@@ -385,6 +384,8 @@ void letw_report_finalize(bt_self_component_sink *self)
 	free(r->procs);
 	free(r->passes);
 	free(r->discards);
+	if (r->out)
+		fclose(r->out);
 	free(r->output_path);
 	free(r);
 	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), NULL);
