@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # cmake --install puts the plugin into babeltrace2's plugin directory and
 # the CLI into bin/. Staged with DESTDIR, so the machine's own babeltrace2
-# plugin directory is left alone.
+# plugin directory is left alone; an install-time --prefix relocates it.
 # usage: install_check.sh BUILD_DIR PLUGIN_DIR
 set -u
 build=$1 plugindir=$2
@@ -23,4 +23,10 @@ cli=$(find "$stage" -path '*/bin/lttng-etw' -type f | head -1)
 for c in perfmap report capture-state status start stop; do
 	"$cli" "$c" --help >/dev/null || fail "lttng-etw $c --help"
 done
+# An install-time --prefix other than the configured one keeps the plugin
+# under that prefix (a staging install never writes to the system).
+DESTDIR= cmake --install "$build" --prefix "$stage/relocated" >/dev/null ||
+	fail "cmake --install --prefix"
+find "$stage/relocated" -path '*/babeltrace2/plugins/babeltrace-plugin-etw.so' | grep -q . ||
+	fail "--prefix install did not put the plugin under the prefix"
 echo "install_check: ok"
