@@ -256,7 +256,7 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 
 	if (!pm)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	letw_sink_init(&pm->base, self, &perfmap_ops, init_data, pm);
+	letw_sink_init(&pm->base, self, &perfmap_ops, init_data);
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "output-dir", &dir) ||
 	    letw_param_string(sc, params, "mode", &mode))

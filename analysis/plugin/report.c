@@ -338,7 +338,7 @@ letw_report_initialize(bt_self_component_sink *self,
 
 	if (!r)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	letw_sink_init(&r->base, self, &report_ops, init_data, r);
+	letw_sink_init(&r->base, self, &report_ops, init_data);
 	r->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "format", &format) ||

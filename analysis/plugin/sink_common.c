@@ -7,13 +7,12 @@
 #include "log.h"
 
 void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
-		    const struct letw_sink_ops *ops, void *init_data, void *priv)
+		    const struct letw_sink_ops *ops, void *init_data)
 {
 	memset(s, 0, sizeof(*s));
 	s->self = bt_self_component_sink_as_self_component(self);
 	s->ops = ops;
 	s->result = init_data;
-	s->priv = priv;
 	bt_self_component_set_data(s->self, s);
 }
 
@@ -83,7 +82,6 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 		if (!ev.has_vpid) {
 			/* Events still count, under process 0, so a session
 			 * without the context gives a usable (merged) map. */
-			s->events_without_vpid++;
 			if (!s->warned_vpid) {
 				s->warned_vpid = 1;
 				BT_COMP_LOGW("events carry no vpid context (lttng add-context -u -t vpid); attributing them to process 0");
@@ -116,8 +114,6 @@ letw_sink_consume(bt_self_component_sink *self)
 		s->iter = NULL;
 		if (s->ops->end(s))
 			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-		if (s->result)
-			s->result->finished = 1;
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;

@@ -18,7 +18,6 @@
 struct letw_sink_result {
 	uint64_t messages;      /* updated while consuming */
 	uint64_t letw_events;
-	int finished;           /* end of stream reached, output written */
 	int incomplete_passes;  /* report sink: passes not "complete" */
 	int processes;
 	uint64_t map_lines;     /* perfmap sink */
@@ -39,15 +38,14 @@ struct letw_sink {
 	const struct letw_sink_ops *ops;
 	struct letw_sink_result *result; /* may be NULL */
 	struct letw_ev_class_cache cache;
-	uint64_t events_without_vpid;
 	int warned_vpid;
-	void *priv;
 };
 
 void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
-		    const struct letw_sink_ops *ops, void *init_data, void *priv);
+		    const struct letw_sink_ops *ops, void *init_data);
 
-/* Shared component-class methods (the sinks' own state is s->priv). */
+/* Shared component-class methods. Each sink's state struct starts with a
+ * struct letw_sink, which is the component's user data. */
 bt_component_class_sink_graph_is_configured_method_status
 letw_sink_graph_is_configured(bt_self_component_sink *self);
 bt_component_class_sink_consume_method_status
