@@ -94,6 +94,10 @@ void bench_hist_add(struct bench_hist *h, uint64_t ns)
 	h->b[idx]++;
 	h->count++;
 	h->sum += ns;
+	if (ns > BENCH_STALL_NS) {
+		h->stalls++;
+		h->stall_ns += ns;
+	}
 	if (ns > h->max)
 		h->max = ns;
 }
@@ -104,6 +108,8 @@ void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src)
 		dst->b[i] += src->b[i];
 	dst->count += src->count;
 	dst->sum += src->sum;
+	dst->stalls += src->stalls;
+	dst->stall_ns += src->stall_ns;
 	if (src->max > dst->max)
 		dst->max = src->max;
 }

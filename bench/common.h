@@ -28,6 +28,7 @@ struct bench_opts {
 	unsigned ops;           /* timed operations (pubcost) */
 	unsigned iterations;    /* start/stop cycles (latency) */
 	int keep_trace;
+	double fill_timeout;    /* give up filling a table after this (s); 0: never */
 };
 
 static inline uint64_t bench_now_ns(void)
@@ -58,8 +59,13 @@ struct bench_hist {
 	uint64_t count;
 	uint64_t max;
 	uint64_t sum;
+	/* Calls over BENCH_STALL_NS and the time spent in them: a global
+	 * lock stalls one call per pass, which percentiles over millions of
+	 * calls cannot show. */
+	uint64_t stalls, stall_ns;
 	uint64_t b[BENCH_HIST_BUCKETS];
 };
+#define BENCH_STALL_NS 1000000ull
 
 void bench_hist_add(struct bench_hist *h, uint64_t ns);
 void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src);

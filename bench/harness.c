@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <urcu/uatomic.h>
+
 #include <lttng-etw/lttng-etw.h>
 
 #include "harness.h"
@@ -29,14 +31,69 @@ static const char usage[] =
 	"  memory    table bytes per method, from mallinfo2() deltas\n"
 	"  latency   `lttng start` to dcstart_init event timestamp\n";
 
+struct ctl_event {
+	uint64_t ns;
+	int code, provider;
+	uint64_t mask;
+};
+
+#define CTL_LOG_MAX 256
+static struct ctl_event ctl_log[CTL_LOG_MAX];
+static unsigned ctl_n;
+static unsigned ctl_enables[2];
+
+/* On the library's control thread. */
+static void on_control(int code, int level, uint64_t mask, int provider,
+		       void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	if (code == LETW_CONTROL_ENABLE_PROVIDER && provider >= 0 && provider <= 1)
+		uatomic_inc(&ctl_enables[provider]);
+	if (ctl_n < CTL_LOG_MAX) {
+		ctl_log[ctl_n] = (struct ctl_event){ bench_now_ns(), code, provider, mask };
+		uatomic_inc(&ctl_n);
+	}
+}
+
+void bench_report_control(const struct bench_opts *o, const char *measure,
+			  unsigned rundown_enables, unsigned runtime_enables)
+{
+	unsigned rd = uatomic_read(&ctl_enables[LETW_PROVIDER_RUNDOWN]);
+	unsigned rt = uatomic_read(&ctl_enables[LETW_PROVIDER_RUNTIME]);
+
+	bench_row(measure, o->variant, o->methods, "enables_seen", rd + rt, "requests");
+	bench_row(measure, o->variant, o->methods, "enables_expected",
+		  rundown_enables + runtime_enables, "requests");
+	if (rd != rundown_enables || rt != runtime_enables)
+		bench_note("%s %s N=%lu: perturbed by another session: %u/%u rundown and "
+			   "%u/%u runtime ENABLE requests seen/expected",
+			   measure, o->variant, o->methods, rd, rundown_enables, rt,
+			   runtime_enables);
+}
+
+void bench_control_log_notes(const char *measure, uint64_t t0_ns)
+{
+	unsigned n = uatomic_read(&ctl_n);
+
+	for (unsigned i = 0; i < n; i++)
+		bench_note("%s control request: %+.3f ms code %d provider %d mask 0x%llx",
+			   measure, ((double)ctl_log[i].ns - (double)t0_ns) / 1e6,
+			   ctl_log[i].code, ctl_log[i].provider,
+			   (unsigned long long)ctl_log[i].mask);
+}
+
 int bench_letw_init(void)
 {
 	struct letw_config cfg = {
 		.size = sizeof(cfg),
 		.instance_id = 1,
 	};
-	int ret = letw_init(&cfg);
+	int ret;
 
+	/* Before init, so the very first request is seen too. */
+	letw_set_control_fn(on_control, NULL);
+	ret = letw_init(&cfg);
 	if (ret)
 		fprintf(stderr, "bench: letw_init: %s\n", strerror(-ret));
 	else if (!letw_tracing_available())
@@ -45,9 +102,11 @@ int bench_letw_init(void)
 }
 
 int bench_populate(uint64_t base, unsigned long first, unsigned long n,
-		   int minimal)
+		   int minimal, double timeout_s)
 {
 	char ns[BENCH_NAME_MAX], name[BENCH_NAME_MAX], sig[BENCH_NAME_MAX];
+	uint64_t deadline = timeout_s > 0 ?
+		bench_now_ns() + (uint64_t)(timeout_s * 1e9) : UINT64_MAX;
 
 	for (unsigned long i = first; i < first + n; i++) {
 		struct letw_method m = {
@@ -74,6 +133,11 @@ int bench_populate(uint64_t base, unsigned long first, unsigned long n,
 			fprintf(stderr, "bench: publish %lu: %s\n", i, strerror(-ret));
 			return ret;
 		}
+		if ((i & 1023) == 0 && bench_now_ns() > deadline) {
+			fprintf(stderr, "bench: filling the table took over %.0f s "
+				"(%lu of %lu methods): giving up\n", timeout_s, i - first, n);
+			return -ETIMEDOUT;
+		}
 	}
 	return 0;
 }
@@ -81,11 +145,14 @@ int bench_populate(uint64_t base, unsigned long first, unsigned long n,
 int bench_fill(const struct bench_opts *o, const char *measure)
 {
 	uint64_t t0 = bench_now_ns();
-	int ret = bench_populate(BENCH_TABLE_BASE, 0, o->methods, 0);
+	int ret = bench_populate(BENCH_TABLE_BASE, 0, o->methods, 0, o->fill_timeout);
 
 	if (!ret)
 		bench_row(measure, o->variant, o->methods, "populate_ns_per_method",
 			  (double)(bench_now_ns() - t0) / (double)o->methods, "ns");
+	else if (ret == -ETIMEDOUT)
+		bench_row(measure, o->variant, o->methods, "populate_timeout",
+			  o->fill_timeout, "s");
 	return ret;
 }
 

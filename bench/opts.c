@@ -21,6 +21,7 @@ static const struct option longopts[] = {
 	{ "blocking", no_argument, NULL, 'b' },
 	{ "discard", no_argument, NULL, 'd' },
 	{ "keep-trace", no_argument, NULL, 'k' },
+	{ "fill-timeout", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -42,6 +43,7 @@ static const char common_help[] =
 	"                        run with LTTNG_UST_ALLOW_BLOCKING=1\n"
 	"  -d, --discard         discard-mode channel\n"
 	"  -k, --keep-trace      keep the trace directory\n"
+	"      --fill-timeout=S  give up when filling the table takes longer (default: never)\n"
 	"  -h, --help            this help\n"
 	"Output: CSV rows measure,variant,methods,metric,value,unit on stdout;\n"
 	"lines starting with '#' are notes.\n";
@@ -117,6 +119,14 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o,
 		case 'b': o->blocking = 1; break;
 		case 'd': o->blocking = 0; break;
 		case 'k': o->keep_trace = 1; break;
+		case 'F':
+			o->fill_timeout = strtod(optarg, NULL);
+			if (o->fill_timeout < 0) {
+				fprintf(stderr, "%s: bad value for --fill-timeout: '%s'\n",
+					argv[0], optarg);
+				return -1;
+			}
+			break;
 		case 'h':
 			printf("%s%s", usage, common_help);
 			return 1;

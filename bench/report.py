@@ -85,15 +85,19 @@ class Report:
 
     def stall_detail(self):
         g = lambda v, n, m: self.get("blocking", "stall", v, n, m)
-        out = ["| methods | variant | publishes timed | p50 | unpublish max | pass mean | pass max "
+        out = ["| methods | variant | publishes timed | p50 | publishes > 1 ms | time in them "
+               "| share of rundown phase | unpublish max | pass mean | pass max "
                "| records emitted | skipped (raced) | discarded events |",
-               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for n in self.sizes:
             for v in (LF, GL):
                 if g(v, n, "passes") is None:
                     continue
+                stalled, phase = g(v, n, "publish_over_1ms_ns"), g(v, n, "rundown_phase_ns")
+                share = "—" if stalled is None or not phase else f"{100 * stalled / phase:.1f} %"
                 out.append(f"| {n:,} | {v} | {count(g(v, n, 'publish_count'))} "
-                           f"| {t(g(v, n, 'publish_p50_ns'))} | {t(g(v, n, 'unpublish_max_ns'))} "
+                           f"| {t(g(v, n, 'publish_p50_ns'))} | {count(g(v, n, 'publish_over_1ms'))} "
+                           f"| {t(stalled)} | {share} | {t(g(v, n, 'unpublish_max_ns'))} "
                            f"| {t(g(v, n, 'pass_mean_ns'))} | {t(g(v, n, 'pass_max_ns'))} "
                            f"| {count(g(v, n, 'emitted'))} | {count(g(v, n, 'skipped_raced'))} "
                            f"| {count(g(v, n, 'discarded_events'))} |")
@@ -134,6 +138,19 @@ class Report:
                        f" | {t(pop[0])} / {t(pop[1])} |")
         return "\n".join(out)
 
+    def populate_table(self):
+        out = ["| methods | variant | runs | fastest fill | slowest fill | runs slower than 10 µs/method |",
+               "|---:|---|---:|---:|---:|---:|"]
+        for n in self.sizes:
+            for v in (LF, GL):
+                vals = [val for (ch, meas, var, nn, met), val in self.rows.items()
+                        if var == v and nn == n and met == "populate_ns_per_method"]
+                if not vals:
+                    continue
+                out.append(f"| {n:,} | {v} | {len(vals)} | {t(min(vals))} | {t(max(vals))} "
+                           f"| {sum(1 for x in vals if x > 10000)} |")
+        return "\n".join(out)
+
     def memory_table(self):
         g = lambda v, n, m: self.get("none", "memory", v, n, m)
         out = ["| methods | bytes/method, names excluded (lf / gl) | bytes/method with names (lf / gl) "
@@ -155,14 +172,16 @@ class Report:
         return "\n".join(out)
 
     def latency_table(self):
-        out = ["| variant | methods | median | min | max | `lttng start` command alone (median) |",
-               "|---|---:|---:|---:|---:|---:|"]
+        out = ["| variant | methods | median | min | max | `lttng start` command alone (median) "
+               "| cycles measured / perturbed |",
+               "|---|---:|---:|---:|---:|---:|---|"]
         for v in (LF, GL):
             for n in sorted({k[3] for k in self.rows if k[1] == "latency" and k[2] == v}):
                 g = lambda m: self.get("blocking", "latency", v, n, m)
                 out.append(f"| {v} | {n:,} | {t(g('start_to_init_median_ns'))} "
                            f"| {t(g('start_to_init_min_ns'))} | {t(g('start_to_init_max_ns'))} "
-                           f"| {t(g('lttng_start_cli_median_ns'))} |")
+                           f"| {t(g('lttng_start_cli_median_ns'))} "
+                           f"| {count(g('cycles_measured'))} / {count(g('cycles_perturbed'))} |")
         return "\n".join(out)
 
     def write_plot_data(self, outdir):
@@ -181,6 +200,24 @@ class Report:
                                              for ch in ("blocking", "discard")
                                              for v in (LF, GL, RAW)]) + "\n")
 
+    def perturbed(self):
+        out = []
+        for (ch, meas, var, n, met), seen in sorted(self.rows.items()):
+            if met != "enables_seen":
+                continue
+            want = self.rows.get((ch, meas, var, n, "enables_expected"))
+            if want is not None and seen != want:
+                out.append(f"- {meas} / {var} / {n:,} methods: {seen:.0f} ENABLE requests seen, "
+                           f"{want:.0f} explained by its own session")
+        if not out:
+            return ("Every measure saw exactly the ENABLE requests its own sessions explain: no other "
+                    "session flipped the letw tracepoints during the run.")
+        return ("**Perturbed measures.** LTTng's enabled state is per tracepoint and machine-wide: "
+                "another session enabling letw events — even filtered on another vpid, as the "
+                "project's e2e tests do — flips them in our process too, runs passes we did not ask "
+                "for and can hide our own start. These measures saw such requests; read their "
+                "figures with care:\n\n" + "\n".join(out))
+
     def markdown(self, notes):
         m = self.meta
         return f"""# lttng-etw benchmark results
@@ -195,6 +232,8 @@ variants through the ratios measured in this same run, not across runs.
 - blocking: {m.get('blocking')}
 - discard: {m.get('discard')}
 
+{self.perturbed()}
+
 `lockfree` is liblttng-etw; `globallock` is the same sources built with one mutex taken by every
 publish/unpublish and held for a whole rundown walk (the design lttng-etw replaces); `raw` fires the
 same `letw_rundown:method_dcstart` payloads from a flat array through the same probe object.
@@ -205,7 +244,9 @@ same `letw_rundown:method_dcstart` payloads from a flat array through the same p
 `letw_capture_state(RUNDOWN_START|JIT_RUNDOWN, wait=1)` back to back for {m.get('stall_seconds')} s (at least
 two passes) inside a started session enabling `letw_rundown:*` on the blocking channel. Each call is
 timed with CLOCK_MONOTONIC. "no rundown" is the same churn just before the passes: this machine's
-scheduling noise floor. Ratio = global-lock / lock-free.
+scheduling noise floor. Ratio = global-lock / lock-free. A global lock stalls about one call per
+pass, so its percentiles over all calls understate it: the second table counts the calls that took
+over 1 ms and the share of the rundown phase the JIT thread spent in them.
 
 {self.stall_table()}
 
@@ -231,6 +272,11 @@ blocking channel), against `cds_lfht_add_unique` of the same key with a malloc'd
 The last column is the mean publish time while filling the table to N (stall runs).
 
 {self.pubcost_table()}
+
+Mean publish time while filling the table from empty to N, over every run of this report that
+filled a table (stall, rate, pubcost, latency):
+
+{self.populate_table()}
 
 ## 4. Memory
 

@@ -96,6 +96,16 @@ int bench_session_create(struct bench_session *s, const struct bench_opts *o,
 		return -1;
 	s->created = 1;
 
+	/* Track our vpid, rather than only filtering on it: sessiond then
+	 * pushes the event rules to our process alone, so our sessions do not
+	 * flip the letw tracepoints (and trigger rundown passes) in other
+	 * processes, as a filter-only rule does. */
+	char vpid_opt[32];
+	snprintf(vpid_opt, sizeof(vpid_opt), "--vpid=%d", (int)getpid());
+	char *track[] = { "lttng", "track", "-u", "-s", s->name, vpid_opt, NULL };
+	if (lttng("track", track))
+		return -1;
+
 	char *chan_blocking[] = { "lttng", "enable-channel", "-u", "-s", s->name,
 				  sub_opt, num_opt, "--blocking-timeout=inf",
 				  "bench", NULL };

@@ -3,8 +3,9 @@
  * Recording sessions driven through the real `lttng` CLI (liblttng-ctl's
  * headers are not installed here). Each benchmark process creates its own
  * session, named <prefix>-<tag>-<pid>, whose event rules are filtered on
- * the process's own vpid so other engineers' traced processes never land in
- * it; run.sh destroys every <prefix>-* session on exit as a backstop.
+ * the process's own vpid (tracked with `lttng track --vpid` and filtered),
+ * so other engineers' traced processes never land in it nor see its event
+ * rules; run.sh destroys every <prefix>-* session on exit as a backstop.
  */
 #ifndef LETW_BENCH_SESSION_H
 #define LETW_BENCH_SESSION_H

@@ -136,6 +136,10 @@ static void report_hist(const struct bench_opts *o, const char *what,
 		  (double)bench_hist_quantile(h, 0.5), "ns");
 	snprintf(metric, sizeof(metric), "%s_count%s", what, suffix);
 	bench_row("stall", o->variant, o->methods, metric, (double)h->count, "ops");
+	snprintf(metric, sizeof(metric), "%s_over_1ms%s", what, suffix);
+	bench_row("stall", o->variant, o->methods, metric, (double)h->stalls, "ops");
+	snprintf(metric, sizeof(metric), "%s_over_1ms_ns%s", what, suffix);
+	bench_row("stall", o->variant, o->methods, metric, (double)h->stall_ns, "ns");
 }
 
 static const char *const rundown_events[] = { "letw_rundown:*", NULL };
@@ -236,6 +240,7 @@ int bench_stall(const struct bench_opts *o)
 	report_hist(o, "unpublish", "", &unpub[PHASE_RUNDOWN]);
 	report_hist(o, "publish", "_idle", &pub[PHASE_IDLE]);
 	bench_row("stall", o->variant, o->methods, "passes", passes, "passes");
+	bench_row("stall", o->variant, o->methods, "rundown_phase_ns", (double)rd_ns, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_max_ns", (double)pass_max, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_mean_ns",
 		  passes ? (double)pass_sum / passes : 0, "ns");
@@ -250,6 +255,7 @@ int bench_stall(const struct bench_opts *o)
 		  (double)discarded, "events");
 	bench_row("stall", o->variant, o->methods, "lost_packets", (double)lost,
 		  "packets");
+	bench_report_control(o, "stall", 1, 0);
 out_session:
 	bench_session_destroy(&s, o->keep_trace);
 out_letw:
