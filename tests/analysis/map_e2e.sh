@@ -78,8 +78,9 @@ expect_map "$SCEN_MAP" "60000 20 gone" "70000 20 stays"
 rep=$LETW_TEST_TMP/unload_before_dcend.json
 "$LETW_CLI" report "$(anl_trace "$SCEN_SESSION")" --json -o "$rep" --no-progress ||
 	letw_fail "unload_before_dcend: report exit $?"
-[ "$(anl_json "$rep" "[p['seen_methods'] for x in r['processes'] for p in x['passes'] if p['flavour']=='dcend']")" = "[1]" ] ||
+# (Sessions of others on this machine may add passes: check each.)
+[ "$(anl_json "$rep" "set(p['seen_methods'] for x in r['processes'] for p in x['passes'] if p['flavour']=='dcend')")" = "{1}" ] ||
 	letw_fail "unload_before_dcend: DCEnd should list exactly the one live method"
-[ "$(anl_json "$rep" "r['summary']['complete']")" = 2 ] ||
-	letw_fail "unload_before_dcend: expected 2 complete passes"
+[ "$(anl_json "$rep" "r['summary']['complete'] == r['summary']['passes'] >= 2")" = True ] ||
+	letw_fail "unload_before_dcend: expected complete passes only"
 echo "map_e2e: ok"

@@ -30,9 +30,13 @@ cat "$T/c.txt" "$T/c.err" >&2
 [ "$rc" = 0 ] || letw_fail "complete: report exit $rc, expected 0"
 "$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/c.json" --no-progress ||
 	letw_fail "complete: report --json"
+# Sessions of others on this machine may flip the tracepoints and add
+# passes: require every pass complete, and both flavours present.
 got=$(passes_of "$T/c.json" "$pid")
-[ "$got" = "dcstart:complete dcend:complete" ] || letw_fail "complete: passes are '$got'"
-[ "$(anl_json "$T/c.json" "[p['seen']==p['emitted']>0 for x in r['processes'] for p in x['passes']]")" = "[True, True]" ] ||
+case " $got " in *" dcstart:complete "*"dcend:complete "*) ;;
+*) letw_fail "complete: passes are '$got'" ;; esac
+echo " $got " | grep -Eq ":(truncated|lossy|inconsistent) " && letw_fail "complete: passes are '$got'"
+[ "$(anl_json "$T/c.json" "all(p['seen']==p['emitted']>0 for x in r['processes'] for p in x['passes'])")" = True ] ||
 	letw_fail "complete: records seen differ from emitted"
 # babeltrace2 with the loadable plugin agrees (exit 0).
 babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$s")" -c sink.etw.report >/dev/null ||
@@ -54,16 +58,20 @@ for attempt in 1 2 3 4; do
 	anl_wait_file "$d.list.ready"
 	s=$(anl_session rep-trunc "$pid" "--buffers-pid --blocking-timeout=inf --subbuf-size=1M --num-subbuf=4 blk")
 	lttng start "$s" >/dev/null || letw_fail "truncated: lttng start"
-	# The walk starts a poll period after the start and, throttled by
-	# the consumer, lasts far longer than this; the trace tells whether
-	# the kill landed in it.
+	# If another session on this machine already enabled the rundown,
+	# the start flips nothing: ask for the pass explicitly (it queues
+	# behind the start's own pass, if any). A walk, throttled by the
+	# consumer, lasts far longer than the sleep; the trace tells whether
+	# the kill landed in one.
+	"$LETW_CLI" capture-state --pid "$pid" --mask 0x1000000000058 >/dev/null ||
+		letw_fail "truncated: capture-state"
 	sleep 0.1
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
 	timeout 120 lttng stop "$s" >/dev/null || letw_fail "truncated: lttng stop"
 	babeltrace2 "$(anl_trace "$s")" >"$d.txt" 2>/dev/null
-	if grep -q "letw_rundown:dcstart_init" "$d.txt" &&
-	   ! grep -q "letw_rundown:dcstart_complete" "$d.txt"; then
+	if [ "$(grep -c "letw_rundown:dcstart_init" "$d.txt")" -gt \
+	     "$(grep -c "letw_rundown:dcstart_complete" "$d.txt")" ]; then
 		truncated_ok=$s
 		break
 	fi
@@ -74,7 +82,7 @@ done
 rc=$?
 [ "$rc" = 3 ] || letw_fail "truncated: report exit $rc, expected 3 (incomplete)"
 got=$(passes_of "$T/t.json" "$pid")
-[ "$got" = "dcstart:truncated" ] || letw_fail "truncated: passes are '$got'"
+case " $got " in *" dcstart:truncated "*) ;; *) letw_fail "truncated: passes are '$got'" ;; esac
 babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$truncated_ok")" \
 	-c sink.etw.report >"$T/t.txt" 2>&1 && letw_fail "truncated: babeltrace2 exited 0"
 grep -q "truncated" "$T/t.txt" || letw_fail "truncated: text report does not say truncated"

@@ -33,7 +33,10 @@ grep -q "already enabled by another session: capture-state" "$T/b.out" ||
 	letw_fail "start B did not send a capture-state: $(cat "$T/b.out")"
 
 # 3. capture-state by pid, waiting: figures of the pass it ran.
-"$LETW_CLI" capture-state --pid "$pid" --wait >"$T/cap.out" || letw_fail "capture-state --wait"
+# An explicit mask (DCStart of every kind): with the live mask, a session
+# of someone else on this machine enabling DCEnd would add a flavour.
+"$LETW_CLI" capture-state --pid "$pid" --wait --mask 0x1000000000058 >"$T/cap.out" ||
+	letw_fail "capture-state --wait"
 grep -Eq "^pid $pid: pass [0-9]+ \(dcstart\): $published records emitted, 0 skipped" "$T/cap.out" ||
 	letw_fail "capture-state --wait printed: $(cat "$T/cap.out")"
 # Without --wait the request is only sent; the pass still runs, as the
