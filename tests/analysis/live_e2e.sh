@@ -40,11 +40,16 @@ live_round() {
 			>/dev/null || letw_fail "enable-event $ev"
 	done
 	lttng add-context -u -s "$SESSION" -t vpid -t vtid >/dev/null || letw_fail "add-context"
-	"$LETW_CLI" start "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw start"
 
+	# The reader attaches before tracing starts: babeltrace2's live source
+	# starts existing streams at their last packet, so a viewer attaching
+	# late sees only what follows (a late viewer runs capture-state).
 	"$@" "net://127.0.0.1:$L/host/$(hostname)/$SESSION" >"$f.out" 2>"$f.err" &
 	reader=$!
 	letw_track "$reader"
+	letw_wait_for bash -c "ss -Htnp state established '( dport = :$L )' | grep -q 'pid=$reader,'" ||
+		letw_fail "$name: the live reader did not connect"
+	"$LETW_CLI" start "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw start"
 	touch "$f.go"
 	anl_wait_file "$f.done"
 	"$LETW_CLI" stop "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw stop"
