@@ -47,16 +47,24 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int status_of(pid_t pid, struct letw_ctl_reply *r)
+/* The control thread answers between passes, so a process in a long walk
+ * (a blocking channel paced by the consumer) answers late, not never. */
+static int status_of(pid_t pid, struct letw_ctl_reply *r, double timeout_s)
 {
-	int ret = letw_ctl_call(pid, LETW_CTL_STATUS, 0, 1, 2000, r);
+	int ret = letw_ctl_call(pid, LETW_CTL_STATUS, 0, 1, (int)(timeout_s * 1000), r);
 
 	return ret ? ret : r->status;
 }
 
+static int gone(int err)
+{
+	return err == -ECONNREFUSED || err == -ENOENT;
+}
+
 /* The processes to act on: the --pid list, or every lttng-etw process,
  * with their state before we touch the session. */
-static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend)
+static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend,
+			     double timeout_s)
 {
 	pid_t *pids = NULL;
 	struct proc *v;
@@ -80,7 +88,7 @@ static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend)
 		struct letw_ctl_reply r;
 
 		v[i].pid = nonly ? only[i] : pids[i];
-		v[i].alive = status_of(v[i].pid, &r) == 0;
+		v[i].alive = status_of(v[i].pid, &r, timeout_s) == 0;
 		if (!v[i].alive) {
 			/* Listed processes may exit meanwhile; a --pid the
 			 * user named deserves a word. */
@@ -105,7 +113,7 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 {
 	uint64_t kw = dcend ? KW_RUNDOWN_END : KW_RUNDOWN_START;
 	double t0 = now_s();
-	int i, pending, late = 0;
+	int i, pending, late = 0, ret;
 
 	for (;;) {
 		pending = 0;
@@ -115,8 +123,13 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 
 			if (!v[i].alive || v[i].done)
 				continue;
-			if (status_of(v[i].pid, &r) != 0) {
+			ret = status_of(v[i].pid, &r, 1.0);
+			if (gone(ret)) {
 				v[i].alive = 0; /* exited: nothing left to wait for */
+				continue;
+			}
+			if (ret) { /* busy in a walk, or a transient error */
+				pending++;
 				continue;
 			}
 			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
@@ -154,7 +167,7 @@ static int capture(struct proc *p, uint64_t mask, double timeout_s)
 
 	if (!ret)
 		ret = r.status;
-	if (ret == -ECONNREFUSED || ret == -ENOENT)
+	if (gone(ret))
 		return 0; /* exited meanwhile */
 	if (ret) {
 		letw_err("pid %d: capture-state: %s", (int)p->pid, letw_ctl_strerror(ret));
@@ -249,7 +262,7 @@ int letw_cmd_start(int argc, char **argv)
 		free(o.pids);
 		return ret < 0 ? LETW_EXIT_OK : ret;
 	}
-	v = snapshot(o.pids, o.npids, &n, 0);
+	v = snapshot(o.pids, o.npids, &n, 0, o.timeout_s);
 	if (!v) {
 		free(o.pids);
 		return LETW_EXIT_ERROR;
@@ -329,7 +342,7 @@ int letw_cmd_stop(int argc, char **argv)
 		free(o.pids);
 		return ret < 0 ? LETW_EXIT_OK : ret;
 	}
-	v = snapshot(o.pids, o.npids, &n, 1);
+	v = snapshot(o.pids, o.npids, &n, 1, o.timeout_s);
 	if (!v || (o.npids && !(filter = vpid_filter(o.pids, o.npids)))) {
 		free(o.pids);
 		free(v);
