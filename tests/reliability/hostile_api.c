@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hostile API input: every misuse a runtime can make of the public API
+ * must get a negative errno, leave the table unchanged and never crash,
+ * abort or print. Also: racing overlapping publishes never both succeed.
+ * Runs under ASan+UBSan (LSan) and TSan in the sanitizer sub-builds and
+ * under valgrind --leak-check=full in the plain build.
+ *
+ * Usage: letw-hostile [--quick] [--huge]   (exit 0 iff every check held)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lttng-etw/lttng-etw.h>
+
+static int failures;
+
+#define CHECK_EQ(expr, want)                                                  \
+	do {                                                                  \
+		long long got_ = (long long)(expr);                           \
+		if (got_ != (long long)(want)) {                              \
+			fprintf(stderr, "FAIL %s:%d: %s = %lld, want %s (%lld)\n", \
+				__FILE__, __LINE__, #expr, got_, #want,       \
+				(long long)(want));                           \
+			failures++;                                           \
+		}                                                             \
+	} while (0)
+
+static uint32_t huge_size = 64u << 20;
+
+static struct letw_method method_at(uint64_t start, uint32_t size)
+{
+	return (struct letw_method){ .method_id = start, .code_start = start,
+				     .code_size = size, .name = "M" };
+}
+
+static struct letw_stub stub_at(uint64_t start, uint32_t size)
+{
+	return (struct letw_stub){ .start = start, .size = size, .name = "S" };
+}
+
+static uint64_t live(void)
+{
+	struct letw_stats st;
+
+	if (letw_get_stats(&st))
+		return (uint64_t)-1;
+	return st.live_methods + st.live_stubs + st.live_modules;
+}
+
+static void before_init(void)
+{
+	struct letw_method m = method_at(0x1000, 16);
+	struct letw_stats st;
+
+	CHECK_EQ(letw_method_publish(&m), -ESHUTDOWN);
+	CHECK_EQ(letw_method_unpublish(0x1000), -ESHUTDOWN);
+	CHECK_EQ(letw_capture_state(0, 1), -ESHUTDOWN);
+	CHECK_EQ(letw_shutdown(), -ESHUTDOWN);
+	CHECK_EQ(letw_get_stats(&st), -ESHUTDOWN);
+}
+
+static void bad_configs(void)
+{
+	struct letw_config c = { .size = sizeof(c) };
+
+	c.size = 4;
+	CHECK_EQ(letw_init(&c), -EINVAL);
+	c.size = sizeof(c);
+	c.flags = 0x80;
+	CHECK_EQ(letw_init(&c), -EINVAL);
+	c.flags = 0;
+	c.poll_period_ms = 10001;
+	CHECK_EQ(letw_init(&c), -EINVAL);
+}
+
+static void bad_records(void)
+{
+	struct letw_method m;
+	struct letw_stub s;
+	struct letw_module md = { .module_id = 7, .name = "mod" };
+	uint64_t before = live();
+	char *big = malloc(1 << 20);
+	char *edge = malloc(LETW_STRING_MAX + 2);
+	static const char *const bad_utf8[] = {
+		"\xff", "a\xc0\x80", "\xed\xa0\x80", "\xe2\x82", "\xf4\x90\x80\x80",
+		"\x80", "ok\xf0\x9f\x98",
+	};
+
+	CHECK_EQ(letw_method_publish(NULL), -EINVAL);
+	CHECK_EQ(letw_stub_publish(NULL), -EINVAL);
+	CHECK_EQ(letw_module_publish(NULL), -EINVAL);
+	m = method_at(0x1000, 0);
+	CHECK_EQ(letw_method_publish(&m), -EINVAL);
+	s = stub_at(0x1000, 0);
+	CHECK_EQ(letw_stub_publish(&s), -EINVAL);
+	m = method_at(UINT64_MAX - 10, 100);
+	CHECK_EQ(letw_method_publish(&m), -EINVAL);
+	s = stub_at(UINT64_MAX - 0xfff, 0x2000);
+	CHECK_EQ(letw_stub_publish(&s), -EINVAL);
+	m = method_at(0x1000, 16);
+	m.name = NULL;
+	CHECK_EQ(letw_method_publish(&m), -EINVAL);
+	m.name = "";
+	CHECK_EQ(letw_method_publish(&m), -EINVAL);
+	for (size_t i = 0; i < sizeof(bad_utf8) / sizeof(bad_utf8[0]); i++) {
+		m = method_at(0x1000, 16);
+		m.name = bad_utf8[i];
+		CHECK_EQ(letw_method_publish(&m), -EILSEQ);
+		m.name = "ok";
+		m.method_namespace = bad_utf8[i];
+		CHECK_EQ(letw_method_publish(&m), -EILSEQ);
+		m.method_namespace = NULL;
+		m.signature = bad_utf8[i];
+		CHECK_EQ(letw_method_publish(&m), -EILSEQ);
+		s = stub_at(0x1000, 16);
+		s.name = bad_utf8[i];
+		CHECK_EQ(letw_stub_publish(&s), -EILSEQ);
+		md.name = bad_utf8[i];
+		CHECK_EQ(letw_module_publish(&md), -EILSEQ);
+	}
+	/* A megabyte name, no NUL inside the first LETW_STRING_MAX bytes. */
+	memset(big, 'x', (1 << 20) - 1);
+	big[(1 << 20) - 1] = '\0';
+	m = method_at(0x1000, 16);
+	m.name = big;
+	CHECK_EQ(letw_method_publish(&m), -ENAMETOOLONG);
+	m.name = "ok";
+	m.signature = big;
+	CHECK_EQ(letw_method_publish(&m), -ENAMETOOLONG);
+	s = stub_at(0x1000, 16);
+	s.name = big;
+	CHECK_EQ(letw_stub_publish(&s), -ENAMETOOLONG);
+	md.name = big;
+	CHECK_EQ(letw_module_publish(&md), -ENAMETOOLONG);
+	/* The limit itself is accepted, one more byte is not. */
+	memset(edge, 'y', LETW_STRING_MAX + 1);
+	edge[LETW_STRING_MAX + 1] = '\0';
+	m = method_at(0x1000, 16);
+	m.name = edge;
+	CHECK_EQ(letw_method_publish(&m), -ENAMETOOLONG);
+	edge[LETW_STRING_MAX] = '\0';
+	CHECK_EQ(letw_method_publish(&m), 0);
+	CHECK_EQ(letw_method_unpublish(0x1000), 0);
+	md.module_id = 0;
+	md.name = "m";
+	CHECK_EQ(letw_module_publish(&md), -EINVAL);
+	md.module_id = 9;
+	md.name = NULL;
+	CHECK_EQ(letw_module_publish(&md), -EINVAL);
+	CHECK_EQ(live(), before);
+	free(big);
+	free(edge);
+}
+
+static void overlaps_and_unknowns(void)
+{
+	struct letw_method m = method_at(0x10000, 0x100);
+	struct letw_stub s;
+	struct letw_module md = { .module_id = 42, .name = "mod" };
+	uint64_t before = live();
+
+	CHECK_EQ(letw_method_publish(&m), 0);
+	m = method_at(0x10000, 0x100);
+	CHECK_EQ(letw_method_publish(&m), -EEXIST); /* same range */
+	m = method_at(0x100f0, 0x20);
+	CHECK_EQ(letw_method_publish(&m), -EEXIST); /* tail overlap */
+	m = method_at(0xff00, 0x101);
+	CHECK_EQ(letw_method_publish(&m), -EEXIST); /* head overlap */
+	m = method_at(0x8000, 0x100000);
+	CHECK_EQ(letw_method_publish(&m), -EEXIST); /* covers it, many pages */
+	s = stub_at(0x10080, 8);
+	CHECK_EQ(letw_stub_publish(&s), -EEXIST); /* stub inside a method */
+	s = stub_at(0x10100, 8);
+	CHECK_EQ(letw_stub_publish(&s), 0);       /* adjacent: fine */
+	CHECK_EQ(live(), before + 2);
+	/* Kinds are removed by their own call only. */
+	CHECK_EQ(letw_stub_unpublish(0x10000), -ENOENT);
+	CHECK_EQ(letw_method_unpublish(0x10100), -ENOENT);
+	CHECK_EQ(letw_method_unpublish(0x10001), -ENOENT); /* not a start */
+	CHECK_EQ(letw_method_unpublish(0xdead0000), -ENOENT);
+	CHECK_EQ(letw_method_unpublish(0x10000), 0);
+	CHECK_EQ(letw_method_unpublish(0x10000), -ENOENT); /* double */
+	CHECK_EQ(letw_stub_unpublish(0x10100), 0);
+	CHECK_EQ(letw_stub_unpublish(0x10100), -ENOENT);
+	CHECK_EQ(letw_module_publish(&md), 0);
+	CHECK_EQ(letw_module_publish(&md), -EEXIST);
+	CHECK_EQ(letw_module_unpublish(42), 0);
+	CHECK_EQ(letw_module_unpublish(42), -ENOENT);
+	CHECK_EQ(letw_module_unpublish(0), -ENOENT);
+	CHECK_EQ(live(), before);
+	/* A huge range, then a 1-byte overlap at its far end. The largest
+	 * there is (4 GiB - 1: one page node per 4 KiB page, ~1M of them)
+	 * takes minutes to publish (reported: the page index does not resize
+	 * while the publisher's read-side section lasts), so only --huge
+	 * tries it; the default is 64 MiB (16384 pages). */
+	m = method_at(0x100000000000ull, huge_size);
+	CHECK_EQ(letw_method_publish(&m), 0);
+	s = stub_at(0x100000000000ull + huge_size - 1, 1);
+	CHECK_EQ(letw_stub_publish(&s), -EEXIST);
+	CHECK_EQ(letw_method_unpublish(0x100000000000ull), 0);
+	CHECK_EQ(letw_stub_publish(&s), 0);
+	CHECK_EQ(letw_stub_unpublish(s.start), 0);
+	CHECK_EQ(live(), before);
+	CHECK_EQ(letw_get_stats(NULL), -EINVAL);
+	CHECK_EQ(letw_rundown_pass(99, LETW_KW_RUNDOWN_START, LETW_PROVIDER_RUNDOWN), -EINVAL);
+	CHECK_EQ(letw_rundown_pass(LETW_CONTROL_CAPTURE_STATE, 0, 5), -EINVAL);
+	CHECK_EQ(letw_rundown_pass(LETW_CONTROL_CAPTURE_STATE, 0x80, LETW_PROVIDER_RUNDOWN),
+		 LETW_PASS_NONE);
+}
+
+/* Racing overlapping publishes: both may fail, both never succeed. A
+ * barrier releases the racers together for each round. */
+#define RACERS 4
+static pthread_barrier_t bar;
+static int rounds = 2000;
+static int won_round[RACERS];
+
+static uint64_t race_start(int r, int me)
+{
+	/* Each racer's range overlaps every other's; starts differ so
+	 * cds_lfht_add_unique cannot be what refuses them: the page index
+	 * must. */
+	return 0x200000000ull + 0x100000ull * (uint64_t)r + 0x10ull * (uint64_t)me;
+}
+
+static void *racer(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+
+	for (int r = 0; r < rounds; r++) {
+		struct letw_stub s = stub_at(race_start(r, me), 0x1000);
+
+		pthread_barrier_wait(&bar);
+		won_round[me] = letw_stub_publish(&s) == 0;
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar); /* main has counted and cleaned */
+	}
+	return NULL;
+}
+
+static void overlap_race(void)
+{
+	pthread_t t[RACERS];
+	int doubles = 0, singles = 0;
+
+	pthread_barrier_init(&bar, NULL, RACERS + 1);
+	for (int i = 0; i < RACERS; i++)
+		pthread_create(&t[i], NULL, racer, (void *)(intptr_t)i);
+	for (int r = 0; r < rounds; r++) {
+		int won = 0;
+
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar);
+		for (int i = 0; i < RACERS; i++) {
+			if (won_round[i]) {
+				won++;
+				letw_stub_unpublish(race_start(r, i));
+			}
+		}
+		doubles += won > 1;
+		singles += won == 1;
+		pthread_barrier_wait(&bar);
+	}
+	for (int i = 0; i < RACERS; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&bar);
+	CHECK_EQ(doubles, 0);
+	printf("overlap race: %d rounds, %d with one winner, %d with none\n",
+	       rounds, singles, rounds - singles - doubles);
+}
+
+static int deadlk_ret = 1;
+
+static void capture_from_callback(int code, int level, uint64_t mask,
+				  int provider, void *ctx)
+{
+	if (code == LETW_CONTROL_CAPTURE_STATE)
+		deadlk_ret = letw_capture_state(0, 1);
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			rounds = 200;
+		} else if (!strcmp(argv[i], "--huge")) {
+			huge_size = UINT32_MAX;
+		} else {
+			fprintf(stderr, "usage: letw-hostile [--quick] [--huge]\n"
+					"  --quick  200 overlap-race rounds instead of 2000\n"
+					"  --huge   publish a 4 GiB - 1 range (minutes)\n");
+			return strcmp(argv[i], "--help") ? 2 : 0;
+		}
+	}
+	before_init();
+	bad_configs();
+	CHECK_EQ(letw_init(NULL), 0);
+	CHECK_EQ(letw_init(NULL), -EALREADY);
+	bad_records();
+	overlaps_and_unknowns();
+	overlap_race();
+	/* A capture asked from the control callback must fail, not hang. */
+	letw_set_control_fn(capture_from_callback, NULL);
+	CHECK_EQ(letw_capture_state(LETW_KW_RUNDOWN_START, 1) >= 0, 1);
+	CHECK_EQ(deadlk_ret, -EDEADLK);
+	letw_set_control_fn(NULL, NULL);
+	CHECK_EQ(letw_shutdown(), 0);
+	CHECK_EQ(letw_shutdown(), -ESHUTDOWN);
+	before_init(); /* same answers after shutdown */
+	/* And the library comes back. */
+	CHECK_EQ(letw_init(NULL), 0);
+	bad_records();
+	CHECK_EQ(letw_shutdown(), 0);
+	if (failures) {
+		fprintf(stderr, "letw-hostile: %d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("letw-hostile: all checks held\n");
+	return 0;
+}
