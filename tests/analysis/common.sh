@@ -15,7 +15,8 @@ letw_ensure_sessiond
 
 # anl_session PREFIX PID [CHANNEL] [EVENTS...]: a session recording the
 # given events (default: all runtime events and the DCStart rundown) of
-# process PID only, with the vpid/vtid contexts. Prints its name.
+# process PID only, with the vpid/vtid contexts (unless ANL_NO_CONTEXT is
+# set). Prints its name.
 anl_session() {
 	local prefix=$1 pid=$2 chan=${3:-} s ev
 	shift 3 2>/dev/null || shift $#
@@ -30,8 +31,10 @@ anl_session() {
 		lttng enable-event -u -s "$s" ${chan:+-c "$chan"} "$ev" \
 			--filter "\$ctx.vpid == $pid" >/dev/null || letw_fail "enable-event $ev"
 	done
-	lttng add-context -u -s "$s" ${chan:+-c "$chan"} -t vpid -t vtid >/dev/null ||
-		letw_fail "add-context"
+	if [ -z "${ANL_NO_CONTEXT:-}" ]; then
+		lttng add-context -u -s "$s" ${chan:+-c "$chan"} -t vpid -t vtid >/dev/null ||
+			letw_fail "add-context"
+	fi
 	echo "$s"
 }
 
