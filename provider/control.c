@@ -198,6 +198,8 @@ static void *control_main(void *arg)
 	/* Signals belong to the runtime's threads, never to ours. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/* Named so perf, top and gdb show which thread runs the passes. */
+	pthread_setname_np(pthread_self(), "letw-control");
 
 	while (!uatomic_read(&letw_g.stopping)) {
 		struct pollfd fds[MAX_POLLFDS];

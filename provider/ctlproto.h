@@ -42,7 +42,7 @@ struct letw_ctl_reply {
 	uint32_t passes;            /* LETW_PASS_* bits that ran */
 	uint64_t request_id;
 	uint64_t pass_id;           /* 0 when no pass ran */
-	uint64_t emitted;
+	uint64_t emitted;           /* records written, summed over the flavours run */
 	uint64_t skipped_raced;
 	uint64_t rundown_mask;      /* the mask the pass used (STATUS: live mask) */
 	uint64_t last_dcstart_pass_id; /* last pass whose dcstart_complete was emitted */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <urcu/uatomic.h>
+#include <urcu/wfstack.h>
 
 #include "record.h"
 
@@ -104,7 +105,6 @@ static struct letw_rec *rec_alloc(uint64_t start, uint32_t size,
 		return NULL;
 	rec->start = start;
 	rec->end = end;
-	rec->refs = 1;
 	rec->npages = (uint32_t)npages;
 	rec->pages = (struct letw_page_node *)(rec + 1);
 	for (uint64_t i = 0; i < npages; i++) {
@@ -204,7 +204,6 @@ int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
 	if (!mod)
 		return -ENOMEM;
 	cur = (char *)(mod + 1);
-	mod->refs = 1;
 	uatomic_inc(&allocated_recs);
 	mod->p = (struct letw_tp_module){
 		.module_id = m->module_id,
@@ -216,52 +215,111 @@ int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
 	return 0;
 }
 
-void letw_rec_get(struct letw_rec *rec)
-{
-	uatomic_inc(&rec->refs);
-}
-
 void letw_rec_put(struct letw_rec *rec)
 {
-	if (uatomic_sub_return(&rec->refs, 1) == 0) {
-		free(rec);
-		uatomic_dec(&allocated_recs);
-	}
+	free(rec);
+	uatomic_dec(&allocated_recs);
 }
 
-static void rec_put_rcu(struct rcu_head *head)
+void letw_module_rec_put(struct letw_module_rec *mod)
 {
-	letw_rec_put(caa_container_of(head, struct letw_rec, rcu));
+	free(mod);
+	uatomic_dec(&allocated_recs);
+}
+
+/*
+ * The parking lot. walks_active counts walks in progress; a release that
+ * finds it non-zero pushes the record on a wait-free stack instead of
+ * freeing it.
+ *
+ * Why a record a walker collected is never freed under it: the walker
+ * increments walks_active (a full barrier) before its read-side section.
+ * If that section found the record, the section began before the
+ * record's removal, so the removal's grace period waited for it, and the
+ * release callback — which runs after that grace period, itself ordered by
+ * full barriers — sees walks_active != 0 and parks. A callback that saw 0
+ * belongs to a record removed before the walk's section began, which that
+ * walk cannot have found. A release parked just after the last walk
+ * drained the lot waits for the next walk (or letw_walk_drain).
+ */
+static long walks_active;
+static struct cds_wfs_stack parked_recs, parked_mods;
+
+/* Before any thread can publish or walk: a library constructor. */
+__attribute__((constructor)) static void parking_init(void)
+{
+	cds_wfs_init(&parked_recs);
+	cds_wfs_init(&parked_mods);
+}
+
+/*
+ * The rcu_head is dead once its callback runs: its storage becomes the
+ * parking node (one pointer, within the rcu_head's two), so parking
+ * allocates nothing and writes nothing beyond the rcu_head — the walker
+ * may still be reading the record's other fields.
+ */
+_Static_assert(sizeof(struct cds_wfs_node) <= sizeof(struct rcu_head),
+	       "the parking node must fit in the rcu_head");
+
+static int park(struct rcu_head *head, struct cds_wfs_stack *lot)
+{
+	struct cds_wfs_node *node = (struct cds_wfs_node *)head;
+
+	if (!uatomic_read(&walks_active))
+		return 0;
+	cds_wfs_node_init(node);
+	cds_wfs_push(lot, node);
+	return 1;
+}
+
+static void rec_release_rcu(struct rcu_head *head)
+{
+	if (!park(head, &parked_recs))
+		letw_rec_put(caa_container_of(head, struct letw_rec, rcu));
+}
+
+static void module_release_rcu(struct rcu_head *head)
+{
+	if (!park(head, &parked_mods))
+		letw_module_rec_put(caa_container_of(head, struct letw_module_rec, rcu));
 }
 
 void letw_rec_put_deferred(struct letw_rec *rec)
 {
 	/* call_rcu enqueues on a wait-free queue and wakes the worker:
 	 * the calling runtime thread never waits for a grace period. */
-	urcu_bp_call_rcu(&rec->rcu, rec_put_rcu);
-}
-
-void letw_module_rec_get(struct letw_module_rec *mod)
-{
-	uatomic_inc(&mod->refs);
-}
-
-void letw_module_rec_put(struct letw_module_rec *mod)
-{
-	if (uatomic_sub_return(&mod->refs, 1) == 0) {
-		free(mod);
-		uatomic_dec(&allocated_recs);
-	}
-}
-
-static void module_put_rcu(struct rcu_head *head)
-{
-	letw_module_rec_put(caa_container_of(head, struct letw_module_rec, rcu));
+	urcu_bp_call_rcu(&rec->rcu, rec_release_rcu);
 }
 
 void letw_module_rec_put_deferred(struct letw_module_rec *mod)
 {
-	urcu_bp_call_rcu(&mod->rcu, module_put_rcu);
+	urcu_bp_call_rcu(&mod->rcu, module_release_rcu);
+}
+
+void letw_walk_begin(void)
+{
+	(void)uatomic_add_return(&walks_active, 1); /* full barrier */
+}
+
+static void drain(void)
+{
+	struct cds_wfs_head *head;
+	struct cds_wfs_node *node, *next;
+
+	if ((head = __cds_wfs_pop_all(&parked_recs)))
+		cds_wfs_for_each_blocking_safe(head, node, next)
+			letw_rec_put(caa_container_of((struct rcu_head *)node,
+						      struct letw_rec, rcu));
+	if ((head = __cds_wfs_pop_all(&parked_mods)))
+		cds_wfs_for_each_blocking_safe(head, node, next)
+			letw_module_rec_put(caa_container_of(
+				(struct rcu_head *)node, struct letw_module_rec, rcu));
+}
+
+void letw_walk_end(void)
+{
+	if (uatomic_sub_return(&walks_active, 1) == 0)
+		drain();
 }
 
 uint64_t letw_rec_allocated(void)

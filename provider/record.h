@@ -4,11 +4,14 @@
  * holding its payload (emitted straight from here by both the publish path
  * and the walker), its strings, and its nodes in the code table.
  *
- * Lifetime: a record starts with one reference, owned by the table. The
- * walker may pin it (one more reference) while it is reachable under
- * rcu_read_lock. Unpublish marks it dead, unlinks it, and drops the table's
- * reference from a call_rcu callback, i.e. after every reader that could
- * have found it has left its read-side section. The last reference frees.
+ * Lifetime: unpublish marks a record dead, unlinks it and hands it to
+ * call_rcu, so it is released only after every reader that could have
+ * found it has left its read-side section. The walker, though, keeps
+ * pointers to the records it collected under rcu_read_lock and emits from
+ * them *outside* any read-side section (walker.c says why). So while a walk
+ * is in progress, released records are parked instead of freed, and the
+ * walk frees the parking lot when it ends. This costs the walker one atomic
+ * per pass instead of a reference count write on every record it visits.
  */
 #ifndef LETW_RECORD_H
 #define LETW_RECORD_H
@@ -32,19 +35,23 @@ struct letw_page_node {
 	struct letw_rec *rec;
 };
 
+/*
+ * Field order follows the walker's reads: phase 1 touches only `node`;
+ * phase 2 reads `dead`, `kind` and the payload, then the strings. Keeping
+ * them adjacent keeps a record's walk to two or three cache lines.
+ */
 struct letw_rec {
 	struct cds_lfht_node node; /* code table, keyed by start */
-	struct rcu_head rcu;
-	uint64_t start;
-	uint64_t end; /* exclusive */
-	int kind;
 	int dead;     /* 0 → 1 once, by the one unpublish that wins (cmpxchg) */
-	long refs;
-	uint32_t npages;
+	int kind;
 	union {
 		struct letw_tp_method method;
 		struct letw_tp_stub stub;
 	} p;
+	struct rcu_head rcu;
+	uint64_t start;
+	uint64_t end; /* exclusive */
+	uint32_t npages;
 	struct letw_page_node *pages; /* npages entries, same allocation */
 };
 
@@ -52,7 +59,6 @@ struct letw_module_rec {
 	struct cds_lfht_node node; /* module table, keyed by module_id */
 	struct rcu_head rcu;
 	int dead;
-	long refs;
 	struct letw_tp_module p;
 };
 
@@ -61,7 +67,8 @@ struct letw_module_rec {
 /* Validation shared by every publish call: 0 or a negative errno. */
 int letw_validate_string(const char *s, int required);
 
-/* Build a record (validated, strings copied); *out owns one reference. */
+/* Build a record (validated, strings copied), owned by the caller until
+ * it is linked into a table. */
 int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
 			struct letw_rec **out);
 int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
@@ -69,14 +76,17 @@ int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
 int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
 			struct letw_module_rec **out);
 
-void letw_rec_get(struct letw_rec *rec);
+/* Free a record no other thread can have seen (never linked). */
 void letw_rec_put(struct letw_rec *rec);
-/* Drop the table's reference after a grace period (never waits). */
+void letw_module_rec_put(struct letw_module_rec *mod);
+/* Release an unlinked record after a grace period (never waits). */
 void letw_rec_put_deferred(struct letw_rec *rec);
 void letw_module_rec_put_deferred(struct letw_module_rec *mod);
 
-void letw_module_rec_get(struct letw_module_rec *mod);
-void letw_module_rec_put(struct letw_module_rec *mod);
+/* Bracket a walk: records released in between are parked, not freed, and
+ * freed when the last walk in progress ends. */
+void letw_walk_begin(void);
+void letw_walk_end(void);
 
 /* Records (code and modules) allocated and not yet freed: the live ones
  * plus those waiting for a grace period or a walker's pin. */

@@ -39,7 +39,7 @@ struct letw_walk_sink {
 struct letw_walk_stats {
 	uint64_t emitted[LETW_NR_FLAVOURS];
 	uint64_t skipped_raced;
-	uint64_t pinned;         /* records held across the emission phase */
+	uint64_t pinned;         /* records collected in phase 1, emitted in phase 2 */
 	uint64_t read_side_ns;   /* time spent inside rcu_read_lock */
 };
 
