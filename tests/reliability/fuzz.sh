@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Build the libFuzzer harnesses (clang + ASan + UBSan + coverage, sub-build
+# BUILD_DIR/reliability-fuzz) and run each for SECONDS:
+#   letw-fuzz-ctlsock  the control-socket request path (provider/ctlsock.c)
+#   letw-fuzz-trace    mutated CTF streams through sink.etw.report
+# usage: fuzz.sh SOURCE_DIR BUILD_DIR [SECONDS]   (default 25 each)
+# BUILD_DIR is a plain build: its letw-faultapp records the seed trace.
+# Corpora are kept in BUILD_DIR/reliability-fuzz/corpus-* between runs;
+# crashes are written there too (crash-*), and fail the test.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/lttng.sh"
+src=$1 bin=$2 secs=${3:-25}
+[ -d "$src" ] && [ -d "$bin" ] || letw_fail "usage: $0 SOURCE_DIR BUILD_DIR [SECONDS]"
+command -v clang >/dev/null || letw_fail "clang is needed (Debian: clang, libclang-rt-14-dev)"
+fz="$bin/reliability-fuzz"
+letw_log "building the harnesses in $fz"
+CC=clang cmake -S "$src" -B "$fz" -DLETW_FUZZ=ON -DLETW_WERROR=OFF \
+	-DLETW_SANITIZE=address,undefined,fuzzer-no-link \
+	-DLETW_BUILD_EXAMPLES=OFF -DLETW_BUILD_BENCH=OFF >"$fz.log" 2>&1 ||
+	{ cat "$fz.log" >&2; letw_fail "configure"; }
+cmake --build "$fz" -j2 --target letw-fuzz-ctlsock letw-fuzz-trace letw-bt-plugin \
+	>>"$fz.log" 2>&1 || { tail -40 "$fz.log" >&2; letw_fail "build"; }
+plugin=$(ls "$fz"/analysis/plugins/babeltrace-plugin-etw.so) || letw_fail "no plugin built"
+
+# Seed trace: a real session recording a real runtime's loads, unloads
+# and both rundown flavours.
+letw_ensure_sessiond
+mkfifo "$LETW_TEST_TMP/in"
+"$bin/bin/letw-faultapp" --records 40 <"$LETW_TEST_TMP/in" >"$LETW_TEST_TMP/out" &
+app=$!; letw_track "$app"
+exec 3>"$LETW_TEST_TMP/in"
+letw_wait_for grep -q '^ready' "$LETW_TEST_TMP/out" || letw_fail "seed runtime"
+s=$(letw_session_create letw-fuzz-seed) || exit 1
+lttng enable-channel -u -s "$s" --subbuf-size=64k --num-subbuf=4 chan >/dev/null
+lttng add-context -u -s "$s" -c chan -t vpid -t vtid >/dev/null
+lttng enable-event -u -s "$s" -c chan 'letw_runtime:*,letw_rundown:*' \
+	--filter "\$ctx.vpid == $app" >/dev/null
+lttng start "$s" >/dev/null || letw_fail "start"
+echo "check" >&3; echo "capture 0x150" >&3; echo "check" >&3; echo quit >&3
+wait "$app" || letw_fail "seed runtime failed"
+lttng stop "$s" >/dev/null
+meta=$(find "$LETW_TEST_TMP/$s" -name metadata | head -1)
+[ -n "$meta" ] || letw_fail "seed trace has no metadata"
+
+mkdir -p "$fz/corpus-trace" "$fz/corpus-ctlsock"
+# The frame: the biggest stream file; the seed: its first packet's events.
+frame=$(ls -S "$(dirname "$meta")"/* | grep -v '/metadata$' | head -1)
+[ -s "$frame" ] || letw_fail "seed trace has no stream data"
+tail -c +97 "$frame" | head -c $((65536 - 96)) >"$fz/corpus-trace/seed-events"
+# Seed requests: one well-formed request of each type.
+for t in 1 2 3; do
+	$LETW_PY -c "import struct,sys; sys.stdout.buffer.write(struct.pack('=IHHQQ', 0x4C455457, 1, $t, 0x40, 9))" \
+		>"$fz/corpus-ctlsock/seed-$t"
+done
+
+rc=0
+run_fuzzer() { # NAME corpus [env...]
+	local name=$1 corpus=$2; shift 2
+	letw_log "fuzzing $name for ${secs}s"
+	(cd "$fz" && env UBSAN_OPTIONS=halt_on_error=0 "$@" "$fz/bin/$name" \
+		-max_total_time="$secs" -timeout=20 -max_len=65536 \
+		-rss_limit_mb=4096 -print_final_stats=1 "$corpus") >"$fz/$name.log" 2>&1
+	local r=$?
+	grep -E '^(stat::number_of_executed_units|Done)' "$fz/$name.log" >&2
+	# UBSan findings do not stop the run (halt_on_error=0): list them.
+	grep -h 'runtime error' "$fz/$name.log" | sort | uniq -c | sed 's/^/WARN: UBSan: /' >&2
+	if [ $r -ne 0 ]; then
+		tail -60 "$fz/$name.log" >&2
+		echo "FAIL: $name found a crash (see $fz/$name.log, crash-* in $fz)" >&2
+		rc=1
+	fi
+}
+run_fuzzer letw-fuzz-ctlsock "$fz/corpus-ctlsock"
+run_fuzzer letw-fuzz-trace "$fz/corpus-trace" LETW_FUZZ_METADATA="$meta" \
+	LETW_FUZZ_FRAME="$frame" \
+	LETW_FUZZ_PLUGIN="$plugin" ASAN_OPTIONS=detect_leaks=0
+[ $rc -eq 0 ] && echo "PASS: fuzzing, ${secs}s per harness"
+exit $rc
