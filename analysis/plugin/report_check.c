@@ -34,6 +34,9 @@ static uint64_t sort_count_dups(uint64_t *k, size_t n)
 	uint64_t d = 0;
 	size_t i;
 
+	/* An empty pass has no array at all: qsort(NULL, 0) is undefined. */
+	if (n < 2)
+		return 0;
 	qsort(k, n, sizeof(*k), cmp_u64);
 	for (i = 1; i < n; i++)
 		d += k[i] == k[i - 1];
@@ -42,7 +45,7 @@ static uint64_t sort_count_dups(uint64_t *k, size_t n)
 
 static int contains(const uint64_t *k, size_t n, uint64_t key)
 {
-	return bsearch(&key, k, n, sizeof(*k), cmp_u64) != NULL;
+	return n && bsearch(&key, k, n, sizeof(*k), cmp_u64) != NULL;
 }
 
 static struct letw_rproc *proc_of(struct letw_report *r, int64_t vpid)
