@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/deps.sh"
 
 letw_install_deps
-letw_build "$root" "$root/build" -DLETW_BUILD_TESTS=OFF
+letw_build "$root" "$root/build"
 letw_start_sessiond || { echo "cannot start lttng-sessiond" >&2; exit 1; }
 
 bin="$root/build/bin"

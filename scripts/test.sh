@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/deps.sh"
 
 letw_install_deps $LETW_DEPS_TEST
-letw_build "$root" "$root/build"
+letw_build "$root" "$root/build" -DLETW_BUILD_TESTS=ON
 letw_start_sessiond || { echo "cannot start lttng-sessiond" >&2; exit 1; }
 cd "$root/build"
 if [ -n "${LETW_LONG:-}" ]; then
