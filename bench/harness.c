@@ -50,14 +50,15 @@ static void on_control(int code, int level, uint64_t mask, int provider,
 	(void)ctx;
 	if (code == LETW_CONTROL_ENABLE_PROVIDER && provider >= 0 && provider <= 1)
 		uatomic_inc(&ctl_enables[provider]);
-	if (ctl_n < CTL_LOG_MAX) {
+	/* Our own capture requests are not worth a line. */
+	if (code != LETW_CONTROL_CAPTURE_STATE && ctl_n < CTL_LOG_MAX) {
 		ctl_log[ctl_n] = (struct ctl_event){ bench_now_ns(), code, provider, mask };
 		uatomic_inc(&ctl_n);
 	}
 }
 
-void bench_report_control(const struct bench_opts *o, const char *measure,
-			  unsigned rundown_enables, unsigned runtime_enables)
+int bench_report_control(const struct bench_opts *o, const char *measure,
+			 unsigned rundown_enables, unsigned runtime_enables)
 {
 	unsigned rd = uatomic_read(&ctl_enables[LETW_PROVIDER_RUNDOWN]);
 	unsigned rt = uatomic_read(&ctl_enables[LETW_PROVIDER_RUNTIME]);
@@ -65,22 +66,29 @@ void bench_report_control(const struct bench_opts *o, const char *measure,
 	bench_row(measure, o->variant, o->methods, "enables_seen", rd + rt, "requests");
 	bench_row(measure, o->variant, o->methods, "enables_expected",
 		  rundown_enables + runtime_enables, "requests");
-	if (rd != rundown_enables || rt != runtime_enables)
+	if (rd != rundown_enables || rt != runtime_enables) {
 		bench_note("%s %s N=%lu: perturbed by another session: %u/%u rundown and "
 			   "%u/%u runtime ENABLE requests seen/expected",
 			   measure, o->variant, o->methods, rd, rundown_enables, rt,
 			   runtime_enables);
+		bench_control_log_notes(measure, ctl_log[0].ns);
+		return 1;
+	}
+	return 0;
 }
 
 void bench_control_log_notes(const char *measure, uint64_t t0_ns)
 {
 	unsigned n = uatomic_read(&ctl_n);
 
+	if (n > 24)
+		n = 24; /* enough to see who enabled what */
+
 	for (unsigned i = 0; i < n; i++)
-		bench_note("%s control request: %+.3f ms code %d provider %d mask 0x%llx",
+		bench_note("%s control request: %+.3f ms (CLOCK_MONOTONIC %.3f s) code %d provider %d mask 0x%llx",
 			   measure, ((double)ctl_log[i].ns - (double)t0_ns) / 1e6,
-			   ctl_log[i].code, ctl_log[i].provider,
-			   (unsigned long long)ctl_log[i].mask);
+			   (double)ctl_log[i].ns / 1e9, ctl_log[i].code,
+			   ctl_log[i].provider, (unsigned long long)ctl_log[i].mask);
 }
 
 int bench_letw_init(void)
@@ -207,9 +215,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	o.variant = BENCH_VARIANT;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].fn(&o) ? 1 : 0;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(cmd, commands[i].name)) {
+			ret = commands[i].fn(&o);
+			return ret == BENCH_PERTURBED ? 3 : ret ? 1 : 0;
+		}
+	}
 	fprintf(stderr, "%s: unknown command '%s'; try --help\n", argv[0], cmd);
 	return 2;
 }

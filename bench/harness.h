@@ -45,8 +45,12 @@ int bench_latency(const struct bench_opts *o);
  * reports how many ENABLE_PROVIDER requests it saw against how many its
  * own starts explain, so report.py can flag perturbed figures.
  */
-void bench_report_control(const struct bench_opts *o, const char *measure,
-			  unsigned rundown_enables, unsigned runtime_enables);
+int bench_report_control(const struct bench_opts *o, const char *measure,
+			 unsigned rundown_enables, unsigned runtime_enables);
+/* What a measure returns when it completed but bench_report_control found
+ * it perturbed (returned non-zero); the program then exits with 3 so
+ * run.sh can retry it. */
+#define BENCH_PERTURBED 3
 /* Every logged request as a note, times relative to t0_ns. */
 void bench_control_log_notes(const char *measure, uint64_t t0_ns);
 

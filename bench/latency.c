@@ -84,6 +84,7 @@ int bench_latency(const struct bench_opts *o)
 	struct bench_session s = { 0 };
 	unsigned n = o->iterations, max_stamps = 4 * o->iterations + 16;
 	unsigned got = 0, valid;
+	int perturbed;
 	uint64_t *before, *cli, *stamps, *lat;
 	int ret = -1;
 
@@ -128,7 +129,7 @@ int bench_latency(const struct bench_opts *o)
 	bench_row("latency", o->variant, o->methods, "cycles_measured", valid, "cycles");
 	bench_row("latency", o->variant, o->methods, "cycles_perturbed", n - valid,
 		  "cycles");
-	bench_report_control(o, "latency", n, 0);
+	perturbed = bench_report_control(o, "latency", n, 0);
 	if (!valid) {
 		fprintf(stderr, "bench: no start produced its own dcstart_init\n");
 		goto out;
@@ -143,7 +144,7 @@ int bench_latency(const struct bench_opts *o)
 		  (double)lat[valid - 1], "ns");
 	bench_row("latency", o->variant, o->methods, "lttng_start_cli_median_ns",
 		  (double)cli[n / 2], "ns");
-	ret = 0;
+	ret = perturbed ? BENCH_PERTURBED : 0;
 out:
 	bench_session_destroy(&s, o->keep_trace);
 	letw_shutdown();

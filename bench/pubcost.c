@@ -126,11 +126,10 @@ int bench_pubcost(const struct bench_opts *o)
 	report(o, o->variant, "publish_on", ns, o->ops, overhead);
 	bench_row("pubcost", o->variant, o->methods, "discarded_events",
 		  (double)discarded, "events");
-	bench_report_control(o, "pubcost", 0, 1);
+	ret = bench_report_control(o, "pubcost", 0, 1) ? BENCH_PERTURBED : 0;
 	bench_channel_desc(o, chan, sizeof(chan));
 	bench_note("pubcost %s N=%lu: %u timed publishes per case, clock overhead %llu ns subtracted; channel: %s",
 		   o->variant, o->methods, o->ops, (unsigned long long)overhead, chan);
-	ret = 0;
 out:
 	bench_session_destroy(&s, o->keep_trace);
 	letw_shutdown();

@@ -84,8 +84,7 @@ int bench_rate(const struct bench_opts *o)
 		  (double)discarded, "events");
 	bench_row("rate", o->variant, o->methods, "lost_packets", (double)lost,
 		  "packets");
-	bench_report_control(o, "rate", 1, 0);
-	ret = 0;
+	ret = bench_report_control(o, "rate", 1, 0) ? BENCH_PERTURBED : 0;
 out:
 	bench_session_destroy(&s, o->keep_trace);
 	letw_shutdown();

@@ -91,22 +91,37 @@ NOTES=$TMP/notes.txt
 echo "channel,measure,variant,methods,metric,value,unit" >"$CSV"
 : >"$NOTES"
 
+over_budget() { [ $(( $(date +%s) - SCRIPT_START )) -gt "$1" ]; }
+
 # run CHANNEL PROGRAM ARGS... : rows go to the CSV (tagged with the channel
-# configuration), notes to notes.txt, both echoed to the terminal.
+# configuration), notes to notes.txt, notes also to the terminal. A program
+# exits 3 when it completed but saw requests from another session (see
+# README): it is run once more, budget permitting, and only the last
+# attempt's rows are kept. LAST_STATUS holds the final exit status.
 run() {
 	local chan=$1; shift
-	local out status=0 n
+	local out status n attempt
 	n=$(printf '%s\n' "$@" | grep -A1 -x -- -n | tail -1)
-	if [ "$n" = 1000000 ] && [ $(( $(date +%s) - SCRIPT_START )) -gt "$BUDGET" ]; then
+	if [ "$n" = 1000000 ] && over_budget "$BUDGET"; then
 		log "skipped (time budget of ${BUDGET}s spent): $*"
 		echo "# skipped (time budget of ${BUDGET}s spent): $(basename "$1") ${*:2}" >>"$NOTES"
+		LAST_STATUS=0
 		return 0
 	fi
-	out=$("$@" -P "$PREFIX" -O "$TMP" --fill-timeout "$FILL_TIMEOUT") || status=$?
+	for attempt in 1 2; do
+		status=0
+		out=$("$@" -P "$PREFIX" -O "$TMP" --fill-timeout "$FILL_TIMEOUT") || status=$?
+		if [ $status -eq 3 ] && [ $attempt = 1 ] && ! over_budget $((BUDGET - 60)); then
+			log "perturbed by another session, running again: $*"
+			echo "# perturbed by another session, ran again: $(basename "$1") ${*:2}" >>"$NOTES"
+			continue
+		fi
+		break
+	done
 	printf '%s\n' "$out" | grep '^#' >>"$NOTES" || true
 	printf '%s\n' "$out" | grep -v '^#' | grep . | sed "s/^/$chan,/" >>"$CSV" || true
 	printf '%s\n' "$out" | grep '^#' >&2 || true
-	if [ $status -ne 0 ]; then
+	if [ $status -ne 0 ] && [ $status -ne 3 ]; then
 		log "FAILED ($status): $*"
 		echo "# FAILED ($status): $(basename "$1") ${*:2}" >>"$NOTES"
 	fi
@@ -130,7 +145,7 @@ for v in letw-bench letw-bench-globallock; do
 	for attempt in 1 2 3; do
 		log "latency $v (attempt $attempt)"
 		run blocking "$BIN/$v" latency -n 10000 -i "$LAT_ITER" "${BLOCK[@]}"
-		[ "$LAST_STATUS" = 0 ] && break
+		[ "$LAST_STATUS" = 0 ] || [ "$LAST_STATUS" = 3 ] && break
 		sleep 15
 	done
 done

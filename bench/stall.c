@@ -255,7 +255,8 @@ int bench_stall(const struct bench_opts *o)
 		  (double)discarded, "events");
 	bench_row("stall", o->variant, o->methods, "lost_packets", (double)lost,
 		  "packets");
-	bench_report_control(o, "stall", 1, 0);
+	if (bench_report_control(o, "stall", 1, 0) && !ret)
+		ret = BENCH_PERTURBED;
 out_session:
 	bench_session_destroy(&s, o->keep_trace);
 out_letw:
