@@ -134,51 +134,66 @@ LETW_API int letw_tracing_available(void)
 	return letw_g.tracing;
 }
 
-static int publish(struct letw_rec *rec)
+/*
+ * Enter the read-side section every hot path runs in and return the live
+ * table, or leave it again and return NULL outside init..shutdown.
+ * letw_shutdown unpublishes the table and then waits for a grace period,
+ * so the table returned stays valid until table_exit.
+ */
+static struct letw_table *table_enter(void)
 {
 	struct letw_table *t;
-	int ret;
 
 	urcu_bp_read_lock();
 	t = rcu_dereference(letw_g.table);
-	if (!t) {
+	if (!t)
 		urcu_bp_read_unlock();
+	return t;
+}
+
+static void table_exit(void)
+{
+	urcu_bp_read_unlock();
+}
+
+static void emit_rec(int unload, const struct letw_rec *rec)
+{
+	if (rec->kind == LETW_REC_METHOD)
+		letw_emit_method(unload, &rec->p.method);
+	else
+		letw_emit_stub(unload, &rec->p.stub);
+}
+
+static int publish(struct letw_rec *rec)
+{
+	struct letw_table *t = table_enter();
+	int ret;
+
+	if (!t) {
 		letw_rec_put(rec); /* never linked */
 		return -ESHUTDOWN;
 	}
 	ret = letw_table_insert(t, rec);
-	if (!ret) {
-		if (rec->kind == LETW_REC_METHOD)
-			letw_emit_method(0, &rec->p.method);
-		else
-			letw_emit_stub(0, &rec->p.stub);
-	}
-	urcu_bp_read_unlock();
+	if (!ret)
+		emit_rec(0, rec);
+	table_exit();
 	return ret;
 }
 
 static int unpublish(uint64_t start, int kind)
 {
-	struct letw_table *t;
+	struct letw_table *t = table_enter();
 	struct letw_rec *rec;
 	int ret;
 
-	urcu_bp_read_lock();
-	t = rcu_dereference(letw_g.table);
-	if (!t) {
-		urcu_bp_read_unlock();
+	if (!t)
 		return -ESHUTDOWN;
-	}
 	ret = letw_table_remove(t, start, kind, &rec);
-	if (!ret) {
-		/* Still inside the read-side section: rec cannot be freed
-		 * before the unload event is written. */
-		if (kind == LETW_REC_METHOD)
-			letw_emit_method(1, &rec->p.method);
-		else
-			letw_emit_stub(1, &rec->p.stub);
-	}
-	urcu_bp_read_unlock();
+	/* Still inside the read-side section: rec cannot be freed before
+	 * the unload event is written. */
+	if (!ret)
+		emit_rec(1, rec);
+	table_exit();
 	if (!ret)
 		letw_rec_put_deferred(rec);
 	return ret;
@@ -218,36 +233,29 @@ LETW_API int letw_module_publish(const struct letw_module *module)
 
 	if (ret)
 		return ret;
-	urcu_bp_read_lock();
-	t = rcu_dereference(letw_g.table);
-	if (!t) {
-		urcu_bp_read_unlock();
+	if (!(t = table_enter())) {
 		letw_module_rec_put(mod);
 		return -ESHUTDOWN;
 	}
 	ret = letw_table_module_insert(t, mod);
 	if (!ret)
 		letw_emit_module(0, &mod->p);
-	urcu_bp_read_unlock();
+	table_exit();
 	return ret;
 }
 
 LETW_API int letw_module_unpublish(uint64_t module_id)
 {
 	struct letw_module_rec *mod;
-	struct letw_table *t;
+	struct letw_table *t = table_enter();
 	int ret;
 
-	urcu_bp_read_lock();
-	t = rcu_dereference(letw_g.table);
-	if (!t) {
-		urcu_bp_read_unlock();
+	if (!t)
 		return -ESHUTDOWN;
-	}
 	ret = letw_table_module_remove(t, module_id, &mod);
 	if (!ret)
 		letw_emit_module(1, &mod->p);
-	urcu_bp_read_unlock();
+	table_exit();
 	if (!ret)
 		letw_module_rec_put_deferred(mod);
 	return ret;
@@ -287,14 +295,12 @@ LETW_API int letw_get_stats(struct letw_stats *out)
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	urcu_bp_read_lock();
-	t = rcu_dereference(letw_g.table);
-	if (t) {
+	if ((t = table_enter())) {
 		out->live_methods = (uint64_t)uatomic_read(&t->live_methods);
 		out->live_stubs = (uint64_t)uatomic_read(&t->live_stubs);
 		out->live_modules = (uint64_t)uatomic_read(&t->live_modules);
+		table_exit();
 	}
-	urcu_bp_read_unlock();
 	out->passes = uatomic_read(&letw_g.passes);
 	out->rundown_emitted = uatomic_read(&letw_g.rundown_emitted);
 	out->rundown_skipped_raced = uatomic_read(&letw_g.rundown_skipped);
