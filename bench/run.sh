@@ -195,7 +195,8 @@ META=$TMP/meta.txt
 mkdir -p "$OUT"
 cp "$CSV" "$OUT/results.csv"
 cp "$NOTES" "$OUT/notes.txt"
-/usr/bin/python3 "$ROOT/bench/report.py" --csv "$OUT/results.csv" --meta "$META" \
-	--notes "$NOTES" --out "$OUT"
+cp "$META" "$OUT/meta.txt"
+/usr/bin/python3 "$ROOT/bench/report.py" --csv "$OUT/results.csv" --meta "$OUT/meta.txt" \
+	--notes "$OUT/notes.txt" --out "$OUT"
 (cd "$OUT" && gnuplot plots.gp)
 log "done in ${ELAPSED}s: $OUT/results.md"

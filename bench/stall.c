@@ -37,7 +37,27 @@ struct jit {
 	unsigned pause_ns;
 	int failed;
 	struct bench_hist pub[3], unpub[3]; /* by phase; [0] unused */
+	/* Scheduler accounting over the rundown phase, read by the thread
+	 * itself: time on CPU, time runnable but waiting for a CPU. The rest
+	 * of the wall time the thread was asleep (blocked on a futex, ...). */
+	uint64_t sched_start[3], sched_end[3]; /* wall, cpu, run_delay */
 };
+
+/* /proc/thread-self/schedstat: "cpu_ns run_delay_ns timeslices". */
+static void read_sched(uint64_t out[3])
+{
+	unsigned long long cpu = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	out[0] = bench_now_ns();
+	if (f) {
+		if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
+			cpu = delay = 0;
+		fclose(f);
+	}
+	out[1] = cpu;
+	out[2] = delay;
+}
 
 static int churn_publish(struct jit *j, unsigned long k)
 {
@@ -90,7 +110,15 @@ static void *jit_main(void *arg)
 	for (k = 0; k < RING; k++)
 		if (churn_publish(j, k))
 			goto fail;
-	for (k = 0; uatomic_read(&phase) != PHASE_DONE; k++) {
+	for (k = 0;; k++) {
+		int ph = uatomic_read(&phase);
+
+		if (ph == PHASE_RUNDOWN && !j->sched_start[0])
+			read_sched(j->sched_start);
+		if (ph == PHASE_DONE) {
+			read_sched(j->sched_end);
+			break;
+		}
 		if (churn_unpublish(j, k) || churn_publish(j, k + RING))
 			goto fail;
 		if (j->pause_ns)
@@ -152,7 +180,7 @@ int bench_stall(const struct bench_opts *o)
 	struct letw_stats st0, st1;
 	struct bench_hist pub[3], unpub[3];
 	uint64_t t_end, pass_max = 0, pass_sum = 0, discarded = 0, lost = 0;
-	uint64_t rd_start, rd_ns;
+	uint64_t rd_start, rd_ns, sched_wall = 0, sched_cpu = 0, sched_wait = 0;
 	unsigned passes = 0;
 	char chan[160];
 	int ret = -1;
@@ -221,6 +249,15 @@ int bench_stall(const struct bench_opts *o)
 	memset(unpub, 0, sizeof(unpub));
 	ret = 0;
 	for (unsigned i = 0; i < o->threads; i++) {
+		uint64_t wall = jits[i].sched_end[0] - jits[i].sched_start[0];
+		uint64_t cpu = jits[i].sched_end[1] - jits[i].sched_start[1];
+		uint64_t wait = jits[i].sched_end[2] - jits[i].sched_start[2];
+
+		if (jits[i].sched_start[0] && wall) {
+			sched_wall += wall;
+			sched_cpu += cpu;
+			sched_wait += wait;
+		}
 		for (int ph = PHASE_IDLE; ph <= PHASE_RUNDOWN; ph++) {
 			bench_hist_merge(&pub[ph], &jits[i].pub[ph]);
 			bench_hist_merge(&unpub[ph], &jits[i].unpub[ph]);
@@ -241,6 +278,12 @@ int bench_stall(const struct bench_opts *o)
 	report_hist(o, "publish", "_idle", &pub[PHASE_IDLE]);
 	bench_row("stall", o->variant, o->methods, "passes", passes, "passes");
 	bench_row("stall", o->variant, o->methods, "rundown_phase_ns", (double)rd_ns, "ns");
+	/* JIT threads' wall time in the rundown phase, split by the kernel's
+	 * accounting: running, runnable but waiting for a CPU (preempted:
+	 * CPU contention), and the rest, asleep (blocked on a lock). */
+	bench_row("stall", o->variant, o->methods, "jit_wall_ns", (double)sched_wall, "ns");
+	bench_row("stall", o->variant, o->methods, "jit_cpu_ns", (double)sched_cpu, "ns");
+	bench_row("stall", o->variant, o->methods, "jit_runqueue_wait_ns", (double)sched_wait, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_max_ns", (double)pass_max, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_mean_ns",
 		  passes ? (double)pass_sum / passes : 0, "ns");
