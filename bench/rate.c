@@ -7,6 +7,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <urcu/uatomic.h>
 
 #include <lttng-etw/lttng-etw.h>
 
@@ -14,6 +17,29 @@
 #include "session.h"
 
 static const char *const rundown_events[] = { "letw_rundown:*", NULL };
+
+/*
+ * The walker's phase 1 (pinning every record inside one read-side section)
+ * is reported only in the library's debug log line "pass N (...): ...,
+ * X pinned, Y ns read side". We read it through the public log callback;
+ * if the wording changes the figure is simply absent. Called on the
+ * control thread; the main thread reads it after the pass it waited for.
+ */
+static uint64_t read_side_ns, read_side_max_ns;
+
+static void on_log(enum letw_log_level level, const char *msg, void *ctx)
+{
+	const char *p = strstr(msg, " ns read side");
+	unsigned long long ns;
+
+	(void)ctx;
+	if (level != LETW_LOG_DEBUG || !p)
+		return;
+	while (p > msg && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (sscanf(p, "%llu", &ns) == 1)
+		uatomic_set(&read_side_ns, (uint64_t)ns);
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -32,10 +58,13 @@ int bench_rate(const struct bench_opts *o)
 	int ret = -1;
 
 	rates = calloc(o->passes, sizeof(*rates));
+	/* Debug level carries the per-pass walker figures (see on_log). */
+	setenv("LETW_LOG", "debug", 1);
 	if (!rates || bench_letw_init()) {
 		free(rates);
 		return -1;
 	}
+	letw_set_log_fn(on_log, NULL);
 	if (bench_fill(o, "rate"))
 		goto out;
 	if (bench_session_create(&s, o, "rate", rundown_events) ||
@@ -61,6 +90,8 @@ int bench_rate(const struct bench_opts *o)
 		}
 		rates[done] = (double)(b.rundown_emitted - a.rundown_emitted) * 1e9 /
 			      (double)(t1 - t0);
+		if (uatomic_read(&read_side_ns) > read_side_max_ns)
+			read_side_max_ns = uatomic_read(&read_side_ns);
 	}
 	if (bench_session_stop(&s) || bench_session_discarded(&s, &discarded, &lost))
 		goto out;
@@ -80,6 +111,9 @@ int bench_rate(const struct bench_opts *o)
 		bench_note("rate %s N=%lu: %llu events discarded, rate not reported",
 			   o->variant, o->methods, (unsigned long long)discarded);
 	}
+	if (read_side_max_ns)
+		bench_row("rate", o->variant, o->methods, "read_side_max_ns",
+			  (double)read_side_max_ns, "ns");
 	bench_row("rate", o->variant, o->methods, "discarded_events",
 		  (double)discarded, "events");
 	bench_row("rate", o->variant, o->methods, "lost_packets", (double)lost,

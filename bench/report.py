@@ -122,16 +122,19 @@ class Report:
 
     def rate_table(self):
         out = ["| methods | channel | lock-free | global-lock | raw loop (limit) | lock-free / raw "
-               "| global-lock / raw | discarded (lf / gl / raw) |",
-               "|---:|---|---:|---:|---:|---:|---:|---|"]
+               "| global-lock / raw | walker phase 1 (pinning, inside rcu_read_lock), longest (lf / gl) "
+               "| discarded (lf / gl / raw) |",
+               "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
         for n in self.sizes:
             for ch in ("blocking", "discard"):
                 r = {v: self.get(ch, "rate", v, n, "records_per_s_best") for v in (LF, GL, RAW)}
                 d = {v: self.get(ch, "rate", v, n, "discarded_events") for v in (LF, GL, RAW)}
                 if all(x is None for x in d.values()):
                     continue
+                rs = [self.get(ch, "rate", v, n, "read_side_max_ns") for v in (LF, GL)]
                 out.append(f"| {n:,} | {ch} | {rate(r[LF])} | {rate(r[GL])} | {rate(r[RAW])} "
                            f"| {ratio(r[LF], r[RAW], 2)} | {ratio(r[GL], r[RAW], 2)} "
+                           f"| {t(rs[0])} / {t(rs[1])} "
                            f"| {count(d[LF])} / {count(d[GL])} / {count(d[RAW])} |")
         return "\n".join(out)
 
