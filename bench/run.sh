@@ -44,13 +44,13 @@ fi
 STALL_THREADS=${STALL_THREADS:-1}
 # Channel configurations (per CPU, per-UID buffers).
 BLOCK_SUBBUF=4M; BLOCK_NUM=8     # blocking: lossless, consumer-paced
-DISC_SUBBUF=64M; DISC_NUM=16     # discard: 1 GiB per CPU, memory-paced
+DISC_SUBBUF=32M; DISC_NUM=16     # discard: 512 MiB per CPU, memory-paced
 
 # Keep the whole script under ~15 minutes: filling a 10^6 table can degrade
 # to tens of µs per publish (see README), so every fill is bounded, and once
 # BUDGET seconds are spent the remaining 10^6 steps are skipped (and noted).
-BUDGET=${BUDGET:-690}
-FILL_TIMEOUT=${FILL_TIMEOUT:-75}
+BUDGET=${BUDGET:-600}
+FILL_TIMEOUT=${FILL_TIMEOUT:-60}
 SCRIPT_START=$(date +%s)
 
 PREFIX="letwbench-$$-$RANDOM"
