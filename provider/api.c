@@ -280,7 +280,7 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	if (!wait)
 		return 0;
 	pthread_mutex_lock(&letw_g.req_lock);
-	while (letw_g.req_done_seq < seq && !uatomic_read(&letw_g.stopping))
+	while (letw_g.req_done_seq < seq && !__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 		pthread_cond_wait(&letw_g.req_cond, &letw_g.req_lock);
 	ret = letw_g.req_done_seq >= seq ? letw_g.req_result.passes : -ESHUTDOWN;
 	pthread_mutex_unlock(&letw_g.req_lock);

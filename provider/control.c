@@ -201,7 +201,7 @@ static void *control_main(void *arg)
 	/* Named so perf, top and gdb show which thread runs the passes. */
 	pthread_setname_np(pthread_self(), "letw-control");
 
-	while (!uatomic_read(&letw_g.stopping)) {
+	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE)) {
 		struct pollfd fds[MAX_POLLFDS];
 		int nfds = 0, n;
 
@@ -217,7 +217,7 @@ static void *control_main(void *arg)
 
 			(void)!read(letw_g.wake_fd, &v, sizeof(v));
 		}
-		if (uatomic_read(&letw_g.stopping))
+		if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 			break;
 		poll_keywords(prev);
 		serve_in_process_request();
@@ -231,7 +231,7 @@ int letw_control_start(void)
 {
 	int ret;
 
-	letw_g.stopping = 0;
+	__atomic_store_n(&letw_g.stopping, 0, __ATOMIC_RELAXED); /* before the thread exists */
 	letw_g.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (letw_g.wake_fd < 0)
 		return -errno;
@@ -259,7 +259,7 @@ void letw_control_stop(void)
 
 	if (!letw_g.control_running)
 		return;
-	uatomic_set(&letw_g.stopping, 1);
+	__atomic_store_n(&letw_g.stopping, 1, __ATOMIC_RELEASE);
 	(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	pthread_join(letw_g.control_thread, NULL);
 	letw_g.control_running = 0;

@@ -5,7 +5,9 @@
  * own locks must be quiesced first).
  *
  * prepare: waits for a pass in progress to end (pass_lock) so the child
- *          never inherits a walk's pins, then quiesces liburcu.
+ *          never inherits a walk in progress, then quiesces liburcu and
+ *          tells lttng-ust (so the child registers with the sessiond and
+ *          traces under its own vpid).
  * child:   the control thread did not survive the fork; start a new one
  *          with a socket named after the child's pid. The table is kept:
  *          the child's address space holds the same code. Events from the
@@ -23,10 +25,12 @@ LETW_API void letw_fork_prepare(void)
 	pthread_mutex_lock(&letw_g.pass_lock);
 	urcu_bp_call_rcu_before_fork();
 	urcu_bp_before_fork();
+	letw_probe_fork_prepare();
 }
 
 LETW_API void letw_fork_parent(void)
 {
+	letw_probe_fork_parent();
 	urcu_bp_after_fork_parent();
 	urcu_bp_call_rcu_after_fork_parent();
 	pthread_mutex_unlock(&letw_g.pass_lock);
@@ -34,6 +38,7 @@ LETW_API void letw_fork_parent(void)
 
 LETW_API void letw_fork_child(void)
 {
+	letw_probe_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);

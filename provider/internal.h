@@ -50,7 +50,7 @@ struct letw_state {
 
 	pthread_t control_thread;
 	int control_running;
-	int stopping;
+	int stopping;  /* C11-style __atomic accesses, so TSan sees the pairing */
 	int wake_fd;   /* eventfd: wakes the control thread */
 	int listen_fd; /* control socket, -1 when disabled */
 
@@ -84,5 +84,8 @@ void letw_ctlsock_service(const struct pollfd *fds, int nfds);
 
 /* probe.c */
 int letw_probe_load(void);
+void letw_probe_fork_prepare(void);
+void letw_probe_fork_parent(void);
+void letw_probe_fork_child(void);
 
 #endif

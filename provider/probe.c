@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,32 @@
 #define PROBE_SONAME "liblttng-etw-tp.so.0"
 
 static void *probe_handle;
+
+/* lttng-ust's fork hooks (lttng/ust-fork.h), resolved through the probe
+ * object's dependency on liblttng-ust: we never link against it. NULL
+ * when tracing is off or when liblttng-ust-fork.so does the job. */
+static void (*ust_before_fork)(sigset_t *);
+static void (*ust_after_fork_parent)(sigset_t *);
+static void (*ust_after_fork_child)(sigset_t *);
+static sigset_t ust_fork_sigset;
+
+/*
+ * lttng-ust's fork hooks are not reentrant (they take liburcu's registry
+ * locks), and its liblttng-ust-fork.so preload already calls them from a
+ * fork() wrapper: when that preload is present, leave the job to it.
+ */
+static void resolve_ust_fork_hooks(void)
+{
+	void *preload = dlopen("liblttng-ust-fork.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	if (preload) {
+		dlclose(preload); /* drops only the reference NOLOAD took */
+		return;
+	}
+	*(void **)&ust_before_fork = dlsym(probe_handle, "lttng_ust_before_fork");
+	*(void **)&ust_after_fork_parent = dlsym(probe_handle, "lttng_ust_after_fork_parent");
+	*(void **)&ust_after_fork_child = dlsym(probe_handle, "lttng_ust_after_fork_child");
+}
 
 static int env_true(const char *name)
 {
@@ -71,5 +98,28 @@ int letw_probe_load(void)
 			  dlerror());
 		return 0;
 	}
+	resolve_ust_fork_hooks();
 	return 1;
+}
+
+/*
+ * Called from the fork hooks (fork.c). lttng-ust must be told about a fork
+ * for the child to register with the session daemon and trace.
+ */
+void letw_probe_fork_prepare(void)
+{
+	if (ust_before_fork)
+		ust_before_fork(&ust_fork_sigset);
+}
+
+void letw_probe_fork_parent(void)
+{
+	if (ust_after_fork_parent)
+		ust_after_fork_parent(&ust_fork_sigset);
+}
+
+void letw_probe_fork_child(void)
+{
+	if (ust_after_fork_child)
+		ust_after_fork_child(&ust_fork_sigset);
 }
