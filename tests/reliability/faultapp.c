@@ -15,8 +15,8 @@
  * The control callback prints "control CODE MASK PROVIDER" on the control
  * thread before each request's pass, so a script can act *during* a pass.
  * --records N pre-publishes N methods (a large N makes passes long);
- * --churn keeps a thread publishing/unpublishing until quit, counting any
- * API error. Exit status 0 only if no API call failed unexpectedly.
+ * --churn keeps a thread publishing/unpublishing until quit (or for
+ * --churn-max operations), counting any API error. Exit status 0 only if no API call failed unexpectedly.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +38,7 @@
 static atomic_int stop_churn, pass_begun;
 static atomic_uint_fast64_t errors;
 static unsigned long opt_records = 1000;
+static uint64_t opt_churn_max; /* 0: churn until quit */
 static int opt_churn;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -76,7 +77,7 @@ static void *churn_main(void *arg)
 {
 	uint64_t n = 0;
 
-	while (!atomic_load(&stop_churn)) {
+	while (!atomic_load(&stop_churn) && (!opt_churn_max || n < opt_churn_max)) {
 		uint64_t start = 0x500000000000ull + 0x1000ull * (n++ % 512);
 
 		if (publish_method(start, "churn") || letw_method_unpublish(start))
@@ -241,6 +242,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "records", required_argument, NULL, 'r' },
 		{ "churn", no_argument, NULL, 'c' },
+		{ "churn-max", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -252,8 +254,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'r': opt_records = strtoul(optarg, NULL, 0); break;
 		case 'c': opt_churn = 1; break;
+		case 'C': opt_churn_max = strtoull(optarg, NULL, 0); break;
 		case 'h':
-			printf("usage: letw-faultapp [--records N] [--churn] < commands\n");
+			printf("usage: letw-faultapp [--records N] [--churn [--churn-max OPS]] < commands\n");
 			return 0;
 		default: return 2;
 		}

@@ -18,6 +18,9 @@ app_bin="$bin/letw-faultapp"
 [ -x "$app_bin" ] || letw_fail "no $app_bin"
 PY=${LETW_PY:-/usr/bin/python3}
 BIG=${LETW_FAULT_RECORDS:-100000}
+# Under TSan an unbounded churn thread makes every (suppressed) report cost
+# a symbolization and grows TSan's state without bound: cap it there.
+CHURN="--churn${LETW_FAULT_CHURN_MAX:+ --churn-max $LETW_FAULT_CHURN_MAX}"
 
 # --- a runtime on FIFOs -----------------------------------------------
 app_start() { # NAME [env...] -- [args...]
@@ -114,14 +117,14 @@ next_session_works() { # NAME N
 
 # --- scenarios ----------------------------------------------------------
 sc_socket() {
-	app_start a -- --churn
+	app_start a -- $CHURN
 	"$bin/letw-ctlclient" --pid "$a_vpid" || letw_fail "control socket abuse"
 	app_alive_and_working a
 	app_quit a
 }
 
 sc_probe_missing() {
-	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_PROBE_PATH=/nonexistent -- --churn
+	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_PROBE_PATH=/nonexistent -- $CHURN
 	app_cmd a stats; app_expect a 'tracing=0' || letw_fail "probe missing but tracing"
 	app_cmd a "capture 0x40"; app_expect a '^capture 0$' || letw_fail "capture without probe"
 	app_alive_and_working a
@@ -135,7 +138,7 @@ sc_ust_missing() {
 	for l in liblttng-ust.so.1 liblttng-ust-tracepoint.so.1 liblttng-ust-common.so.1; do
 		echo "not a library" >"$d/$l"
 	done
-	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LD_LIBRARY_PATH="$d" -- --churn
+	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LD_LIBRARY_PATH="$d" -- $CHURN
 	app_cmd a stats; app_expect a 'tracing=0' || letw_fail "lttng-ust unusable but tracing"
 	app_cmd a "capture 0x40"; app_expect a '^capture 0$' || letw_fail "capture without ust"
 	app_alive_and_working a
@@ -146,7 +149,7 @@ sc_ust_missing() {
 }
 
 sc_disable() {
-	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_DISABLE=1 -- --churn
+	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_DISABLE=1 -- $CHURN
 	app_start b -- --records 100
 	session_start letw-fault-disable ""
 	app_cmd a "capture 0x50"; app_expect a '^capture 0$' || letw_fail "disabled capture ran"
@@ -228,13 +231,13 @@ sc_fork() {
 	local pre
 	pre=$(ls /usr/lib/*/liblttng-ust-fork.so.1 2>/dev/null | head -1)
 	[ -n "$pre" ] || letw_fail "liblttng-ust-fork.so.1 not found"
-	app_start a -- --churn --records 1000
+	app_start a -- $CHURN --records 1000
 	app_cmd a fork
 	app_expect a '^fork child=[0-9]+ status=0$' 120 ||
 		{ cat "$LETW_TEST_TMP/a.err" >&2; letw_fail "forked child failed"; }
 	app_alive_and_working a
 	app_quit a
-	app_start a LD_PRELOAD="$pre" -- --churn --records 1000
+	app_start a LD_PRELOAD="$pre" -- $CHURN --records 1000
 	session_start letw-fault-fork ""
 	app_cmd a fork
 	app_expect a '^fork child=[0-9]+ status=0$' 120 ||
