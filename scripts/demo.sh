@@ -36,8 +36,9 @@ echo "runtime pid $pid: $(grep -c '^method' "$out/live.txt") live methods," \
 
 say "2. perf samples the runtime while an LTTng session traces it"
 lttng create "$session" --output="$out/trace" >/dev/null
-# Filtered on the demo runtime's pid: other lttng-etw processes on this
-# machine are not part of the demo.
+# Only the demo runtime: tracking its vpid keeps the session from switching
+# on the tracepoints (and so rundowns) of other lttng-etw processes here.
+lttng track -u -s "$session" --vpid="$pid" >/dev/null
 lttng enable-event -u -s "$session" 'letw_runtime:*' --filter "\$ctx.vpid == $pid" >/dev/null
 lttng enable-event -u -s "$session" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null
 lttng add-context -u -s "$session" -t vpid -t vtid >/dev/null

@@ -10,6 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$1
 
 letw_ensure_sessiond
+# This session tracks every process (the runtimes publish as they start,
+# before we could name their vpid): it is short, and only checks vpids.
 s=$(letw_session_create disabled)
 lttng enable-event -u -s "$s" 'letw_runtime:*' >/dev/null || letw_fail "enable"
 lttng enable-event -u -s "$s" 'letw_rundown:*' >/dev/null || letw_fail "enable"

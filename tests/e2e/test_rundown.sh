@@ -27,6 +27,7 @@ status_field() { # PID FIELD
 }
 
 s=$(letw_session_create rundown)
+letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null ||
 	letw_fail "enable dcstart"
 lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"

@@ -97,3 +97,13 @@ letw_trace_has() {
 # Debian's python3 carries the bt2 (libbabeltrace2) bindings; a pyenv or
 # venv python3 earlier in PATH does not.
 LETW_PY=${LETW_PY:-/usr/bin/python3}
+
+# letw_session_track SESSION PID : restrict SESSION's user-space recording
+# to one process. A `--filter '$ctx.vpid == PID'` alone is not enough: it is
+# evaluated per event, after the session has already switched the
+# tracepoints on in *every* traced process, which makes every lttng-etw
+# process on the machine run rundown passes for our session. The process
+# attribute tracker keeps the other processes' tracepoints off.
+letw_session_track() {
+	lttng track -u -s "$1" --vpid="$2" >/dev/null || letw_fail "lttng track --vpid=$2"
+}
