@@ -111,19 +111,23 @@ void letw_control_dispatch(int code, uint64_t mask, int provider,
 /*
  * Session state changes land in the app a few tracepoints at a time, so a
  * mask read in the middle of `lttng start` can be partial (Init enabled,
- * the records not yet). Re-read until two reads 1 ms apart agree.
+ * the records not yet; the benchmarks saw DCEnd events switch on more than
+ * 1 ms after the DCStart ones of the same session). Re-read until the mask
+ * has held for STABLE_READS reads 2 ms apart (at most ~100 ms).
  */
+#define STABLE_READS 3
+
 static uint64_t stable_mask(int provider)
 {
 	uint64_t a = letw_live_mask(provider), b;
+	int same = 0;
 
-	for (int i = 0; i < 50; i++) {
-		struct timespec ts = { 0, 1000000 };
+	for (int i = 0; i < 50 && same < STABLE_READS; i++) {
+		struct timespec ts = { 0, 2000000 };
 
 		nanosleep(&ts, NULL);
 		b = letw_live_mask(provider);
-		if (a == b)
-			break;
+		same = (a == b) ? same + 1 : 0;
 		a = b;
 	}
 	return a;
@@ -221,6 +225,7 @@ static void *control_main(void *arg)
 			break;
 		poll_keywords(prev);
 		serve_in_process_request();
+		letw_table_maintain(letw_g.table);
 		/* Also on timeouts: the socket code drops idle clients. */
 		letw_ctlsock_service(fds + 1, nfds - 1);
 	}

@@ -27,6 +27,7 @@ struct letw_table {
 	long live_methods;
 	long live_stubs;
 	long live_modules;
+	unsigned long resize_hint; /* control thread only: see maintain */
 #ifdef LETW_GLOBAL_LOCK
 	/* Baseline only: taken by every mutation and held by the walker for
 	 * a whole pass. Nothing else is taken while it is held. */
@@ -60,6 +61,9 @@ int letw_table_remove(struct letw_table *t, uint64_t start, int kind,
 int letw_table_module_insert(struct letw_table *t, struct letw_module_rec *mod);
 int letw_table_module_remove(struct letw_table *t, uint64_t module_id,
 			     struct letw_module_rec **out);
+
+/* Control thread, outside any read-side section and any pass. */
+void letw_table_maintain(struct letw_table *t);
 
 void letw_table_walk_lock(struct letw_table *t);
 void letw_table_walk_unlock(struct letw_table *t);
