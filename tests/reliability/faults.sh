@@ -152,8 +152,9 @@ sc_disable() {
 	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_DISABLE=1 -- $CHURN
 	app_start b -- --records 100
 	session_start letw-fault-disable ""
-	app_cmd a "capture 0x50"; app_expect a '^capture 0$' || letw_fail "disabled capture ran"
-	app_cmd b "capture 0x50"; app_expect b '^capture 1$' || letw_fail "control capture"
+	settle b
+	app_cmd a "capture 0x150"; app_expect a '^capture 0$' || letw_fail "disabled capture ran"
+	app_cmd b "capture 0x150"; app_expect b '^capture 3$' || letw_fail "control capture"
 	app_alive_and_working a
 	app_quit a
 	session_check "$SESSION" "$a_vpid" --no-events
