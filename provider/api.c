@@ -36,6 +36,30 @@ static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DEFAULT_POLL_MS 5u
 
+/*
+ * A process may exit() while the control thread is in a pass. exit() runs
+ * atexit handlers first and ELF destructors after — among them our
+ * tracepoint definitions' (tp.c), which unhook lttng-ust under a running
+ * pass. So the first letw_init registers this handler: it stops the pass
+ * (the walker checks `stopping`) and joins the thread, bounded, since a
+ * pass may be stuck in a blocking channel nobody consumes any more.
+ */
+#define EXIT_JOIN_MS 2000
+
+static void stop_at_exit(void)
+{
+	if (letw_control_stop_timed(EXIT_JOIN_MS) == -ETIMEDOUT)
+		letw_warn("exit: the control thread is stuck in a pass; "
+			  "tracing may fault during exit");
+}
+
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void register_exit_handler(void)
+{
+	(void)atexit(stop_at_exit);
+}
+
 static uint32_t poll_period(const struct letw_config *cfg)
 {
 	const char *env = getenv("LETW_POLL_MS");
@@ -80,6 +104,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	/* Publish the table last: a publisher that sees it sees it whole. */
 	rcu_assign_pointer(letw_g.table, t);
 	if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
+		pthread_once(&exit_once, register_exit_handler);
 		ret = letw_control_start();
 		if (ret) {
 			rcu_assign_pointer(letw_g.table, NULL);

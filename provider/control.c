@@ -39,6 +39,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 {
 	struct letw_table *t = letw_g.table; /* stable: only shutdown clears it,
 					       after joining this thread */
+	struct letw_walk_sink sink = letw_lttng_sink;
 	struct letw_walk_stats st;
 	uint64_t pass_id = ++letw_g.pass_seq;
 	uint64_t t0 = now_ns();
@@ -55,7 +56,15 @@ static void run_pass(int passes, int code, uint64_t mask,
 		if (passes & (1 << f))
 			letw_emit_pass_init((enum letw_flavour)f, &init);
 	}
-	ret = letw_walk(t, (unsigned int)passes, &letw_lttng_sink, &st);
+	sink.cancel = &letw_g.stopping;
+	ret = letw_walk(t, (unsigned int)passes, &sink, &st);
+	if (ret == -ECANCELED) {
+		/* Exit or shutdown: no Complete, so the trace shows the pass
+		 * as truncated rather than claiming it whole. */
+		letw_info("rundown pass %llu cut short: the provider is stopping",
+			  (unsigned long long)pass_id);
+		return;
+	}
 	if (ret)
 		letw_err("rundown pass %llu failed: %s", (unsigned long long)pass_id,
 			 strerror(-ret));
@@ -258,15 +267,36 @@ int letw_control_start(void)
 	return 0;
 }
 
-void letw_control_stop(void)
+/*
+ * timeout_ms < 0: wait as long as it takes. Returns -ETIMEDOUT (and leaves
+ * the thread running) when a bounded wait expires: a pass can be stuck in a
+ * blocking LTTng channel with nobody consuming.
+ */
+int letw_control_stop_timed(int timeout_ms)
 {
 	uint64_t one = 1;
 
 	if (!letw_g.control_running)
-		return;
+		return 0;
+	if (pthread_equal(pthread_self(), letw_g.control_thread))
+		return -EDEADLK;
 	__atomic_store_n(&letw_g.stopping, 1, __ATOMIC_RELEASE);
 	(void)!write(letw_g.wake_fd, &one, sizeof(one));
-	pthread_join(letw_g.control_thread, NULL);
+	if (timeout_ms < 0) {
+		pthread_join(letw_g.control_thread, NULL);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += timeout_ms / 1000;
+		ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_timedjoin_np(letw_g.control_thread, NULL, &ts))
+			return -ETIMEDOUT;
+	}
 	letw_g.control_running = 0;
 	letw_ctlsock_close();
 	close(letw_g.wake_fd);
@@ -275,4 +305,10 @@ void letw_control_stop(void)
 	pthread_mutex_lock(&letw_g.req_lock);
 	pthread_cond_broadcast(&letw_g.req_cond);
 	pthread_mutex_unlock(&letw_g.req_lock);
+	return 0;
+}
+
+void letw_control_stop(void)
+{
+	(void)letw_control_stop_timed(-1);
 }

@@ -71,6 +71,7 @@ extern struct letw_state letw_g;
 /* control.c */
 int letw_control_start(void);
 void letw_control_stop(void);
+int letw_control_stop_timed(int timeout_ms);
 /* Run one control request on the control thread: callback, decision, pass.
  * Caller holds pass_lock. */
 void letw_control_dispatch(int code, uint64_t mask, int provider,

@@ -110,9 +110,9 @@ static int collect_all(struct letw_table *t, struct pins *p,
  */
 #define PREFETCH_AHEAD 8
 
-static void emit_all(const struct pins *p, unsigned int passes,
-			   const struct letw_walk_sink *sink,
-			   struct letw_walk_stats *st)
+static int emit_all(const struct pins *p, unsigned int passes,
+		    const struct letw_walk_sink *sink,
+		    struct letw_walk_stats *st)
 {
 	for (size_t i = 0; i < p->nr_mods; i++) {
 		const struct letw_module_rec *mod = p->mods[i];
@@ -128,6 +128,10 @@ static void emit_all(const struct pins *p, unsigned int passes,
 	}
 	for (size_t i = 0; i < p->nr; i++) {
 		const struct letw_rec *rec = p->recs[i];
+
+		if (sink->cancel && (i & 255) == 0 &&
+		    __atomic_load_n(sink->cancel, __ATOMIC_ACQUIRE))
+			return -ECANCELED;
 
 		/* Two stages: the record's header and payload lines first
 		 * (malloc aligns to 16, not 64, so name both), then, once
@@ -162,6 +166,7 @@ static void emit_all(const struct pins *p, unsigned int passes,
 					&rec->p.stub);
 		}
 	}
+	return 0;
 }
 
 int letw_walk(struct letw_table *t, unsigned int passes,
@@ -181,7 +186,7 @@ int letw_walk(struct letw_table *t, unsigned int passes,
 	out->read_side_ns = now_ns() - t0;
 	out->pinned = p.nr + p.nr_mods;
 	if (!ret)
-		emit_all(&p, passes, sink, out);
+		ret = emit_all(&p, passes, sink, out);
 	letw_walk_end();
 	letw_table_walk_unlock(t);
 	free(p.recs);

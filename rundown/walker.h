@@ -34,6 +34,9 @@ struct letw_walk_sink {
 	int (*method)(void *ctx, enum letw_flavour f, const struct letw_tp_method *m);
 	int (*stub)(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s);
 	void *ctx;
+	/* Optional: when it reads non-zero the walk stops early and returns
+	 * -ECANCELED (process exit or shutdown while a pass runs). */
+	const int *cancel;
 };
 
 struct letw_walk_stats {
@@ -43,7 +46,7 @@ struct letw_walk_stats {
 	uint64_t read_side_ns;   /* time spent inside rcu_read_lock */
 };
 
-/* passes: LETW_PASS_* bits. Returns 0 or -ENOMEM. */
+/* passes: LETW_PASS_* bits. Returns 0, -ENOMEM, or -ECANCELED. */
 int letw_walk(struct letw_table *t, unsigned int passes,
 	      const struct letw_walk_sink *sink, struct letw_walk_stats *out);
 
