@@ -6,7 +6,8 @@
  *
  * Usage: letw-ctlclient --pid PID [TEST...]   (no TEST: all of them)
  * Tests: garbage short oversized badversion unknown split empty idle flood
- *        concurrent reconnect stream nobody
+ *        concurrent reconnect stream nobody; and `refused`, alone, to run
+ *        as another uid (setpriv): every request must be refused
  * `nobody` forks a child that drops to uid/gid 65534 (what setpriv
  * --reuid=nobody does) before connecting: it must be refused with -EACCES.
  * Exit 0 iff every test held.
@@ -354,6 +355,22 @@ static void t_nobody(void)
 	       "uid 65534 was not refused (child status %#x)", status);
 }
 
+/* Run as another uid (faults.sh: setpriv --reuid=65534): every request
+ * must be refused. */
+static void t_refused(void)
+{
+	struct letw_ctl_request q = req_of(LETW_CTL_CAPTURE_STATE, 1);
+	int fd = connect_to(SOCK_SEQPACKET), st;
+
+	if (fd < 0)
+		return; /* refused at connect: fine */
+	send(fd, &q, sizeof(q), MSG_NOSIGNAL);
+	st = recv_status(fd, NULL);
+	close(fd);
+	EXPECT(st == -EACCES || st == 1000 + ECONNRESET,
+	       "uid %d got status %d", (int)getuid(), st);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -364,13 +381,18 @@ static const struct {
 	{ "idle", t_idle }, { "flood", t_flood }, { "concurrent", t_concurrent },
 	{ "reconnect", t_reconnect }, { "stream", t_stream },
 	{ "nobody", t_nobody },
+	{ "refused", t_refused }, /* only as another uid: not in the default set */
 };
+#define NTESTS_DEFAULT (sizeof(tests) / sizeof(tests[0]) - 1)
+
+static int as_other_uid;
 
 static void run(int i)
 {
 	cur_test = tests[i].name;
 	tests[i].fn();
-	EXPECT(ping_ok(), "provider does not answer a PING afterwards");
+	if (!as_other_uid)
+		EXPECT(ping_ok(), "provider does not answer a PING afterwards");
 	printf("%s: done\n", cur_test);
 }
 
@@ -397,10 +419,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	srand(1);
+	as_other_uid = optind + 1 == argc && !strcmp(argv[optind], "refused");
 	cur_test = "initial ping";
-	EXPECT(ping_ok(), "provider %d does not answer", (int)target);
+	if (!as_other_uid)
+		EXPECT(ping_ok(), "provider %d does not answer", (int)target);
 	if (optind == argc) {
-		for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		for (size_t i = 0; i < NTESTS_DEFAULT; i++)
 			run((int)i);
 	}
 	for (int a = optind; a < argc; a++) {

@@ -119,6 +119,14 @@ next_session_works() { # NAME N
 sc_socket() {
 	app_start a -- $CHURN
 	"$bin/letw-ctlclient" --pid "$a_vpid" || letw_fail "control socket abuse"
+	# A real client process of another user, as an operator would run it.
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$bin/letw-ctlclient" --pid "$a_vpid" refused ||
+			letw_fail "a client running as uid 65534 was not refused"
+	else
+		letw_log "no setpriv (util-linux): only the in-process uid drop ran"
+	fi
 	app_alive_and_working a
 	app_quit a
 }
