@@ -32,9 +32,13 @@
  *                        pin_all()'s array growth, allocates: as a foreign
  *                        thread it waits for the GC in progress to end;
  *   GC       -> A, B   : they must reach a safe point;
- *   B        -> A      : B is blocked (cooperative) on L, held by A;
  *   A        -> walker : A is in letw_stub_publish, blocked on the table
- *                        mutex, still holding L.
+ *                        mutex, still holding L;
+ *   B        -> A      : when B asks for L before the GC request reaches
+ *                        it, it is blocked (cooperative) on L too, as T61
+ *                        was; if it reached its safe point first, the
+ *                        cycle closes through A alone. The watchdog's
+ *                        state dump says which one happened.
  * With lttng-etw, A's publish takes no lock (RCU table), so A returns,
  * drops L, reaches its safe point, B follows, the GC completes and the
  * walker's allocation proceeds: no cycle, whatever the walker waits on.
