@@ -151,6 +151,23 @@ def check(path, vpid, min_passes, strict, how=None):
         if key not in inits:
             err("pass %s %d: Complete without Init" % key)
 
+    # Sweep the passes in time order, keeping the set of records alive
+    # (loaded, not yet unloaded) at each Init: per pass the work is the
+    # live table, not every record of the trace.
+    timeline = []
+    loads = []
+    for k, r in recs.items():
+        timeline.append((r.load, 0, k))
+        if r.unload is not None:
+            timeline.append((r.unload, 1, k))
+        if r.load != -INF:
+            loads.append((r.load, k))
+    timeline.sort(key=lambda e: (e[0], e[1]))
+    loads.sort(key=lambda e: e[0])
+    load_ts = [t for t, _ in loads]
+    alive = set()
+    ti = 0
+
     npasses = 0
     total_seen = 0
     total_skipped = 0
@@ -159,6 +176,13 @@ def check(path, vpid, min_passes, strict, how=None):
                                                key=lambda kv: kv[1][0]):
         if (flav, pass_id) not in completes:
             continue
+        while ti < len(timeline) and timeline[ti][0] < t0:
+            _, is_unload, k = timeline[ti]
+            if is_unload:
+                alive.discard(k)
+            else:
+                alive.add(k)
+            ti += 1
         t1, emitted, skipped = completes[(flav, pass_id)]
         tss, keys = dc[flav]
         lo = bisect.bisect_left(tss, t0)
@@ -178,15 +202,20 @@ def check(path, vpid, min_passes, strict, how=None):
                 % (tag, emitted, len(window)))
         present_missing = 0
         raced = 0
-        for k, r in recs.items():
-            gone_before = r.unload is not None and r.unload < t0
-            if r.load < t0 and (r.ubeg is None or r.ubeg > t1):
+        for k in alive:
+            r = recs[k]
+            if r.ubeg is None or r.ubeg > t1:
                 if k not in seen:
                     err("%s: %s live for the whole pass but missing" % (tag, (k,)))
-            elif r.load < t0 and not gone_before and k not in seen:
-                present_missing += 1
-            if (r.ubeg is not None and r.ubeg < t1 and
-                    (r.unload is None or r.unload > t0)):
+            else:
+                raced += 1
+                if k not in seen:
+                    present_missing += 1
+        # Records published during the pass and unpublished before its end.
+        for i in range(bisect.bisect_left(load_ts, t0),
+                       bisect.bisect_right(load_ts, t1)):
+            r = recs[loads[i][1]]
+            if r.ubeg is not None and r.ubeg < t1:
                 raced += 1
         if present_missing > skipped:
             unaccounted += present_missing - skipped
