@@ -26,6 +26,7 @@
 #include <urcu/rculfhash.h>
 
 #include "common.h"
+#include "hash.h"
 
 #define PROBE_INSERTS 20000ul
 
@@ -34,16 +35,8 @@ struct node {
 	uint64_t key;
 };
 
-static unsigned long hash_key(uint64_t x)
-{
-	/* The library's mixer (provider/table.c). */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (unsigned long)x;
-}
+/* Keyed exactly as the library's table. */
+#define hash_key letw_hash_u64
 
 static int match_key(struct cds_lfht_node *n, const void *key)
 {

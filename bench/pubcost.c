@@ -19,6 +19,7 @@
 #include <lttng-etw/lttng-etw.h>
 
 #include "harness.h"
+#include "hash.h"
 #include "session.h"
 
 #define CHURN_RING 1024u
@@ -143,16 +144,8 @@ struct plain_node {
 	uint64_t key;
 };
 
-static unsigned long hash_key(uint64_t x)
-{
-	/* Same mixer as the library's table. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (unsigned long)x;
-}
+/* Keyed exactly as the library's table. */
+#define hash_key letw_hash_u64
 
 static int match_key(struct cds_lfht_node *node, const void *key)
 {

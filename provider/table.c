@@ -4,19 +4,8 @@
 
 #include <urcu/uatomic.h>
 
+#include "hash.h"
 #include "table.h"
-
-/* splitmix64's finaliser: cds_lfht orders nodes by the bit-reversed hash,
- * so both ends of the hash must be well mixed. */
-static unsigned long hash_u64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (unsigned long)x;
-}
 
 static int match_code(struct cds_lfht_node *node, const void *key)
 {
@@ -96,7 +85,7 @@ static int find_overlap(struct letw_table *t, struct letw_rec *rec)
 		struct cds_lfht_iter iter;
 		struct cds_lfht_node *node;
 
-		cds_lfht_lookup(t->pages, hash_u64(page), match_page, &page, &iter);
+		cds_lfht_lookup(t->pages, letw_hash_u64(page), match_page, &page, &iter);
 		for (node = cds_lfht_iter_get_node(&iter); node;
 		     cds_lfht_next_duplicate(t->pages, match_page, &page, &iter),
 		     node = cds_lfht_iter_get_node(&iter)) {
@@ -142,7 +131,7 @@ int letw_table_insert(struct letw_table *t, struct letw_rec *rec)
 	BIG_LOCK(t);
 	for (uint32_t i = 0; i < rec->npages; i++) {
 		cds_lfht_node_init(&rec->pages[i].node);
-		cds_lfht_add(t->pages, hash_u64(rec->pages[i].page),
+		cds_lfht_add(t->pages, letw_hash_u64(rec->pages[i].page),
 			     &rec->pages[i].node);
 	}
 	cmm_smp_mb();
@@ -151,7 +140,7 @@ int letw_table_insert(struct letw_table *t, struct letw_rec *rec)
 		goto backout;
 	}
 	cds_lfht_node_init(&rec->node);
-	dup = cds_lfht_add_unique(t->code, hash_u64(rec->start), match_code,
+	dup = cds_lfht_add_unique(t->code, letw_hash_u64(rec->start), match_code,
 				  &rec->start, &rec->node);
 	if (dup != &rec->node) {
 		/* Same start as a record being unpublished right now: its
@@ -182,7 +171,7 @@ int letw_table_remove(struct letw_table *t, uint64_t start, int kind,
 	struct letw_rec *rec;
 
 	BIG_LOCK(t);
-	cds_lfht_lookup(t->code, hash_u64(start), match_code, &start, &iter);
+	cds_lfht_lookup(t->code, letw_hash_u64(start), match_code, &start, &iter);
 	node = cds_lfht_iter_get_node(&iter);
 	if (!node)
 		goto noent;
@@ -210,7 +199,7 @@ int letw_table_module_insert(struct letw_table *t, struct letw_module_rec *mod)
 
 	BIG_LOCK(t);
 	cds_lfht_node_init(&mod->node);
-	dup = cds_lfht_add_unique(t->modules, hash_u64(mod->p.module_id),
+	dup = cds_lfht_add_unique(t->modules, letw_hash_u64(mod->p.module_id),
 				  match_module, &mod->p.module_id, &mod->node);
 	if (dup == &mod->node)
 		uatomic_inc(&t->live_modules);
@@ -231,7 +220,7 @@ int letw_table_module_remove(struct letw_table *t, uint64_t module_id,
 	struct letw_module_rec *mod;
 
 	BIG_LOCK(t);
-	cds_lfht_lookup(t->modules, hash_u64(module_id), match_module,
+	cds_lfht_lookup(t->modules, letw_hash_u64(module_id), match_module,
 			&module_id, &iter);
 	node = cds_lfht_iter_get_node(&iter);
 	if (!node)
