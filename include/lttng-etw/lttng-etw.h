@@ -23,8 +23,9 @@
  * letw_module_publish/unpublish — take no lock, never wait for a rundown,
  * never wait for an RCU grace period, do no file I/O and never call back into
  * the runtime. They allocate exactly one block per published record (the
- * record must outlive the call) and free it later from liburcu's call_rcu
- * thread.
+ * record must outlive the call), freed after a grace period by liburcu's
+ * call_rcu thread (or, if a rundown pass is running, by the library's
+ * control thread when the pass ends).
  *
  * String ownership: the library copies every string it is given during the
  * call; the caller may free or reuse its buffers as soon as the call returns.
