@@ -28,6 +28,8 @@ trace proves nothing. Exit status 0 only if every check holds.
 """
 import argparse
 import bisect
+import contextlib
+import io
 import sys
 
 import bt2
@@ -119,10 +121,11 @@ def inject(dc, how):
         keys.insert(mid, keys[mid])
 
 
-def check(path, vpid, min_passes, strict, how=None):
-    recs, inits, completes, dc, discarded, nevents = read_trace(path, vpid)
+def check(data, min_passes, strict, how=None):
+    recs, inits, completes, dc, discarded, nevents = data
     errors = []
     if how:
+        dc = {f: (list(t), list(k)) for f, (t, k) in dc.items()}
         inject(dc, how)
 
     def err(msg):
@@ -258,11 +261,24 @@ def main():
                     help="fail unless emitted + skipped_raced cover every "
                     "record present at the Init (DESIGN §5 wording)")
     ap.add_argument("--inject", choices=["drop", "dup"],
-                    help="self-test: drop or duplicate one rundown record "
-                    "after reading; the check must then fail")
+                    help="drop or duplicate one rundown record after "
+                    "reading (the check must then fail)")
+    ap.add_argument("--self-test", action="store_true",
+                    help="after the check, re-run it on the same data with "
+                    "each --inject corruption: both must be caught")
     a = ap.parse_args()
-    return check(a.trace, a.vpid, a.min_passes, a.strict_accounting,
-                 a.inject)
+    data = read_trace(a.trace, a.vpid)
+    ret = check(data, a.min_passes, a.strict_accounting, a.inject)
+    if a.self_test:
+        for how in ("drop", "dup"):
+            with contextlib.redirect_stdout(io.StringIO()):
+                caught = check(data, a.min_passes, a.strict_accounting, how)
+            if not caught:
+                print("FAIL: self-test: an injected '%s' went unnoticed" % how)
+                ret = 1
+        if ret == 0:
+            print("self-test: a dropped and a duplicated record are both caught")
+    return ret
 
 
 if __name__ == "__main__":
