@@ -103,6 +103,20 @@ static void send_reply(int fd, const struct letw_ctl_reply *r)
 	(void)!send(fd, r, sizeof(*r), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+/*
+ * Close a connection we answered. A request still unread at close() makes
+ * the kernel reset the connection, and the peer may then lose our reply
+ * (it sees ECONNRESET instead of -EACCES/-EBUSY/-EBADMSG): drain first.
+ */
+static void close_answered(int fd)
+{
+	char sink[256];
+
+	while (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	close(fd);
+}
+
 static struct letw_ctl_reply reply_for(uint16_t type, int32_t status,
 				       uint64_t request_id)
 {
@@ -141,14 +155,14 @@ static void accept_clients(void)
 		if (!peer_allowed(fd)) {
 			r = reply_for(0, -EACCES, 0);
 			send_reply(fd, &r);
-			close(fd);
+			close_answered(fd);
 			letw_warn("control socket: refused a peer with another uid");
 			continue;
 		}
 		if (nclients == MAX_CLIENTS) {
 			r = reply_for(0, -EBUSY, 0);
 			send_reply(fd, &r);
-			close(fd);
+			close_answered(fd);
 			continue;
 		}
 		clients[nclients++] = (struct client){
@@ -230,7 +244,7 @@ void letw_ctlsock_service(const struct pollfd *fds, int nfds)
 			keep = 0;
 		}
 		if (!keep) {
-			close(clients[i].fd);
+			close_answered(clients[i].fd);
 			clients[i] = clients[--nclients];
 		}
 	}

@@ -39,9 +39,10 @@ void letw_log_set(letw_log_fn fn, void *ctx)
 
 	s->fn = fn;
 	s->ctx = ctx;
-	/* Release: a reader that sees the pointer sees both fields. */
-	uatomic_set(&current, s);
+	/* Release: the fields are written before the pointer that publishes
+	 * them, so a reader that sees the pointer sees both. */
 	cmm_smp_wmb();
+	uatomic_set(&current, s);
 }
 
 void letw_log_init(letw_log_fn fn, void *ctx)
