@@ -12,11 +12,15 @@
 static long allocated_recs;
 
 /*
+ * Validate and measure in one scan (this runs on the publish path):
  * UTF-8 well-formedness per RFC 3629 (no overlongs, no surrogates, at most
- * U+10FFFF). Written out rather than pulled from a library: it is 30 lines,
- * runs on the publish path, and must not allocate or touch locale state.
+ * U+10FFFF), bounded at LETW_STRING_MAX bytes so a megabyte name costs no
+ * more than a 4 KiB one. Written out rather than pulled from a library: it
+ * is 30 lines and must not allocate or touch locale state. A truncated
+ * sequence stops at the NUL, whose top bits are not 10.
+ * Returns the length, or -ENAMETOOLONG / -EILSEQ.
  */
-static int utf8_valid(const unsigned char *s, size_t *len_out)
+static long utf8_len(const unsigned char *s)
 {
 	const unsigned char *p = s;
 
@@ -25,6 +29,8 @@ static int utf8_valid(const unsigned char *s, size_t *len_out)
 		int n;
 		uint32_t cp;
 
+		if ((size_t)(p - s) >= LETW_STRING_MAX)
+			return -ENAMETOOLONG;
 		if (c < 0x80) {
 			p++;
 			continue;
@@ -35,55 +41,44 @@ static int utf8_valid(const unsigned char *s, size_t *len_out)
 		} else if (c >= 0xf0 && c <= 0xf4) {
 			n = 3, cp = c & 0x07;
 		} else {
-			return 0;
+			return -EILSEQ;
 		}
 		for (int i = 1; i <= n; i++) {
 			if ((p[i] & 0xc0) != 0x80)
-				return 0;
+				return -EILSEQ;
 			cp = (cp << 6) | (p[i] & 0x3f);
 		}
 		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return 0;
+			return -EILSEQ;
 		p += n + 1;
-		if ((size_t)(p - s) > LETW_STRING_MAX)
-			break;
 	}
-	*len_out = (size_t)(p - s);
-	return 1;
+	if ((size_t)(p - s) > LETW_STRING_MAX)
+		return -ENAMETOOLONG;
+	return (long)(p - s);
 }
 
-int letw_validate_string(const char *s, int required)
+long letw_validate_string(const char *s, int required)
 {
-	size_t len;
+	long len;
 
 	if (!s)
 		return required ? -EINVAL : 0;
-	/* Bound the scan: a megabyte name is rejected after 4 KiB. */
-	if (strnlen(s, LETW_STRING_MAX + 1) > LETW_STRING_MAX)
-		return -ENAMETOOLONG;
-	if (!utf8_valid((const unsigned char *)s, &len))
-		return -EILSEQ;
-	if (required && len == 0)
+	len = utf8_len((const unsigned char *)s);
+	if (len == 0 && required)
 		return -EINVAL;
-	return 0;
+	return len;
 }
 
-static size_t str_size(const char *s)
-{
-	return (s ? strlen(s) : 0) + 1;
-}
-
-static const char *str_put(char **cursor, const char *s)
+/* Copy a validated string of length len (NULL: "") and advance. */
+static const char *str_put(char **cursor, const char *s, long len)
 {
 	char *dst = *cursor;
-	size_t n = str_size(s);
 
 	if (s)
-		memcpy(dst, s, n);
-	else
-		dst[0] = '\0';
-	*cursor += n;
+		memcpy(dst, s, (size_t)len);
+	dst[len] = '\0';
+	*cursor += len + 1;
 	return dst;
 }
 
@@ -127,20 +122,22 @@ int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
 			struct letw_rec **out)
 {
 	struct letw_rec *rec;
+	long ln, lns, lsig;
 	char *cur;
 	int ret;
 
 	if (!m || !out)
 		return -EINVAL;
-	if ((ret = check_range(m->code_start, m->code_size)) ||
-	    (ret = letw_validate_string(m->name, 1)) ||
-	    (ret = letw_validate_string(m->method_namespace, 0)) ||
-	    (ret = letw_validate_string(m->signature, 0)))
+	if ((ret = check_range(m->code_start, m->code_size)))
 		return ret;
+	if ((ln = letw_validate_string(m->name, 1)) < 0)
+		return (int)ln;
+	if ((lns = letw_validate_string(m->method_namespace, 0)) < 0)
+		return (int)lns;
+	if ((lsig = letw_validate_string(m->signature, 0)) < 0)
+		return (int)lsig;
 	rec = rec_alloc(m->code_start, m->code_size,
-			str_size(m->method_namespace) + str_size(m->name) +
-				str_size(m->signature),
-			&cur);
+			(size_t)(lns + ln + lsig + 3), &cur);
 	if (!rec)
 		return -ENOMEM;
 	rec->kind = LETW_REC_METHOD;
@@ -154,9 +151,9 @@ int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
 		.method_flags = m->method_flags,
 		.instance_id = instance_id,
 	};
-	rec->p.method.method_namespace = str_put(&cur, m->method_namespace);
-	rec->p.method.name = str_put(&cur, m->name);
-	rec->p.method.signature = str_put(&cur, m->signature);
+	rec->p.method.method_namespace = str_put(&cur, m->method_namespace, lns);
+	rec->p.method.name = str_put(&cur, m->name, ln);
+	rec->p.method.signature = str_put(&cur, m->signature, lsig);
 	*out = rec;
 	return 0;
 }
@@ -165,15 +162,17 @@ int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
 		      struct letw_rec **out)
 {
 	struct letw_rec *rec;
+	long len;
 	char *cur;
 	int ret;
 
 	if (!s || !out)
 		return -EINVAL;
-	if ((ret = check_range(s->start, s->size)) ||
-	    (ret = letw_validate_string(s->name, 0)))
+	if ((ret = check_range(s->start, s->size)))
 		return ret;
-	rec = rec_alloc(s->start, s->size, str_size(s->name), &cur);
+	if ((len = letw_validate_string(s->name, 0)) < 0)
+		return (int)len;
+	rec = rec_alloc(s->start, s->size, (size_t)len + 1, &cur);
 	if (!rec)
 		return -ENOMEM;
 	rec->kind = LETW_REC_STUB;
@@ -184,7 +183,7 @@ int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
 		.kind = s->kind,
 		.instance_id = instance_id,
 	};
-	rec->p.stub.name = str_put(&cur, s->name);
+	rec->p.stub.name = str_put(&cur, s->name, len);
 	*out = rec;
 	return 0;
 }
@@ -193,14 +192,14 @@ int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
 			struct letw_module_rec **out)
 {
 	struct letw_module_rec *mod;
+	long len;
 	char *cur;
-	int ret;
 
 	if (!m || !out || m->module_id == 0)
 		return -EINVAL;
-	if ((ret = letw_validate_string(m->name, 1)))
-		return ret;
-	mod = calloc(1, sizeof(*mod) + str_size(m->name));
+	if ((len = letw_validate_string(m->name, 1)) < 0)
+		return (int)len;
+	mod = calloc(1, sizeof(*mod) + (size_t)len + 1);
 	if (!mod)
 		return -ENOMEM;
 	cur = (char *)(mod + 1);
@@ -210,7 +209,7 @@ int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
 		.module_flags = m->module_flags,
 		.instance_id = instance_id,
 	};
-	mod->p.name = str_put(&cur, m->name);
+	mod->p.name = str_put(&cur, m->name, len);
 	*out = mod;
 	return 0;
 }

@@ -64,8 +64,9 @@ struct letw_module_rec {
 
 #define LETW_PAGE_SHIFT 12
 
-/* Validation shared by every publish call: 0 or a negative errno. */
-int letw_validate_string(const char *s, int required);
+/* Validation shared by every publish call: the string's length (0 for
+ * an optional NULL) or a negative errno, from one bounded scan. */
+long letw_validate_string(const char *s, int required);
 
 /* Build a record (validated, strings copied), owned by the caller until
  * it is linked into a table. */

@@ -19,26 +19,30 @@
 
 const char *letw_prog = "lttng-etw";
 
+/* Errors and notes look the same: one line on stderr, prefixed. */
+static void say(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", letw_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void letw_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", letw_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void letw_note(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", letw_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int letw_parse_u64(const char *s, uint64_t *out)

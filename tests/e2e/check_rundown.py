@@ -11,10 +11,12 @@ exactly the live list (methods: start, size, namespace, name, version;
 stubs: start, size, kind, owner), no duplicates, and the complete's
 `emitted` equals the records seen (methods + stubs + modules).
 """
+import os
 import sys
 from collections import defaultdict
 
-import bt2
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from letw_trace import DiscardedEvents, vpid_events  # noqa: E402
 
 
 def load_live(path):
@@ -32,17 +34,10 @@ def load_live(path):
 
 
 def events(trace, vpid):
-    it = bt2.TraceCollectionMessageIterator(trace)
-    for msg in it:
-        if type(msg) is bt2._DiscardedEventsMessageConst:
-            raise SystemExit("FAIL: the trace has discarded events")
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        ctx = ev.common_context_field
-        if ctx is None or "vpid" not in ctx or int(ctx["vpid"]) != vpid:
-            continue
-        yield ev.name, ev.payload_field
+    try:
+        yield from vpid_events(trace, vpid)
+    except DiscardedEvents:
+        raise SystemExit("FAIL: the trace has discarded events")
 
 
 def main():

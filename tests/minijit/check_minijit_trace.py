@@ -16,10 +16,12 @@ freed method never comes back.
 churn: the trace holds more loads than the list (the churn thread ran).
 """
 import bisect
+import os
 import re
 import sys
 
-import bt2
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from letw_trace import DiscardedEvents, vpid_events  # noqa: E402
 
 JITTED = 0x8
 TIER_SHIFT, TIER_MASK = 7, 0x7 << 7
@@ -47,16 +49,10 @@ def load_list(path):
 
 
 def events(trace, vpid):
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is bt2._DiscardedEventsMessageConst:
-            fail("the trace has discarded events (channel too small)")
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        ctx = ev.common_context_field
-        if ctx is None or "vpid" not in ctx or int(ctx["vpid"]) != vpid:
-            continue
-        yield ev.name, ev.payload_field
+    try:
+        yield from vpid_events(trace, vpid)
+    except DiscardedEvents:
+        fail("the trace has discarded events (channel too small)")
 
 
 class Live:
