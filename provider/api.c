@@ -101,6 +101,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		return -ENOMEM;
 	}
 	letw_g.tracing = letw_probe_load();
+	letw_emit_set_pid();
 	/* Publish the table last: a publisher that sees it sees it whole. */
 	rcu_assign_pointer(letw_g.table, t);
 	if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
@@ -183,10 +184,13 @@ static void table_exit(void)
 
 static void emit_rec(int unload, const struct letw_rec *rec)
 {
-	if (rec->kind == LETW_REC_METHOD)
+	if (rec->kind == LETW_REC_METHOD) {
 		letw_emit_method(unload, &rec->p.method);
-	else
+		if (!unload)
+			letw_emit_method_extras_load(&rec->p.method, rec->lines);
+	} else {
 		letw_emit_stub(unload, &rec->p.stub);
+	}
 }
 
 static int publish(struct letw_rec *rec)
@@ -226,8 +230,14 @@ static int unpublish(uint64_t start, int kind)
 
 LETW_API int letw_method_publish(const struct letw_method *method)
 {
+	return letw_method_publish_opts(method, NULL);
+}
+
+LETW_API int letw_method_publish_opts(const struct letw_method *method,
+				      const struct letw_method_opts *opts)
+{
 	struct letw_rec *rec;
-	int ret = letw_rec_new_method(method, letw_g.instance_id, &rec);
+	int ret = letw_rec_new_method(method, opts, letw_g.instance_id, &rec);
 
 	return ret ? ret : publish(rec);
 }

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <lttng-etw/lttng-etw.h>
 
 #include "letw_runtime_tp.h"
@@ -6,6 +10,90 @@
 #include "emit.h"
 
 #define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
+
+static pid_t self_pid;
+
+void letw_emit_set_pid(void)
+{
+	self_pid = getpid();
+}
+
+static void lines_chunk(const struct letw_tp_method *m, const struct letw_lines *l,
+			uint32_t first, struct letw_tp_lines *out)
+{
+	uint32_t n = l->nr - first;
+
+	*out = (struct letw_tp_lines){
+		.method_id = m->method_id,
+		.code_start = m->code_start,
+		.version_id = m->version_id,
+		.rows_total = l->nr,
+		.row_first = first,
+		.nr = n < LETW_TP_LINES_CHUNK ? n : LETW_TP_LINES_CHUNK,
+		.files_len = l->files_len,
+		.instance_id = m->instance_id,
+		.native_offsets = l->native_offsets + first,
+		.lines = l->lines + first,
+		.files_idx = l->files_idx + first,
+		.inline_depths = l->inline_depths + first,
+		.files = l->files,
+	};
+}
+
+/*
+ * Copy [addr, addr + len) of our own address space without trusting it
+ * to be mapped: process_vm_readv on our own pid fails with EFAULT instead
+ * of faulting (a runtime may free code under a rundown, or pass a range it
+ * has not mapped). It makes no blocking wait; it only runs when a session
+ * enables the code-bytes events. Returns 0 when every byte was copied.
+ */
+static int copy_code(void *dst, uint64_t addr, size_t len)
+{
+	struct iovec local = { .iov_base = dst, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	return process_vm_readv(self_pid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
+		0 : -EFAULT;
+}
+
+void letw_emit_method_extras_load(const struct letw_tp_method *m,
+				  const struct letw_lines *lines)
+{
+	if (lines && ENABLED(letw_runtime, method_lines)) {
+		struct letw_tp_lines c;
+		uint32_t first = 0;
+
+		do {
+			lines_chunk(m, lines, first, &c);
+			lttng_ust_tracepoint(letw_runtime, method_lines, &c);
+			first += c.nr;
+		} while (first < lines->nr);
+	}
+	if (ENABLED(letw_runtime, method_code_bytes)) {
+		uint32_t total = m->code_size < LETW_CODE_BYTES_MAX ?
+			m->code_size : LETW_CODE_BYTES_MAX;
+		uint8_t buf[LETW_TP_CODE_CHUNK];
+
+		for (uint32_t off = 0; off < total; off += LETW_TP_CODE_CHUNK) {
+			uint32_t len = total - off < LETW_TP_CODE_CHUNK ?
+				total - off : LETW_TP_CODE_CHUNK;
+			struct letw_tp_code c = {
+				.method_id = m->method_id,
+				.code_start = m->code_start,
+				.version_id = m->version_id,
+				.code_size = m->code_size,
+				.offset = off,
+				.len = len,
+				.instance_id = m->instance_id,
+				.bytes = buf,
+			};
+
+			if (copy_code(buf, m->code_start + off, len))
+				break;
+			lttng_ust_tracepoint(letw_runtime, method_code_bytes, &c);
+		}
+	}
+}
 
 void letw_emit_method(int unload, const struct letw_tp_method *m)
 {
@@ -116,6 +204,10 @@ uint64_t letw_live_mask(int provider)
 		if (ENABLED(letw_runtime, stub_load) ||
 		    ENABLED(letw_runtime, stub_unload))
 			mask |= LETW_KW_STUB;
+		if (ENABLED(letw_runtime, method_lines))
+			mask |= LETW_KW_LINES;
+		if (ENABLED(letw_runtime, method_code_bytes))
+			mask |= LETW_KW_CODE_BYTES;
 		return mask;
 	}
 	if (ENABLED(letw_rundown, dcstart_init) ||
@@ -139,5 +231,11 @@ uint64_t letw_live_mask(int provider)
 	if (ENABLED(letw_rundown, stub_dcstart) ||
 	    ENABLED(letw_rundown, stub_dcend))
 		mask |= LETW_KW_STUB_RUNDOWN;
+	if (ENABLED(letw_rundown, method_lines_start) ||
+	    ENABLED(letw_rundown, method_lines_end))
+		mask |= LETW_KW_LINES_RUNDOWN;
+	if (ENABLED(letw_rundown, method_code_bytes_start) ||
+	    ENABLED(letw_rundown, method_code_bytes_end))
+		mask |= LETW_KW_CODE_BYTES_RUNDOWN;
 	return mask;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "letw_payload.h"
+#include "lines.h"
 #include "walker.h"
 
 void letw_emit_method(int unload, const struct letw_tp_method *m);
@@ -18,6 +19,16 @@ void letw_emit_module(int unload, const struct letw_tp_module *md);
 void letw_emit_pass_init(enum letw_flavour f, const struct letw_tp_pass_init *p);
 void letw_emit_pass_complete(enum letw_flavour f,
 			     const struct letw_tp_pass_complete *p);
+
+/* After a method_load: its line table (NULL: none) and code bytes, each
+ * only if a session enables the event. Same read-side section as the
+ * load event (the record must stay alive). */
+void letw_emit_method_extras_load(const struct letw_tp_method *m,
+				  const struct letw_lines *lines);
+
+/* The process's own pid for fault-safe copies (process_vm_readv);
+ * refreshed by letw_init and the fork child hook. */
+void letw_emit_set_pid(void);
 
 extern const struct letw_walk_sink letw_lttng_sink;
 

@@ -17,6 +17,7 @@
 
 #include <urcu/urcu-bp.h>
 
+#include "emit.h"
 #include "internal.h"
 #include "log.h"
 
@@ -39,6 +40,7 @@ LETW_API void letw_fork_parent(void)
 LETW_API void letw_fork_child(void)
 {
 	letw_probe_fork_child();
+	letw_emit_set_pid();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);

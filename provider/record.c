@@ -87,7 +87,7 @@ static const char *str_put(char **cursor, const char *s, long len)
  * [start, end) must not wrap and must be non-empty.
  */
 static struct letw_rec *rec_alloc(uint64_t start, uint32_t size,
-				  size_t strings, char **cursor)
+				  size_t strings, size_t extra, char **cursor)
 {
 	uint64_t end = start + size;
 	uint64_t first = start >> LETW_PAGE_SHIFT;
@@ -95,7 +95,9 @@ static struct letw_rec *rec_alloc(uint64_t start, uint32_t size,
 	uint64_t npages = last - first + 1;
 	struct letw_rec *rec;
 
-	rec = calloc(1, sizeof(*rec) + npages * sizeof(rec->pages[0]) + strings);
+	/* `extra` (8-aligned) goes first after the page nodes, the strings
+	 * (no alignment) last. */
+	rec = calloc(1, sizeof(*rec) + npages * sizeof(rec->pages[0]) + extra + strings);
 	if (!rec)
 		return NULL;
 	rec->start = start;
@@ -106,7 +108,7 @@ static struct letw_rec *rec_alloc(uint64_t start, uint32_t size,
 		rec->pages[i].page = first + i;
 		rec->pages[i].rec = rec;
 	}
-	*cursor = (char *)(rec->pages + npages);
+	*cursor = (char *)(rec->pages + npages) + extra;
 	uatomic_inc(&allocated_recs);
 	return rec;
 }
@@ -118,11 +120,12 @@ static int check_range(uint64_t start, uint32_t size)
 	return 0;
 }
 
-int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
+int letw_rec_new_method(const struct letw_method *m,
+			const struct letw_method_opts *opts, uint16_t instance_id,
 			struct letw_rec **out)
 {
 	struct letw_rec *rec;
-	long ln, lns, lsig;
+	long ln, lns, lsig, llines;
 	char *cur;
 	int ret;
 
@@ -136,10 +139,14 @@ int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
 		return (int)lns;
 	if ((lsig = letw_validate_string(m->signature, 0)) < 0)
 		return (int)lsig;
+	if ((llines = letw_lines_size(m, opts)) < 0)
+		return (int)llines;
 	rec = rec_alloc(m->code_start, m->code_size,
-			(size_t)(lns + ln + lsig + 3), &cur);
+			(size_t)(lns + ln + lsig + 3), (size_t)llines, &cur);
 	if (!rec)
 		return -ENOMEM;
+	if (llines)
+		rec->lines = letw_lines_build(cur - llines, opts);
 	rec->kind = LETW_REC_METHOD;
 	rec->p.method = (struct letw_tp_method){
 		.method_id = m->method_id,
@@ -172,7 +179,7 @@ int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
 		return ret;
 	if ((len = letw_validate_string(s->name, 0)) < 0)
 		return (int)len;
-	rec = rec_alloc(s->start, s->size, (size_t)len + 1, &cur);
+	rec = rec_alloc(s->start, s->size, (size_t)len + 1, 0, &cur);
 	if (!rec)
 		return -ENOMEM;
 	rec->kind = LETW_REC_STUB;

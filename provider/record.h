@@ -22,6 +22,7 @@
 
 #include <lttng-etw/lttng-etw.h>
 #include "letw_payload.h"
+#include "lines.h"
 
 enum letw_rec_kind {
 	LETW_REC_METHOD = 1,
@@ -53,6 +54,7 @@ struct letw_rec {
 	uint64_t end; /* exclusive */
 	uint32_t npages;
 	struct letw_page_node *pages; /* npages entries, same allocation */
+	const struct letw_lines *lines; /* NULL, or in the same allocation */
 };
 
 struct letw_module_rec {
@@ -70,7 +72,8 @@ long letw_validate_string(const char *s, int required);
 
 /* Build a record (validated, strings copied), owned by the caller until
  * it is linked into a table. */
-int letw_rec_new_method(const struct letw_method *m, uint16_t instance_id,
+int letw_rec_new_method(const struct letw_method *m,
+			const struct letw_method_opts *opts, uint16_t instance_id,
 			struct letw_rec **out);
 int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
 		      struct letw_rec **out);

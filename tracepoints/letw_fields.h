@@ -34,3 +34,32 @@
 	lttng_ust_field_integer(uint64_t, module_id, (md)->module_id)         \
 	lttng_ust_field_integer_hex(uint32_t, module_flags, (md)->module_flags) \
 	lttng_ust_field_string(name, (md)->name)
+
+#undef LETW_TP_LINES_FIELDS
+#define LETW_TP_LINES_FIELDS(l)                                               \
+	lttng_ust_field_integer(uint16_t, instance_id, (l)->instance_id)      \
+	lttng_ust_field_integer(uint64_t, method_id, (l)->method_id)          \
+	lttng_ust_field_integer_hex(uint64_t, code_start, (l)->code_start)    \
+	lttng_ust_field_integer(uint64_t, version_id, (l)->version_id)        \
+	lttng_ust_field_integer(uint32_t, rows_total, (l)->rows_total)        \
+	lttng_ust_field_integer(uint32_t, row_first, (l)->row_first)          \
+	lttng_ust_field_sequence(uint32_t, native_offsets,                    \
+				 (l)->native_offsets, uint32_t, (l)->nr)      \
+	lttng_ust_field_sequence(uint32_t, lines, (l)->lines, uint32_t, (l)->nr) \
+	lttng_ust_field_sequence(uint32_t, files_idx, (l)->files_idx,         \
+				 uint32_t, (l)->nr)                           \
+	lttng_ust_field_sequence(uint32_t, inline_depths, (l)->inline_depths, \
+				 uint32_t, (l)->nr)                           \
+	lttng_ust_field_sequence_text(char, files, (l)->files, uint32_t,      \
+				      (l)->files_len)
+
+#undef LETW_TP_CODE_FIELDS
+#define LETW_TP_CODE_FIELDS(c)                                                \
+	lttng_ust_field_integer(uint16_t, instance_id, (c)->instance_id)      \
+	lttng_ust_field_integer(uint64_t, method_id, (c)->method_id)          \
+	lttng_ust_field_integer_hex(uint64_t, code_start, (c)->code_start)    \
+	lttng_ust_field_integer(uint64_t, version_id, (c)->version_id)        \
+	lttng_ust_field_integer(uint32_t, code_size, (c)->code_size)          \
+	lttng_ust_field_integer(uint32_t, offset, (c)->offset)                \
+	lttng_ust_field_sequence_hex(uint8_t, bytes, (c)->bytes, uint32_t,    \
+				     (c)->len)

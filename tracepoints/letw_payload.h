@@ -43,6 +43,45 @@ struct letw_tp_module {
 	const char *name;
 };
 
+/*
+ * method_lines*: one chunk of a code version's line table. Columns are
+ * kept apart (one array per field) so each is a single CTF sequence; a
+ * table longer than LETW_TP_LINES_CHUNK rows spans several events
+ * (row_first, rows_total). Each chunk repeats the file names so it can be
+ * read on its own.
+ */
+#define LETW_TP_LINES_CHUNK 512u
+
+struct letw_tp_lines {
+	uint64_t method_id;
+	uint64_t code_start;
+	uint64_t version_id;
+	uint32_t rows_total;
+	uint32_t row_first;
+	uint32_t nr;               /* rows in this chunk */
+	uint32_t files_len;        /* bytes of `files`, no terminating NUL */
+	uint16_t instance_id;
+	const uint32_t *native_offsets; /* nr entries each, from row_first */
+	const uint32_t *lines;
+	const uint32_t *files_idx;
+	const uint32_t *inline_depths;
+	const char *files;         /* the file names joined by '\n' */
+};
+
+/* method_code_bytes*: one chunk of a code version's bytes. */
+#define LETW_TP_CODE_CHUNK 4096u
+
+struct letw_tp_code {
+	uint64_t method_id;
+	uint64_t code_start;
+	uint64_t version_id;
+	uint32_t code_size;        /* of the whole code version */
+	uint32_t offset;           /* of this chunk, from code_start */
+	uint32_t len;              /* bytes in this chunk */
+	uint16_t instance_id;
+	const uint8_t *bytes;
+};
+
 /* dcstart_init / dcend_init */
 struct letw_tp_pass_init {
 	uint64_t pass_id;

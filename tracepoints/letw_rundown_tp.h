@@ -6,7 +6,9 @@
  *
  * Keywords (DESIGN §3): LOADER_RUNDOWN 0x8 → module_dc*, JIT_RUNDOWN 0x10 →
  * method_dc*, RUNDOWN_START 0x40 → dcstart_*, RUNDOWN_END 0x100 → dcend_*,
- * STUB_RUNDOWN 1<<48 → stub_dc*.
+ * STUB_RUNDOWN 1<<48 → stub_dc*, LINES_RUNDOWN 0x20000 → method_lines_start/end,
+ * CODE_BYTES_RUNDOWN 1<<49 → method_code_bytes_start/end. The last two are
+ * optional, and named so that `*dcstart*` / `*dcend*` do not enable them.
  */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER letw_rundown
@@ -55,6 +57,22 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, method_class, letw_rundown,
 	method_dcstart, LTTNG_UST_TP_ARGS(const struct letw_tp_method *, m))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, method_class, letw_rundown,
 	method_dcend, LTTNG_UST_TP_ARGS(const struct letw_tp_method *, m))
+
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(letw_rundown, lines_class,
+	LTTNG_UST_TP_ARGS(const struct letw_tp_lines *, l),
+	LTTNG_UST_TP_FIELDS(LETW_TP_LINES_FIELDS(l)))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, lines_class, letw_rundown,
+	method_lines_start, LTTNG_UST_TP_ARGS(const struct letw_tp_lines *, l))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, lines_class, letw_rundown,
+	method_lines_end, LTTNG_UST_TP_ARGS(const struct letw_tp_lines *, l))
+
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(letw_rundown, code_class,
+	LTTNG_UST_TP_ARGS(const struct letw_tp_code *, c),
+	LTTNG_UST_TP_FIELDS(LETW_TP_CODE_FIELDS(c)))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, code_class, letw_rundown,
+	method_code_bytes_start, LTTNG_UST_TP_ARGS(const struct letw_tp_code *, c))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, code_class, letw_rundown,
+	method_code_bytes_end, LTTNG_UST_TP_ARGS(const struct letw_tp_code *, c))
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(letw_rundown, stub_class,
 	LTTNG_UST_TP_ARGS(const struct letw_tp_stub *, s),

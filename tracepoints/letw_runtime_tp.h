@@ -4,8 +4,10 @@
  * (the CLR runtime provider's MethodLoad/Unload in spirit). Read repeatedly
  * by the tracepoint macros; see lttng-ust(3).
  *
- * Keywords (DESIGN §3): LOADER 0x8 → module_*, JIT 0x10 → method_*,
- * STUB 1<<48 → stub_*.
+ * Keywords (DESIGN §3): LOADER 0x8 → module_*, JIT 0x10 → method_load/unload,
+ * STUB 1<<48 → stub_*, LINES 0x20000 → method_lines, CODE_BYTES 1<<49 →
+ * method_code_bytes. The last two are optional: names chosen so that
+ * `letw_runtime:*load` enables the rest without them.
  */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER letw_runtime
@@ -28,6 +30,14 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_runtime, method_class, letw_runtime,
 	method_load, LTTNG_UST_TP_ARGS(const struct letw_tp_method *, m))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_runtime, method_class, letw_runtime,
 	method_unload, LTTNG_UST_TP_ARGS(const struct letw_tp_method *, m))
+
+LTTNG_UST_TRACEPOINT_EVENT(letw_runtime, method_lines,
+	LTTNG_UST_TP_ARGS(const struct letw_tp_lines *, l),
+	LTTNG_UST_TP_FIELDS(LETW_TP_LINES_FIELDS(l)))
+
+LTTNG_UST_TRACEPOINT_EVENT(letw_runtime, method_code_bytes,
+	LTTNG_UST_TP_ARGS(const struct letw_tp_code *, c),
+	LTTNG_UST_TP_FIELDS(LETW_TP_CODE_FIELDS(c)))
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(letw_runtime, stub_class,
 	LTTNG_UST_TP_ARGS(const struct letw_tp_stub *, s),

@@ -69,6 +69,8 @@ enum letw_provider {
 #define LETW_KW_START_ENUMERATION 0x40ull
 #define LETW_KW_END_ENUMERATION   0x80ull
 #define LETW_KW_STUB              (1ull << 48) /* ours, above every CLR keyword */
+#define LETW_KW_LINES             0x20000ull   /* CLR's JittedMethodILToNativeMap */
+#define LETW_KW_CODE_BYTES        (1ull << 49) /* ours */
 
 /* letw_rundown keywords (values match the CLR rundown provider). */
 #define LETW_KW_LOADER_RUNDOWN 0x8ull
@@ -76,6 +78,8 @@ enum letw_provider {
 #define LETW_KW_RUNDOWN_START  0x40ull
 #define LETW_KW_RUNDOWN_END    0x100ull
 #define LETW_KW_STUB_RUNDOWN   (1ull << 48) /* ours */
+#define LETW_KW_LINES_RUNDOWN  0x20000ull   /* CLR's JittedMethodILToNativeMap */
+#define LETW_KW_CODE_BYTES_RUNDOWN (1ull << 49) /* ours */
 
 /* ETW control codes, same numeric values as EVENT_CONTROL_CODE_*. */
 enum letw_control_code {
@@ -198,6 +202,59 @@ LETW_API int letw_method_unpublish(uint64_t code_start);
 LETW_API int letw_stub_publish(const struct letw_stub *stub);
 LETW_API int letw_stub_unpublish(uint64_t start);
 LETW_API int letw_module_publish(const struct letw_module *module);
+
+/*
+ * Optional per-code-version data (DESIGN §3, §6), published with the
+ * method: a line table mapping native offsets to source positions, kept
+ * with the record so that rundowns can emit it too.
+ *
+ * Rows are sorted by native_offset (non-decreasing); a row covers the
+ * bytes from its offset to the next row's. Several rows at one offset
+ * describe an inlining stack, outermost first (inline_depth 0 is the
+ * method itself, depth n a frame inlined n levels deep, its file and line
+ * being the inlinee's). Events: letw_runtime:method_lines at publish,
+ * letw_rundown:method_lines_start / method_lines_end in DCStart / DCEnd
+ * passes, each under the LINES keyword and off unless a session enables
+ * them.
+ *
+ * The code bytes of a method (letw_runtime:method_code_bytes at publish,
+ * letw_rundown:method_code_bytes_start / _end in rundowns, CODE_BYTES
+ * keyword) need no opt-in: they are copied from [code_start, code_start +
+ * code_size) when a session enables them, fault-safely, at most
+ * LETW_CODE_BYTES_MAX bytes per code version.
+ */
+struct letw_line {
+	uint32_t native_offset; /* from code_start; < code_size */
+	uint32_t line;          /* 1-based source line; 0: unknown */
+	uint32_t file;          /* index into letw_method_opts.files */
+	uint32_t inline_depth;  /* 0: the method itself; n: inlined n deep */
+};
+
+#define LETW_LINES_MAX       65535u  /* rows per code version */
+#define LETW_FILES_MAX       1024u   /* file names per code version */
+#define LETW_FILES_BYTES_MAX 16384u  /* their bytes, NULs included */
+#define LETW_CODE_BYTES_MAX  (256u * 1024u)
+
+struct letw_method_opts {
+	size_t size;                  /* sizeof(struct letw_method_opts): ABI guard */
+	const struct letw_line *lines;
+	uint32_t nr_lines;
+	uint32_t nr_files;
+	const char *const *files;     /* UTF-8, no newline; "" allowed */
+};
+
+/*
+ * letw_method_publish with options (opts may be NULL: same as
+ * letw_method_publish). Strings and rows are copied during the call.
+ * Errors, besides letw_method_publish's (table unchanged on every error):
+ *   -EINVAL  opts->size too small, lines or files NULL with a non-zero
+ *            count, a row's file index >= nr_files, native_offset >=
+ *            code_size, rows out of order, a file name with a newline
+ *   -E2BIG   more than LETW_LINES_MAX rows, LETW_FILES_MAX files or
+ *            LETW_FILES_BYTES_MAX bytes of file names
+ */
+LETW_API int letw_method_publish_opts(const struct letw_method *method,
+				      const struct letw_method_opts *opts);
 LETW_API int letw_module_unpublish(uint64_t module_id);
 
 /* ---------------------------------------------------------------------- */

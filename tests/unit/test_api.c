@@ -224,3 +224,61 @@ Test(api, deferred_frees_drain)
 	cr_assert_eq(st.deferred_frees_pending, 0);
 	cr_assert_eq(st.live_methods, 0);
 }
+
+/* letw_method_publish_opts: each malformed line table is refused with its
+ * errno and leaves nothing behind; a valid one publishes. */
+Test(api, publish_opts_errors)
+{
+	static const char *const files[] = { "a.c", "b.h" };
+	static const char *const nl[] = { "a\nb" };
+	struct letw_line rows[3] = {
+		{ .native_offset = 0, .line = 1, .file = 0 },
+		{ .native_offset = 0x10, .line = 2, .file = 1, .inline_depth = 1 },
+		{ .native_offset = 0x20, .line = 3, .file = 0 },
+	};
+	struct letw_method m = method_at(0x9000, 0x100, "withlines");
+	struct letw_method_opts o = {
+		.size = sizeof(o), .lines = rows, .nr_lines = 3,
+		.nr_files = 2, .files = files,
+	};
+	struct letw_method_opts bad;
+
+	bad = o, bad.size = 8;
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
+	bad = o, bad.lines = NULL;
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
+	bad = o, bad.files = NULL;
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
+	bad = o, bad.nr_files = 1; /* row 1 names file 1 */
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
+	bad = o, bad.nr_lines = LETW_LINES_MAX + 1;
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -E2BIG);
+	bad = o, bad.files = nl, bad.nr_files = 1, bad.nr_lines = 1;
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
+	rows[2].native_offset = 0x100; /* == code_size */
+	cr_assert_eq(letw_method_publish_opts(&m, &o), -EINVAL);
+	rows[2].native_offset = 0x8; /* before row 1 */
+	cr_assert_eq(letw_method_publish_opts(&m, &o), -EINVAL);
+	cr_assert_eq(live_methods(), 0);
+	rows[2].native_offset = 0x20;
+	cr_assert_eq(letw_method_publish_opts(&m, &o), 0);
+	cr_assert_eq(letw_method_publish_opts(&m, NULL), -EEXIST);
+	cr_assert_eq(live_methods(), 1);
+	cr_assert_eq(letw_method_unpublish(0x9000), 0);
+}
+
+Test(api, publish_opts_file_bytes_limit)
+{
+	static char name[LETW_STRING_MAX + 1];
+	const char *files[8];
+	struct letw_method m = method_at(0xa000, 0x10, "f");
+	struct letw_method_opts o = { .size = sizeof(o), .nr_files = 8, .files = files };
+
+	memset(name, 'x', LETW_STRING_MAX - 1);
+	for (int i = 0; i < 8; i++)
+		files[i] = name; /* 8 x 4096 bytes > LETW_FILES_BYTES_MAX */
+	cr_assert_eq(letw_method_publish_opts(&m, &o), -E2BIG);
+	o.nr_files = 3; /* 12288 bytes: fits */
+	cr_assert_eq(letw_method_publish_opts(&m, &o), 0);
+	cr_assert_eq(letw_method_unpublish(0xa000), 0);
+}

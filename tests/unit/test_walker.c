@@ -59,7 +59,7 @@ static int publish(uint64_t id, uint64_t start, uint32_t size)
 	struct letw_method m = { .method_id = id, .code_start = start,
 				 .code_size = size, .name = "fn" };
 	struct letw_rec *rec;
-	int ret = letw_rec_new_method(&m, 0, &rec);
+	int ret = letw_rec_new_method(&m, NULL, 0, &rec);
 
 	if (ret)
 		return ret;
