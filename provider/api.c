@@ -16,11 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
 #include "emit.h"
 #include "internal.h"
 #include "log.h"
+#include "record.h"
 
 struct letw_state letw_g = {
 	.wake_fd = -1,
@@ -78,6 +80,7 @@ static uint32_t poll_period(const struct letw_config *cfg)
 
 LETW_API int letw_init(const struct letw_config *cfg)
 {
+	uint64_t expected = 0, max_records = 0;
 	struct letw_table *t;
 	int ret;
 
@@ -95,16 +98,20 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	letw_g.instance_id = cfg ? cfg->instance_id : 0;
 	letw_g.flags = cfg ? cfg->flags : 0;
 	letw_g.poll_ms = poll_period(cfg);
-	t = letw_table_new();
+	if (cfg && cfg->size >= offsetof(struct letw_config, max_records) + sizeof(uint64_t)) {
+		expected = cfg->expected_records;
+		max_records = cfg->max_records;
+	}
+	t = letw_table_new(expected, max_records);
 	if (!t) {
 		pthread_mutex_unlock(&lifecycle_lock);
 		return -ENOMEM;
 	}
 	letw_g.tracing = letw_probe_load();
-	letw_emit_set_pid();
+	letw_copy_code_set_pid();
 	/* Publish the table last: a publisher that sees it sees it whole. */
 	rcu_assign_pointer(letw_g.table, t);
-	if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
+	{
 		pthread_once(&exit_once, register_exit_handler);
 		ret = letw_control_start();
 		if (ret) {
@@ -182,49 +189,70 @@ static void table_exit(void)
 	urcu_bp_read_unlock();
 }
 
-static void emit_rec(int unload, const struct letw_rec *rec)
+/*
+ * Build the tracepoint payload from the slot (the record as published) and
+ * fire the load or unload event. Still inside the read-side section: the
+ * slot, its name and its context cannot be freed under us.
+ */
+static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *s,
+		      uint32_t st, const struct letw_ext *ext)
 {
-	if (rec->kind == LETW_REC_METHOD) {
-		letw_emit_method(unload, &rec->p.method);
+	uint16_t inst = letw_g.instance_id;
+
+	switch (letw_st_kind(st)) {
+	case LETW_SLOT_METHOD: {
+		struct letw_tp_method m;
+
+		letw_rec_tp_method(t, s, st, inst, &m);
+		letw_emit_method(unload, &m);
 		if (!unload)
-			letw_emit_method_extras_load(&rec->p.method, rec->lines);
-	} else {
-		letw_emit_stub(unload, &rec->p.stub);
+			letw_emit_method_extras_load(&m, ext ? &ext->lines : NULL);
+		break;
+	}
+	case LETW_SLOT_STUB: {
+		struct letw_tp_stub sb;
+
+		letw_rec_tp_stub(t, s, inst, &sb);
+		letw_emit_stub(unload, &sb);
+		break;
+	}
+	default: {
+		struct letw_tp_module md;
+
+		letw_rec_tp_module(t, s, inst, &md);
+		letw_emit_module(unload, &md);
+		break;
+	}
 	}
 }
 
-static int publish(struct letw_rec *rec)
+static int publish_slot(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext)
 {
-	struct letw_table *t = table_enter();
-	int ret;
+	int ret = letw_slot_kind_is_module(s) ? letw_table_module_insert(t, s) :
+						letw_table_insert(t, s, ext);
 
-	if (!t) {
-		letw_rec_put(rec); /* never linked */
-		return -ESHUTDOWN;
-	}
-	ret = letw_table_insert(t, rec);
 	if (!ret)
-		emit_rec(0, rec);
-	table_exit();
+		emit_slot(t, 0, s, letw_slot_state(s), ext);
 	return ret;
 }
 
-static int unpublish(uint64_t start, int kind)
+static int unpublish(uint64_t key, int kind)
 {
 	struct letw_table *t = table_enter();
-	struct letw_rec *rec;
+	struct letw_slot *s;
 	int ret;
 
 	if (!t)
 		return -ESHUTDOWN;
-	ret = letw_table_remove(t, start, kind, &rec);
-	/* Still inside the read-side section: rec cannot be freed before
-	 * the unload event is written. */
-	if (!ret)
-		emit_rec(1, rec);
+	ret = kind == LETW_SLOT_MODULE ? letw_table_module_remove(t, key, &s) :
+					 letw_table_remove(t, key, kind, &s);
+	if (!ret) {
+		/* The unload carries the record's fields as they were: emit
+		 * before retiring, which reuses `version` as the link. */
+		emit_slot(t, 1, s, letw_slot_state(s), NULL);
+		letw_table_retire(t, s);
+	}
 	table_exit();
-	if (!ret)
-		letw_rec_put_deferred(rec);
 	return ret;
 }
 
@@ -236,64 +264,63 @@ LETW_API int letw_method_publish(const struct letw_method *method)
 LETW_API int letw_method_publish_opts(const struct letw_method *method,
 				      const struct letw_method_opts *opts)
 {
-	struct letw_rec *rec;
-	int ret = letw_rec_new_method(method, opts, letw_g.instance_id, &rec);
+	struct letw_table *t = table_enter();
+	struct letw_slot *s;
+	struct letw_ext *ext;
+	int ret;
 
-	return ret ? ret : publish(rec);
+	if (!t)
+		return -ESHUTDOWN;
+	ret = letw_rec_method(t, method, opts, &s, &ext);
+	if (!ret)
+		ret = publish_slot(t, s, ext);
+	table_exit();
+	return ret;
 }
 
 LETW_API int letw_method_unpublish(uint64_t code_start)
 {
-	return unpublish(code_start, LETW_REC_METHOD);
+	return unpublish(code_start, LETW_SLOT_METHOD);
 }
 
 LETW_API int letw_stub_publish(const struct letw_stub *stub)
 {
-	struct letw_rec *rec;
-	int ret = letw_rec_new_stub(stub, letw_g.instance_id, &rec);
+	struct letw_table *t = table_enter();
+	struct letw_slot *s;
+	int ret;
 
-	return ret ? ret : publish(rec);
+	if (!t)
+		return -ESHUTDOWN;
+	ret = letw_rec_stub(t, stub, &s);
+	if (!ret)
+		ret = publish_slot(t, s, NULL);
+	table_exit();
+	return ret;
 }
 
 LETW_API int letw_stub_unpublish(uint64_t start)
 {
-	return unpublish(start, LETW_REC_STUB);
+	return unpublish(start, LETW_SLOT_STUB);
 }
 
 LETW_API int letw_module_publish(const struct letw_module *module)
 {
-	struct letw_module_rec *mod;
-	struct letw_table *t;
-	int ret = letw_module_rec_new(module, letw_g.instance_id, &mod);
+	struct letw_table *t = table_enter();
+	struct letw_slot *s;
+	int ret;
 
-	if (ret)
-		return ret;
-	if (!(t = table_enter())) {
-		letw_module_rec_put(mod);
+	if (!t)
 		return -ESHUTDOWN;
-	}
-	ret = letw_table_module_insert(t, mod);
+	ret = letw_rec_module(t, module, &s);
 	if (!ret)
-		letw_emit_module(0, &mod->p);
+		ret = publish_slot(t, s, NULL);
 	table_exit();
 	return ret;
 }
 
 LETW_API int letw_module_unpublish(uint64_t module_id)
 {
-	struct letw_module_rec *mod;
-	struct letw_table *t = table_enter();
-	int ret;
-
-	if (!t)
-		return -ESHUTDOWN;
-	ret = letw_table_module_remove(t, module_id, &mod);
-	if (!ret)
-		letw_emit_module(1, &mod->p);
-	table_exit();
-	if (!ret)
-		letw_module_rec_put_deferred(mod);
-	return ret;
+	return unpublish(module_id, LETW_SLOT_MODULE);
 }
 
 LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
@@ -303,6 +330,8 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 
 	if (!letw_g.control_running)
 		return letw_g.table ? -ENOTSUP : -ESHUTDOWN;
+	if (letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)
+		return -ENOTSUP;
 	if (pthread_equal(pthread_self(), letw_g.control_thread))
 		return -EDEADLK;
 	pthread_mutex_lock(&letw_g.req_lock);
@@ -325,7 +354,6 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 LETW_API int letw_get_stats(struct letw_stats *out)
 {
 	struct letw_table *t;
-	uint64_t live;
 
 	if (!out)
 		return -EINVAL;
@@ -334,13 +362,39 @@ LETW_API int letw_get_stats(struct letw_stats *out)
 		out->live_methods = (uint64_t)uatomic_read(&t->live_methods);
 		out->live_stubs = (uint64_t)uatomic_read(&t->live_stubs);
 		out->live_modules = (uint64_t)uatomic_read(&t->live_modules);
+		out->deferred_frees_pending = (uint64_t)uatomic_read(&t->reclaim.pending);
 		table_exit();
 	}
 	out->passes = uatomic_read(&letw_g.passes);
 	out->rundown_emitted = uatomic_read(&letw_g.rundown_emitted);
 	out->rundown_skipped_raced = uatomic_read(&letw_g.rundown_skipped);
-	live = out->live_methods + out->live_stubs + out->live_modules;
-	out->deferred_frees_pending = letw_rec_allocated() > live ?
-		letw_rec_allocated() - live : 0;
 	return t ? 0 : -ESHUTDOWN;
+}
+
+LETW_API int letw_get_store_stats(struct letw_store_stats *out)
+{
+	struct letw_store_stats st = { .size = sizeof(st) };
+	struct letw_store_usage u;
+	struct letw_table *t;
+
+	if (!out || out->size < offsetof(struct letw_store_stats, bytes_committed))
+		return -EINVAL;
+	if (!(t = table_enter()))
+		return -ESHUTDOWN;
+	letw_store_usage(&t->store, &u);
+	st.bytes_committed = u.slots_committed * sizeof(struct letw_slot) +
+			     u.chunk_bytes_committed;
+	st.bytes_in_use = (u.slots_committed - u.slots_free) * sizeof(struct letw_slot) +
+			  u.chunk_bytes_in_use;
+	st.slots_committed = u.slots_committed;
+	st.slots_free = u.slots_free;
+	st.slow_grows = u.slow_grows;
+	st.pending_free = (uint64_t)uatomic_read(&t->reclaim.pending);
+	table_exit();
+	st.last_pass_max_section_ns = uatomic_read(&letw_g.last_pass_max_section_ns);
+	st.max_section_ns = uatomic_read(&letw_g.max_section_ns);
+	st.last_pass_sections = uatomic_read(&letw_g.last_pass_sections);
+	memcpy(out, &st, out->size < sizeof(st) ? out->size : sizeof(st));
+	out->size = out->size < sizeof(st) ? out->size : sizeof(st);
+	return 0;
 }

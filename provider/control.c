@@ -34,6 +34,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+struct init_ctx {
+	int passes;
+	struct letw_tp_pass_init init;
+};
+
+/* The walker's `begin`: the Init events, at the pass's start instant. */
+static void emit_inits(void *ctx)
+{
+	struct init_ctx *ic = ctx;
+
+	for (int f = 0; f < LETW_NR_FLAVOURS; f++)
+		if (ic->passes & (1 << f))
+			letw_emit_pass_init((enum letw_flavour)f, &ic->init);
+}
+
 static void run_pass(int passes, int code, uint64_t mask,
 		     struct letw_pass_result *res)
 {
@@ -42,20 +57,21 @@ static void run_pass(int passes, int code, uint64_t mask,
 	struct letw_walk_sink sink = letw_lttng_sink;
 	struct letw_walk_stats st;
 	uint64_t pass_id = ++letw_g.pass_seq;
-	uint64_t t0 = now_ns();
-	int ret;
-
-	for (int f = 0; f < LETW_NR_FLAVOURS; f++) {
-		struct letw_tp_pass_init init = {
+	struct init_ctx ic = {
+		.passes = passes,
+		.init = {
 			.pass_id = pass_id,
 			.match_any_keyword = mask,
 			.control_code = (uint32_t)code,
 			.instance_id = letw_g.instance_id,
-		};
+		},
+	};
+	uint64_t t0 = now_ns();
+	int ret;
 
-		if (passes & (1 << f))
-			letw_emit_pass_init((enum letw_flavour)f, &init);
-	}
+	sink.begin = emit_inits;
+	sink.ctx = &ic;
+	sink.instance_id = letw_g.instance_id;
 	sink.cancel = &letw_g.stopping;
 	ret = letw_walk(t, (unsigned int)passes, &sink, &st);
 	if (ret == -ECANCELED) {
@@ -86,13 +102,18 @@ static void run_pass(int passes, int code, uint64_t mask,
 	}
 	uatomic_add(&letw_g.rundown_skipped, st.skipped_raced);
 	uatomic_inc(&letw_g.passes);
-	letw_debug("pass %llu (%s%s): %llu+%llu emitted, %llu raced, %llu pinned, "
-		   "%llu ns read side",
+	uatomic_set(&letw_g.last_pass_max_section_ns, st.max_section_ns);
+	uatomic_set(&letw_g.last_pass_sections, st.sections);
+	if (st.max_section_ns > uatomic_read(&letw_g.max_section_ns))
+		uatomic_set(&letw_g.max_section_ns, st.max_section_ns);
+	letw_debug("pass %llu (%s%s): %llu+%llu emitted, %llu raced, %llu sections, "
+		   "longest %llu ns, %llu ns read side",
 		   (unsigned long long)pass_id,
 		   (passes & LETW_PASS_DCSTART) ? "dcstart" : "",
 		   (passes & LETW_PASS_DCEND) ? " dcend" : "",
 		   (unsigned long long)st.emitted[0], (unsigned long long)st.emitted[1],
-		   (unsigned long long)st.skipped_raced, (unsigned long long)st.pinned,
+		   (unsigned long long)st.skipped_raced, (unsigned long long)st.sections,
+		   (unsigned long long)st.max_section_ns,
 		   (unsigned long long)st.read_side_ns);
 	if (res) {
 		res->passes = passes;
@@ -232,9 +253,14 @@ static void *control_main(void *arg)
 		}
 		if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 			break;
-		poll_keywords(prev);
-		serve_in_process_request();
+		if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
+			poll_keywords(prev);
+			serve_in_process_request();
+		}
+		/* Under pass_lock: a fork must not find a resize half done. */
+		pthread_mutex_lock(&letw_g.pass_lock);
 		letw_table_maintain(letw_g.table);
+		pthread_mutex_unlock(&letw_g.pass_lock);
 		/* Also on timeouts: the socket code drops idle clients. */
 		letw_ctlsock_service(fds + 1, nfds - 1);
 	}
@@ -250,7 +276,7 @@ int letw_control_start(void)
 	if (letw_g.wake_fd < 0)
 		return -errno;
 	letw_g.listen_fd = -1;
-	if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_SOCKET)) {
+	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {
 		ret = letw_ctlsock_open();
 		if (ret)
 			letw_warn("control socket unavailable (%s); capture-state "

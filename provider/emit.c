@@ -1,8 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <errno.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <lttng-etw/lttng-etw.h>
 
 #include "letw_runtime_tp.h"
@@ -10,13 +6,6 @@
 #include "emit.h"
 
 #define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
-
-static pid_t self_pid;
-
-void letw_emit_set_pid(void)
-{
-	self_pid = getpid();
-}
 
 static void lines_chunk(const struct letw_tp_method *m, const struct letw_lines *l,
 			uint32_t first, struct letw_tp_lines *out)
@@ -38,22 +27,6 @@ static void lines_chunk(const struct letw_tp_method *m, const struct letw_lines 
 		.inline_depths = l->inline_depths + first,
 		.files = l->files,
 	};
-}
-
-/*
- * Copy [addr, addr + len) of our own address space without trusting it
- * to be mapped: process_vm_readv on our own pid fails with EFAULT instead
- * of faulting (a runtime may free code under a rundown, or pass a range it
- * has not mapped). It makes no blocking wait; it only runs when a session
- * enables the code-bytes events. Returns 0 when every byte was copied.
- */
-static int copy_code(void *dst, uint64_t addr, size_t len)
-{
-	struct iovec local = { .iov_base = dst, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-
-	return process_vm_readv(self_pid, &local, 1, &remote, 1, 0) == (ssize_t)len ?
-		0 : -EFAULT;
 }
 
 void letw_emit_method_extras_load(const struct letw_tp_method *m,
@@ -88,7 +61,7 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 				.bytes = buf,
 			};
 
-			if (copy_code(buf, m->code_start + off, len))
+			if (letw_copy_code(buf, m->code_start + off, len))
 				break;
 			lttng_ust_tracepoint(letw_runtime, method_code_bytes, &c);
 		}
@@ -184,10 +157,40 @@ static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *
 	return 1;
 }
 
+static void sink_lines(void *ctx, enum letw_flavour f, const struct letw_tp_lines *l)
+{
+	if (f == LETW_FLAVOUR_DCSTART)
+		lttng_ust_tracepoint(letw_rundown, method_lines_start, l);
+	else
+		lttng_ust_tracepoint(letw_rundown, method_lines_end, l);
+}
+
+static void sink_code(void *ctx, enum letw_flavour f, const struct letw_tp_code *c)
+{
+	if (f == LETW_FLAVOUR_DCSTART)
+		lttng_ust_tracepoint(letw_rundown, method_code_bytes_start, c);
+	else
+		lttng_ust_tracepoint(letw_rundown, method_code_bytes_end, c);
+}
+
+static int sink_wants(void *ctx, enum letw_flavour f, int what)
+{
+	int start = f == LETW_FLAVOUR_DCSTART;
+
+	if (what == LETW_WANT_LINES)
+		return (start ? ENABLED(letw_rundown, method_lines_start) :
+				ENABLED(letw_rundown, method_lines_end)) ? LETW_WANT_LINES : 0;
+	return (start ? ENABLED(letw_rundown, method_code_bytes_start) :
+			ENABLED(letw_rundown, method_code_bytes_end)) ? LETW_WANT_CODE : 0;
+}
+
 const struct letw_walk_sink letw_lttng_sink = {
 	.module = sink_module,
 	.method = sink_method,
 	.stub = sink_stub,
+	.lines = sink_lines,
+	.code = sink_code,
+	.wants = sink_wants,
 };
 
 uint64_t letw_live_mask(int provider)

@@ -26,10 +26,6 @@ void letw_emit_pass_complete(enum letw_flavour f,
 void letw_emit_method_extras_load(const struct letw_tp_method *m,
 				  const struct letw_lines *lines);
 
-/* The process's own pid for fault-safe copies (process_vm_readv);
- * refreshed by letw_init and the fork child hook. */
-void letw_emit_set_pid(void);
-
 extern const struct letw_walk_sink letw_lttng_sink;
 
 /* The provider's live keyword mask: the keywords any of whose events are

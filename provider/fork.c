@@ -4,10 +4,16 @@
  * pthread_atfork handlers: the runtime knows when it forks and which of its
  * own locks must be quiesced first).
  *
- * prepare: waits for a pass in progress to end (pass_lock) so the child
- *          never inherits a walk in progress, then quiesces liburcu and
- *          tells lttng-ust (so the child registers with the sessiond and
- *          traces under its own vpid).
+ * prepare: tells lttng-ust first (so the child registers with the
+ *          sessiond and traces under its own vpid; lttng-ust takes its
+ *          ust_lock there), then waits for the control thread to be idle
+ *          (pass_lock: no pass, no table resize — whose liburcu mutex the
+ *          child would inherit locked), then quiesces liburcu. Order:
+ *          ust_lock before pass_lock, never the reverse: the control
+ *          thread never takes ust_lock. (With liblttng-ust-fork.so
+ *          preloaded, its fork() wrapper takes ust_lock after us; a
+ *          listener thread waiting for the control thread meanwhile only
+ *          waits for its own bounded timeout.)
  * child:   the control thread did not survive the fork; start a new one
  *          with a socket named after the child's pid. The table is kept:
  *          the child's address space holds the same code. Events from the
@@ -17,33 +23,33 @@
 
 #include <urcu/urcu-bp.h>
 
-#include "emit.h"
+#include "walker.h"
 #include "internal.h"
 #include "log.h"
 
 LETW_API void letw_fork_prepare(void)
 {
+	letw_probe_fork_prepare();
 	pthread_mutex_lock(&letw_g.pass_lock);
 	urcu_bp_call_rcu_before_fork();
 	urcu_bp_before_fork();
-	letw_probe_fork_prepare();
 }
 
 LETW_API void letw_fork_parent(void)
 {
-	letw_probe_fork_parent();
 	urcu_bp_after_fork_parent();
 	urcu_bp_call_rcu_after_fork_parent();
 	pthread_mutex_unlock(&letw_g.pass_lock);
+	letw_probe_fork_parent();
 }
 
 LETW_API void letw_fork_child(void)
 {
-	letw_probe_fork_child();
-	letw_emit_set_pid();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);
+	letw_probe_fork_child();
+	letw_copy_code_set_pid();
 	/* The parent's threads are gone; their fds are ours to close. */
 	if (letw_g.control_running) {
 		letw_g.control_running = 0;

@@ -14,10 +14,11 @@
  *  - req_lock: guards the in-process request slot. Held for a few stores,
  *    never across a pass or a callback, and nothing is taken under it.
  *  - pass_lock: held by the control thread for the duration of each
- *    dispatch (callback + pass), and by letw_fork_prepare until the fork is
- *    done, so a child never inherits a walk in progress. Only req_lock may
- *    be taken under it (by the control thread, briefly): no cycle, since
- *    nothing takes pass_lock while holding req_lock.
+ *    dispatch (callback + pass) and of each table maintenance (store
+ *    growth, hash-table resizes), and by letw_fork_prepare until the fork
+ *    is done, so a child never inherits a walk or a resize in progress.
+ *    Only req_lock may be taken under it (by the control thread, briefly):
+ *    no cycle, since nothing takes pass_lock while holding req_lock.
  */
 #ifndef LETW_INTERNAL_H
 #define LETW_INTERNAL_H
@@ -64,6 +65,7 @@ struct letw_state {
 	uint64_t pass_seq;
 	uint64_t last_pass_id[2]; /* per flavour, for LETW_CTL_STATUS */
 	uint64_t passes, rundown_emitted, rundown_skipped;
+	uint64_t last_pass_max_section_ns, max_section_ns, last_pass_sections;
 };
 
 extern struct letw_state letw_g;

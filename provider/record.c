@@ -3,13 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <urcu/uatomic.h>
-#include <urcu/wfstack.h>
-
 #include "record.h"
-
-/* Records allocated and not yet freed: live ones plus deferred frees. */
-static long allocated_recs;
 
 /*
  * Validate and measure in one scan (this runs on the publish path):
@@ -70,49 +64,6 @@ long letw_validate_string(const char *s, int required)
 	return len;
 }
 
-/* Copy a validated string of length len (NULL: "") and advance. */
-static const char *str_put(char **cursor, const char *s, long len)
-{
-	char *dst = *cursor;
-
-	if (s)
-		memcpy(dst, s, (size_t)len);
-	dst[len] = '\0';
-	*cursor += len + 1;
-	return dst;
-}
-
-/*
- * One allocation per record: header, page nodes, strings. The range
- * [start, end) must not wrap and must be non-empty.
- */
-static struct letw_rec *rec_alloc(uint64_t start, uint32_t size,
-				  size_t strings, size_t extra, char **cursor)
-{
-	uint64_t end = start + size;
-	uint64_t first = start >> LETW_PAGE_SHIFT;
-	uint64_t last = (end - 1) >> LETW_PAGE_SHIFT;
-	uint64_t npages = last - first + 1;
-	struct letw_rec *rec;
-
-	/* `extra` (8-aligned) goes first after the page nodes, the strings
-	 * (no alignment) last. */
-	rec = calloc(1, sizeof(*rec) + npages * sizeof(rec->pages[0]) + extra + strings);
-	if (!rec)
-		return NULL;
-	rec->start = start;
-	rec->end = end;
-	rec->npages = (uint32_t)npages;
-	rec->pages = (struct letw_page_node *)(rec + 1);
-	for (uint64_t i = 0; i < npages; i++) {
-		rec->pages[i].page = first + i;
-		rec->pages[i].rec = rec;
-	}
-	*cursor = (char *)(rec->pages + npages) + extra;
-	uatomic_inc(&allocated_recs);
-	return rec;
-}
-
 static int check_range(uint64_t start, uint32_t size)
 {
 	if (size == 0 || start + size < start)
@@ -120,16 +71,59 @@ static int check_range(uint64_t start, uint32_t size)
 	return 0;
 }
 
-int letw_rec_new_method(const struct letw_method *m,
-			const struct letw_method_opts *opts, uint16_t instance_id,
-			struct letw_rec **out)
+/* A fresh PENDING slot of this kind, or NULL (store exhausted). */
+static struct letw_slot *slot_new(struct letw_table *t, uint32_t kind)
 {
-	struct letw_rec *rec;
+	struct letw_slot *s = letw_store_slot_get(&t->store);
+	uint32_t st;
+
+	if (!s)
+		return NULL;
+	st = letw_slot_state(s) & LETW_ST_GEN_MASK; /* FREE, keeps its generation */
+	s->ctx = s->name = 0;
+	/* Not yet reachable: the state is published by letw_table_insert. */
+	letw_slot_set_state(s, st | (kind << LETW_ST_KIND_SHIFT) |
+			    ((uint32_t)LETW_LIFE_PENDING << LETW_ST_LIFE_SHIFT));
+	return s;
+}
+
+/* Keep a method's own name: inline when it fits in the 4-byte field. */
+static int name_put(struct letw_table *t, struct letw_slot *s, const char *name, long len)
+{
+	if (len < (long)sizeof(s->name)) {
+		memset(&s->name, 0, sizeof(s->name));
+		memcpy(&s->name, name, (size_t)len);
+		letw_slot_set_state(s, letw_slot_state(s) | LETW_ST_NAME_INLINE);
+		return 0;
+	}
+	s->name = letw_store_chunk_get(&t->store, (size_t)len + 1);
+	if (!s->name)
+		return -ENOMEM;
+	memcpy(letw_store_chunk_ptr(&t->store, s->name), name, (size_t)len + 1);
+	return 0;
+}
+
+static int ctx_put(struct letw_table *t, struct letw_slot *s, uint64_t a,
+		   const char *s1, long l1, const char *s2, long l2)
+{
+	long h = letw_intern_get(&t->intern, a, s1, (size_t)l1, s2, (size_t)l2);
+
+	if (h < 0)
+		return (int)h;
+	s->ctx = (uint32_t)h;
+	return 0;
+}
+
+int letw_rec_method(struct letw_table *t, const struct letw_method *m,
+		    const struct letw_method_opts *opts, struct letw_slot **out,
+		    struct letw_ext **ext_out)
+{
+	struct letw_slot *s;
+	struct letw_ext *ext = NULL;
 	long ln, lns, lsig, llines;
-	char *cur;
 	int ret;
 
-	if (!m || !out)
+	if (!m || !out || !ext_out)
 		return -EINVAL;
 	if ((ret = check_range(m->code_start, m->code_size)))
 		return ret;
@@ -141,194 +135,163 @@ int letw_rec_new_method(const struct letw_method *m,
 		return (int)lsig;
 	if ((llines = letw_lines_size(m, opts)) < 0)
 		return (int)llines;
-	rec = rec_alloc(m->code_start, m->code_size,
-			(size_t)(lns + ln + lsig + 3), (size_t)llines, &cur);
-	if (!rec)
+	if (llines && (size_t)llines + sizeof(*ext) > LETW_STORE_CHUNK_MAX)
+		return -E2BIG;
+	if (!(s = slot_new(t, LETW_SLOT_METHOD)))
 		return -ENOMEM;
-	if (llines)
-		rec->lines = letw_lines_build(cur - llines, opts);
-	rec->kind = LETW_REC_METHOD;
-	rec->p.method = (struct letw_tp_method){
-		.method_id = m->method_id,
-		.module_id = m->module_id,
-		.code_start = m->code_start,
-		.version_id = m->version_id,
-		.code_size = m->code_size,
-		.method_token = m->method_token,
-		.method_flags = m->method_flags,
-		.instance_id = instance_id,
-	};
-	rec->p.method.method_namespace = str_put(&cur, m->method_namespace, lns);
-	rec->p.method.name = str_put(&cur, m->name, ln);
-	rec->p.method.signature = str_put(&cur, m->signature, lsig);
-	*out = rec;
+	s->start = m->code_start;
+	s->size = m->code_size;
+	s->id = m->method_id;
+	s->version = m->version_id;
+	s->token = m->method_token;
+	s->flags = m->method_flags;
+	if ((ret = name_put(t, s, m->name, ln)) ||
+	    (ret = ctx_put(t, s, m->module_id, m->method_namespace, lns,
+			   m->signature, lsig)))
+		goto fail;
+	if (llines) {
+		uint32_t h = letw_store_chunk_get(&t->store, sizeof(*ext) + (size_t)llines);
+
+		if (!h) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		ext = letw_store_chunk_ptr(&t->store, h);
+		ext->slot = letw_store_slot_index(&t->store, s);
+		ext->rc.size = (uint32_t)(sizeof(*ext) + (size_t)llines);
+		ext->lines = *letw_lines_build(ext + 1, opts);
+	}
+	*out = s;
+	*ext_out = ext;
 	return 0;
+fail:
+	/* Never linked, but popped inside this read-side section: back
+	 * through a grace period (store.h), names and context with it. */
+	letw_slot_set_state(s, letw_st_with_life(letw_slot_state(s), LETW_LIFE_DEAD));
+	letw_retire_slot(&t->reclaim, s);
+	return ret;
 }
 
-int letw_rec_new_stub(const struct letw_stub *s, uint16_t instance_id,
-		      struct letw_rec **out)
+int letw_rec_stub(struct letw_table *t, const struct letw_stub *st,
+		  struct letw_slot **out)
 {
-	struct letw_rec *rec;
+	struct letw_slot *s;
 	long len;
-	char *cur;
 	int ret;
 
-	if (!s || !out)
+	if (!st || !out)
 		return -EINVAL;
-	if ((ret = check_range(s->start, s->size)))
+	if ((ret = check_range(st->start, st->size)))
 		return ret;
-	if ((len = letw_validate_string(s->name, 0)) < 0)
+	if ((len = letw_validate_string(st->name, 0)) < 0)
 		return (int)len;
-	rec = rec_alloc(s->start, s->size, (size_t)len + 1, 0, &cur);
-	if (!rec)
+	if (!(s = slot_new(t, LETW_SLOT_STUB)))
 		return -ENOMEM;
-	rec->kind = LETW_REC_STUB;
-	rec->p.stub = (struct letw_tp_stub){
-		.start = s->start,
-		.owner = s->owner,
-		.size = s->size,
-		.kind = s->kind,
-		.instance_id = instance_id,
-	};
-	rec->p.stub.name = str_put(&cur, s->name, len);
-	*out = rec;
+	s->start = st->start;
+	s->size = st->size;
+	s->id = st->owner;
+	s->version = 0;
+	s->token = st->kind;
+	s->flags = 0;
+	if ((ret = ctx_put(t, s, 0, st->name, len, NULL, 0))) {
+		letw_slot_set_state(s, letw_st_with_life(letw_slot_state(s), LETW_LIFE_DEAD));
+		letw_retire_slot(&t->reclaim, s);
+		return ret;
+	}
+	*out = s;
 	return 0;
 }
 
-int letw_module_rec_new(const struct letw_module *m, uint16_t instance_id,
-			struct letw_module_rec **out)
+int letw_rec_module(struct letw_table *t, const struct letw_module *m,
+		    struct letw_slot **out)
 {
-	struct letw_module_rec *mod;
+	struct letw_slot *s;
 	long len;
-	char *cur;
+	int ret;
 
 	if (!m || !out || m->module_id == 0)
 		return -EINVAL;
 	if ((len = letw_validate_string(m->name, 1)) < 0)
 		return (int)len;
-	mod = calloc(1, sizeof(*mod) + (size_t)len + 1);
-	if (!mod)
+	if (!(s = slot_new(t, LETW_SLOT_MODULE)))
 		return -ENOMEM;
-	cur = (char *)(mod + 1);
-	uatomic_inc(&allocated_recs);
-	mod->p = (struct letw_tp_module){
-		.module_id = m->module_id,
-		.module_flags = m->module_flags,
-		.instance_id = instance_id,
-	};
-	mod->p.name = str_put(&cur, m->name, len);
-	*out = mod;
+	s->start = m->module_id;
+	s->size = m->module_flags;
+	s->id = s->version = 0;
+	s->token = s->flags = 0;
+	if ((ret = ctx_put(t, s, 0, m->name, len, NULL, 0))) {
+		letw_slot_set_state(s, letw_st_with_life(letw_slot_state(s), LETW_LIFE_DEAD));
+		letw_retire_slot(&t->reclaim, s);
+		return ret;
+	}
+	*out = s;
 	return 0;
 }
 
-void letw_rec_put(struct letw_rec *rec)
+static const struct letw_ictx *ictx(const struct letw_table *t, uint32_t h)
 {
-	free(rec);
-	uatomic_dec(&allocated_recs);
+	return h ? letw_store_chunk_ptr(&t->store, h) : NULL;
 }
 
-void letw_module_rec_put(struct letw_module_rec *mod)
+const char *letw_rec_name(const struct letw_table *t, const struct letw_slot *s, uint32_t st)
 {
-	free(mod);
-	uatomic_dec(&allocated_recs);
+	if (st & LETW_ST_NAME_INLINE)
+		return (const char *)&s->name;
+	return s->name ? letw_store_chunk_ptr(&t->store, s->name) : "";
 }
 
-/*
- * The parking lot. walks_active counts walks in progress; a release that
- * finds it non-zero pushes the record on a wait-free stack instead of
- * freeing it.
- *
- * Why a record a walker collected is never freed under it: the walker
- * increments walks_active (a full barrier) before its read-side section.
- * If that section found the record, the section began before the
- * record's removal, so the removal's grace period waited for it, and the
- * release callback — which runs after that grace period, itself ordered by
- * full barriers — sees walks_active != 0 and parks. A callback that saw 0
- * belongs to a record removed before the walk's section began, which that
- * walk cannot have found. A release parked just after the last walk
- * drained the lot waits for the next walk (or letw_walk_drain).
- */
-static long walks_active;
-static struct cds_wfs_stack parked_recs, parked_mods;
-
-/* Before any thread can publish or walk: a library constructor. */
-__attribute__((constructor)) static void parking_init(void)
+void letw_rec_ctx_strings(const struct letw_table *t, uint32_t ctx,
+			  const char **s1, const char **s2)
 {
-	cds_wfs_init(&parked_recs);
-	cds_wfs_init(&parked_mods);
+	const struct letw_ictx *e = ictx(t, ctx);
+
+	*s1 = e ? e->bytes : "";
+	*s2 = e ? e->bytes + strlen(e->bytes) + 1 : "";
 }
 
-/*
- * The rcu_head is dead once its callback runs: its storage becomes the
- * parking node (one pointer, within the rcu_head's two), so parking
- * allocates nothing and writes nothing beyond the rcu_head — the walker
- * may still be reading the record's other fields.
- */
-_Static_assert(sizeof(struct cds_wfs_node) <= sizeof(struct rcu_head),
-	       "the parking node must fit in the rcu_head");
-
-static int park(struct rcu_head *head, struct cds_wfs_stack *lot)
+void letw_rec_tp_method(const struct letw_table *t, const struct letw_slot *s,
+			uint32_t st, uint16_t instance_id, struct letw_tp_method *out)
 {
-	struct cds_wfs_node *node = (struct cds_wfs_node *)head;
+	const struct letw_ictx *e = ictx(t, s->ctx);
 
-	if (!uatomic_read(&walks_active))
-		return 0;
-	cds_wfs_node_init(node);
-	cds_wfs_push(lot, node);
-	return 1;
+	*out = (struct letw_tp_method){
+		.method_id = s->id,
+		.module_id = e ? e->a : 0,
+		.code_start = s->start,
+		.version_id = s->version,
+		.code_size = s->size,
+		.method_token = s->token,
+		.method_flags = s->flags,
+		.instance_id = instance_id,
+		.name = letw_rec_name(t, s, st),
+	};
+	letw_rec_ctx_strings(t, s->ctx, &out->method_namespace, &out->signature);
 }
 
-static void rec_release_rcu(struct rcu_head *head)
+void letw_rec_tp_stub(const struct letw_table *t, const struct letw_slot *s,
+		      uint16_t instance_id, struct letw_tp_stub *out)
 {
-	if (!park(head, &parked_recs))
-		letw_rec_put(caa_container_of(head, struct letw_rec, rcu));
+	const char *unused;
+
+	*out = (struct letw_tp_stub){
+		.start = s->start,
+		.owner = s->id,
+		.size = s->size,
+		.kind = s->token,
+		.instance_id = instance_id,
+	};
+	letw_rec_ctx_strings(t, s->ctx, &out->name, &unused);
 }
 
-static void module_release_rcu(struct rcu_head *head)
+void letw_rec_tp_module(const struct letw_table *t, const struct letw_slot *s,
+			uint16_t instance_id, struct letw_tp_module *out)
 {
-	if (!park(head, &parked_mods))
-		letw_module_rec_put(caa_container_of(head, struct letw_module_rec, rcu));
-}
+	const char *unused;
 
-void letw_rec_put_deferred(struct letw_rec *rec)
-{
-	/* call_rcu enqueues on a wait-free queue and wakes the worker:
-	 * the calling runtime thread never waits for a grace period. */
-	urcu_bp_call_rcu(&rec->rcu, rec_release_rcu);
-}
-
-void letw_module_rec_put_deferred(struct letw_module_rec *mod)
-{
-	urcu_bp_call_rcu(&mod->rcu, module_release_rcu);
-}
-
-void letw_walk_begin(void)
-{
-	(void)uatomic_add_return(&walks_active, 1); /* full barrier */
-}
-
-static void drain(void)
-{
-	struct cds_wfs_head *head;
-	struct cds_wfs_node *node, *next;
-
-	if ((head = __cds_wfs_pop_all(&parked_recs)))
-		cds_wfs_for_each_blocking_safe(head, node, next)
-			letw_rec_put(caa_container_of((struct rcu_head *)node,
-						      struct letw_rec, rcu));
-	if ((head = __cds_wfs_pop_all(&parked_mods)))
-		cds_wfs_for_each_blocking_safe(head, node, next)
-			letw_module_rec_put(caa_container_of(
-				(struct rcu_head *)node, struct letw_module_rec, rcu));
-}
-
-void letw_walk_end(void)
-{
-	if (uatomic_sub_return(&walks_active, 1) == 0)
-		drain();
-}
-
-uint64_t letw_rec_allocated(void)
-{
-	return (uint64_t)uatomic_read(&allocated_recs);
+	*out = (struct letw_tp_module){
+		.module_id = s->start,
+		.module_flags = s->size,
+		.instance_id = instance_id,
+	};
+	letw_rec_ctx_strings(t, s->ctx, &out->name, &unused);
 }

@@ -1,34 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
 #include "hash.h"
 #include "table.h"
-
-static int match_code(struct cds_lfht_node *node, const void *key)
-{
-	const struct letw_rec *rec = caa_container_of(node, struct letw_rec, node);
-
-	return rec->start == *(const uint64_t *)key;
-}
-
-static int match_page(struct cds_lfht_node *node, const void *key)
-{
-	const struct letw_page_node *pn =
-		caa_container_of(node, struct letw_page_node, node);
-
-	return pn->page == *(const uint64_t *)key;
-}
-
-static int match_module(struct cds_lfht_node *node, const void *key)
-{
-	const struct letw_module_rec *mod =
-		caa_container_of(node, struct letw_module_rec, node);
-
-	return mod->p.module_id == *(const uint64_t *)key;
-}
 
 #ifdef LETW_GLOBAL_LOCK
 #define BIG_LOCK(t) pthread_mutex_lock(&(t)->big_lock)
@@ -38,229 +17,512 @@ static int match_module(struct cds_lfht_node *node, const void *key)
 #define BIG_UNLOCK(t) ((void)(t))
 #endif
 
-static struct cds_lfht *new_ht(void)
+static uint64_t first_page(const struct letw_slot *s)
 {
-	/* Resizes run on liburcu's call_rcu worker, never on the thread
-	 * that inserts. */
-	return cds_lfht_new_flavor(1024, 1024, 0,
-				   CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
-				   &urcu_bp_flavor, NULL);
+	return s->start >> LETW_PAGE_SHIFT;
 }
 
-struct letw_table *letw_table_new(void)
+static uint64_t last_page(const struct letw_slot *s)
+{
+	return (s->start + s->size - 1) >> LETW_PAGE_SHIFT;
+}
+
+/* The record a code-table node belongs to: a slot, or a continuation
+ * node naming one. Both put a 32-bit word right after the node; only
+ * continuation nodes set LETW_ST_CONT in it. */
+static struct letw_slot *node_owner(struct letw_table *t, struct cds_lfht_node *node)
+{
+	const uint32_t *tag = (const uint32_t *)(node + 1);
+
+	_Static_assert(offsetof(struct letw_slot, state) == sizeof(struct cds_lfht_node) &&
+		       offsetof(struct letw_cont, tag) == sizeof(struct cds_lfht_node),
+		       "slots and continuation nodes are told apart by this word");
+	if (__atomic_load_n(tag, __ATOMIC_RELAXED) & LETW_ST_CONT)
+		return letw_store_slot(&t->store,
+				       caa_container_of(node, struct letw_cont, node)->slot);
+	return caa_container_of(node, struct letw_slot, node);
+}
+
+static int ranges_overlap(const struct letw_slot *a, const struct letw_slot *b)
+{
+	return a->start < b->start + b->size && b->start < a->start + a->size;
+}
+
+/* Match context: the table (to resolve continuation nodes) and the
+ * record being inserted. */
+struct overlap_key {
+	struct letw_table *t;
+	const struct letw_slot *rec;
+};
+
+/* add_unique's match on a page chain: "this node's record overlaps the
+ * new one". Free and dead records give their range back. */
+static int match_overlap(struct cds_lfht_node *node, const void *key)
+{
+	const struct overlap_key *k = key;
+	struct letw_slot *o = node_owner(k->t, node);
+
+	if (o == k->rec || !letw_slot_occupies(letw_slot_state(o)))
+		return 0;
+	return ranges_overlap(o, k->rec);
+}
+
+struct start_key {
+	uint64_t start;
+	uint32_t kind;
+};
+
+static int match_start(struct cds_lfht_node *node, const void *key)
+{
+	const struct start_key *k = key;
+	const uint32_t *tag = (const uint32_t *)(node + 1);
+	const struct letw_slot *s;
+	uint32_t st;
+
+	if (__atomic_load_n(tag, __ATOMIC_RELAXED) & LETW_ST_CONT)
+		return 0;
+	s = caa_container_of(node, struct letw_slot, node);
+	st = letw_slot_state(s);
+	return letw_st_life(st) == LETW_LIFE_LIVE && letw_st_kind(st) == k->kind &&
+	       s->start == k->start;
+}
+
+static int match_module(struct cds_lfht_node *node, const void *key)
+{
+	const struct letw_slot *s = caa_container_of(node, struct letw_slot, node);
+
+	return letw_slot_occupies(letw_slot_state(s)) && s->start == *(const uint64_t *)key;
+}
+
+static int match_module_live(struct cds_lfht_node *node, const void *key)
+{
+	const struct letw_slot *s = caa_container_of(node, struct letw_slot, node);
+
+	return letw_st_life(letw_slot_state(s)) == LETW_LIFE_LIVE &&
+	       s->start == *(const uint64_t *)key;
+}
+
+/* A continuation node of the record in slot *key. */
+static int match_cont(struct cds_lfht_node *node, const void *key)
+{
+	const uint32_t *tag = (const uint32_t *)(node + 1);
+
+	return (__atomic_load_n(tag, __ATOMIC_RELAXED) & LETW_ST_CONT) &&
+	       caa_container_of(node, struct letw_cont, node)->slot == *(const uint32_t *)key;
+}
+
+static int match_big(struct cds_lfht_node *node, const void *key)
+{
+	return caa_container_of(node, struct letw_big, node)->slot == *(const uint32_t *)key;
+}
+
+static int match_ext(struct cds_lfht_node *node, const void *key)
+{
+	return caa_container_of(node, struct letw_ext, node)->slot == *(const uint32_t *)key;
+}
+
+static struct cds_lfht *new_ht(void)
+{
+	/* No CDS_LFHT_AUTO_RESIZE: liburcu's lazy resize launch mallocs on
+	 * the inserting thread; letw_table_maintain resizes instead. */
+	return cds_lfht_new_flavor(1024, 1024, 0, 0, &urcu_bp_flavor, NULL);
+}
+
+struct letw_table *letw_table_new(uint64_t expected, uint64_t max_records)
 {
 	struct letw_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	t->code = new_ht();
-	t->pages = new_ht();
-	t->modules = new_ht();
-	if (!t->code || !t->pages || !t->modules) {
-		if (t->code)
-			cds_lfht_destroy(t->code, NULL);
-		if (t->pages)
-			cds_lfht_destroy(t->pages, NULL);
-		if (t->modules)
-			cds_lfht_destroy(t->modules, NULL);
+	if (letw_store_init(&t->store, expected, max_records)) {
 		free(t);
 		return NULL;
 	}
+	letw_reclaim_init(&t->reclaim, &t->store, &t->intern);
+	if (letw_intern_init(&t->intern, &t->store, &t->reclaim))
+		goto fail;
+	t->code = new_ht();
+	t->modules = new_ht();
+	t->bigs = new_ht();
+	t->exts = new_ht();
+	if (!t->code || !t->modules || !t->bigs || !t->exts)
+		goto fail;
+	t->code_size = 1024;
 #ifdef LETW_GLOBAL_LOCK
 	pthread_mutex_init(&t->big_lock, NULL);
 #endif
 	return t;
+fail:
+	if (t->code)
+		cds_lfht_destroy(t->code, NULL);
+	if (t->modules)
+		cds_lfht_destroy(t->modules, NULL);
+	if (t->bigs)
+		cds_lfht_destroy(t->bigs, NULL);
+	if (t->exts)
+		cds_lfht_destroy(t->exts, NULL);
+	letw_intern_fini(&t->intern);
+	letw_store_fini(&t->store);
+	free(t);
+	return NULL;
 }
 
-static int ranges_overlap(const struct letw_rec *a, const struct letw_rec *b)
+static void count(struct letw_table *t, uint32_t kind, long delta)
 {
-	return a->start < b->end && b->start < a->end;
+	uatomic_add(kind == LETW_SLOT_METHOD ? &t->live_methods : &t->live_stubs, delta);
 }
 
-/* Is any other not-dead record registered on rec's pages overlapping it? */
-static int find_overlap(struct letw_table *t, struct letw_rec *rec)
+static uint32_t slot_index(struct letw_table *t, const struct letw_slot *s)
 {
-	for (uint32_t i = 0; i < rec->npages; i++) {
-		uint64_t page = rec->pages[i].page;
-		struct cds_lfht_iter iter;
-		struct cds_lfht_node *node;
+	return letw_store_slot_index(&t->store, s);
+}
 
-		cds_lfht_lookup(t->pages, letw_hash_u64(page), match_page, &page, &iter);
-		for (node = cds_lfht_iter_get_node(&iter); node;
-		     cds_lfht_next_duplicate(t->pages, match_page, &page, &iter),
-		     node = cds_lfht_iter_get_node(&iter)) {
-			struct letw_page_node *pn =
-				caa_container_of(node, struct letw_page_node, node);
+static void retire_chunk(struct letw_table *t, struct letw_retired_chunk *rc,
+			 const void *base, size_t size)
+{
+	rc->size = (uint32_t)size;
+	rc->offset = (uint32_t)((const char *)rc - (const char *)base);
+	letw_retire_chunk(&t->reclaim, rc);
+}
 
-			if (pn->rec == rec || uatomic_read(&pn->rec->dead))
+/* Unlink and retire the continuation node of slot `idx` on `page`. */
+static void drop_cont(struct letw_table *t, uint64_t page, uint32_t idx)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+	struct letw_cont *c;
+
+	cds_lfht_lookup(t->code, letw_hash_u64(page), match_cont, &idx, &it);
+	if (!(node = cds_lfht_iter_get_node(&it)))
+		return;
+	c = caa_container_of(node, struct letw_cont, node);
+	if (cds_lfht_del(t->code, node) == 0)
+		uatomic_dec(&t->code_nodes);
+	retire_chunk(t, &c->rc, c, sizeof(*c));
+}
+
+static void drop_big(struct letw_table *t, uint32_t idx)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+	struct letw_big *b;
+
+	cds_lfht_lookup(t->bigs, letw_hash_u64(idx), match_big, &idx, &it);
+	if (!(node = cds_lfht_iter_get_node(&it)))
+		return;
+	b = caa_container_of(node, struct letw_big, node);
+	(void)cds_lfht_del(t->bigs, node);
+	retire_chunk(t, &b->rc, b, sizeof(*b));
+	uatomic_dec(&t->live_bigs);
+}
+
+static void drop_ext(struct letw_table *t, uint32_t idx)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+	struct letw_ext *e;
+
+	cds_lfht_lookup(t->exts, letw_hash_u64(idx), match_ext, &idx, &it);
+	if (!(node = cds_lfht_iter_get_node(&it)))
+		return;
+	e = caa_container_of(node, struct letw_ext, node);
+	(void)cds_lfht_del(t->exts, node);
+	retire_chunk(t, &e->rc, e, e->rc.size);
+}
+
+/*
+ * Unlink every node of a record whose pages [first_page, upto) were
+ * inserted (upto is exclusive; the slot's own node is page first_page),
+ * then retire it. Used by a publish backing out and by unpublish. The
+ * slot is already DEAD: concurrent matchers skip it.
+ */
+static void unlink_pages(struct letw_table *t, struct letw_slot *s, uint64_t upto)
+{
+	uint64_t p0 = first_page(s);
+	uint32_t idx = slot_index(t, s);
+
+	if (upto > p0 && cds_lfht_del(t->code, &s->node) == 0)
+		uatomic_dec(&t->code_nodes);
+	for (uint64_t p = p0 + 1; p < upto; p++)
+		drop_cont(t, p, idx);
+}
+
+/* Is any big record other than s overlapping it? (read side) */
+static int overlaps_big(struct letw_table *t, const struct letw_slot *s)
+{
+	struct cds_lfht_iter it;
+	struct letw_big *b;
+
+	cds_lfht_for_each_entry(t->bigs, &it, b, node) {
+		struct letw_slot *o = letw_store_slot(&t->store, b->slot);
+
+		if (o != s && letw_slot_occupies(letw_slot_state(o)) && ranges_overlap(o, s))
+			return 1;
+	}
+	return 0;
+}
+
+/* A big record's check against every other record: a scan of the store,
+ * O(records), paid by big publishes only. */
+static int overlaps_any(struct letw_table *t, const struct letw_slot *s)
+{
+	uint32_t bound = letw_store_slot_bound(&t->store);
+
+	for (uint32_t c = 0; c * LETW_STORE_SLOT_CHUNK < bound; c++) {
+		if (!letw_store_slot_chunk_ready(&t->store, c))
+			continue;
+		for (uint32_t i = 0; i < LETW_STORE_SLOT_CHUNK; i++) {
+			struct letw_slot *o = letw_store_slot(&t->store,
+							      c * LETW_STORE_SLOT_CHUNK + i);
+			uint32_t st = letw_slot_state(o);
+			uint32_t k = letw_st_kind(st);
+
+			if (o == s || !letw_slot_occupies(st) ||
+			    (k != LETW_SLOT_METHOD && k != LETW_SLOT_STUB))
 				continue;
-			if (ranges_overlap(pn->rec, rec))
+			if (ranges_overlap(o, s))
 				return 1;
 		}
 	}
 	return 0;
 }
 
-static void unlink_pages(struct letw_table *t, struct letw_rec *rec)
-{
-	for (uint32_t i = 0; i < rec->npages; i++)
-		(void)cds_lfht_del(t->pages, &rec->pages[i].node);
-}
-
-static void count(struct letw_table *t, int kind, long delta)
-{
-	uatomic_add(kind == LETW_REC_METHOD ? &t->live_methods : &t->live_stubs,
-		    delta);
-}
-
 /*
- * Lock-free overlap refusal, Dekker style: a publisher first registers its
- * record on every page it covers, then looks for an overlapping live record
- * on those pages. cds_lfht_add links with a cmpxchg, and the explicit
- * cmm_smp_mb below orders our adds before our lookups; so of two racing
- * overlapping publishers at least one sees the other's page node. Either
- * backs out on conflict: both may fail, both can never succeed. Records
- * being unpublished (dead) do not conflict: their owner already gave the
- * range back.
+ * Big records against small ones, without a lock (Dekker):
+ *   small: state PENDING, nodes in (cmpxchg), full barrier, read live_bigs,
+ *          and if non-zero look through the registry;
+ *   big:   node in the registry, live_bigs++ (full barrier), then scan
+ *          every slot for an occupying overlapping record.
+ * A small publisher that reads live_bigs after the big one's increment also
+ * finds its registry entry (added before the increment); one that reads it
+ * before is seen, PENDING, by the big one's scan. Both may fail; both never
+ * succeed. Big against big: both registered before either scans.
  */
-int letw_table_insert(struct letw_table *t, struct letw_rec *rec)
+int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext)
 {
-	struct cds_lfht_node *dup;
-	int ret = 0;
+	struct overlap_key key = { .t = t, .rec = s };
+	uint64_t p0 = first_page(s), pn = last_page(s), upto = p0;
+	uint32_t idx = slot_index(t, s), st = letw_slot_state(s);
+	uint32_t kind = letw_st_kind(st);
+	int big = pn - p0 + 1 > LETW_SMALL_PAGES, ret = -EEXIST;
+	struct letw_big *b = NULL;
 
 	BIG_LOCK(t);
-	for (uint32_t i = 0; i < rec->npages; i++) {
-		cds_lfht_node_init(&rec->pages[i].node);
-		cds_lfht_add(t->pages, letw_hash_u64(rec->pages[i].page),
-			     &rec->pages[i].node);
-	}
-	cmm_smp_mb();
-	if (find_overlap(t, rec)) {
-		ret = -EEXIST;
+	cds_lfht_node_init(&s->node);
+	if (cds_lfht_add_unique(t->code, letw_hash_u64(p0), match_overlap, &key,
+				&s->node) != &s->node)
 		goto backout;
+	uatomic_inc(&t->code_nodes);
+	upto = p0 + 1;
+	for (uint64_t p = p0 + 1; !big && p <= pn; p++) {
+		uint32_t h = letw_store_chunk_get(&t->store, sizeof(struct letw_cont));
+		struct letw_cont *c;
+
+		if (!h) {
+			ret = -ENOMEM;
+			goto backout;
+		}
+		c = letw_store_chunk_ptr(&t->store, h);
+		c->tag = LETW_ST_CONT;
+		c->slot = idx;
+		cds_lfht_node_init(&c->node);
+		if (cds_lfht_add_unique(t->code, letw_hash_u64(p), match_overlap, &key,
+					&c->node) != &c->node) {
+			retire_chunk(t, &c->rc, c, sizeof(*c));
+			goto backout;
+		}
+		uatomic_inc(&t->code_nodes);
+		upto = p + 1;
 	}
-	cds_lfht_node_init(&rec->node);
-	dup = cds_lfht_add_unique(t->code, letw_hash_u64(rec->start), match_code,
-				  &rec->start, &rec->node);
-	if (dup != &rec->node) {
-		/* Same start as a record being unpublished right now: its
-		 * owner freed the range but has not unlinked it yet. */
-		ret = -EEXIST;
-		goto backout;
+	if (big) {
+		uint32_t h = letw_store_chunk_get(&t->store, sizeof(*b));
+
+		if (!h) {
+			ret = -ENOMEM;
+			goto backout;
+		}
+		b = letw_store_chunk_ptr(&t->store, h);
+		b->slot = idx;
+		cds_lfht_node_init(&b->node);
+		cds_lfht_add(t->bigs, letw_hash_u64(idx), &b->node);
+		(void)uatomic_add_return(&t->live_bigs, 1); /* full barrier */
+		if (overlaps_big(t, s) || overlaps_any(t, s))
+			goto backout;
+	} else {
+		cmm_smp_mb();
+		if (uatomic_read(&t->live_bigs) && overlaps_big(t, s))
+			goto backout;
 	}
-	count(t, rec->kind, 1);
+	if (ext) {
+		cds_lfht_node_init(&ext->node);
+		cds_lfht_add(t->exts, letw_hash_u64(idx), &ext->node);
+		st |= LETW_ST_LINES;
+	}
+	if (big)
+		st |= LETW_ST_BIG;
+	/* Born during a pass (it read the pass's mark): the pass leaves it to
+	 * its load event (rundown/walker.c). */
+	st = letw_st_with_mark(st, __atomic_load_n(&t->mark_pub, __ATOMIC_SEQ_CST));
+	/* Release: a reader that sees LIVE sees every field. */
+	letw_slot_set_state(s, letw_st_with_life(st, LETW_LIFE_LIVE));
+	count(t, kind, 1);
 	BIG_UNLOCK(t);
 	return 0;
 
 backout:
-	/* Mark dead first so concurrent checkers stop counting us as a
-	 * conflict, then unlink; others may still hold our page nodes in
-	 * their read-side section, hence the deferred release. */
-	uatomic_set(&rec->dead, 1);
-	unlink_pages(t, rec);
+	/* DEAD first, so concurrent matchers stop counting us as a conflict,
+	 * then unlink; others may still be looking at our nodes in their
+	 * read-side sections, hence retire rather than free. */
+	letw_slot_set_state(s, letw_st_with_life(st, LETW_LIFE_DEAD));
+	unlink_pages(t, s, upto);
+	if (b)
+		drop_big(t, idx);
 	BIG_UNLOCK(t);
-	letw_rec_put_deferred(rec);
+	if (ext)
+		retire_chunk(t, &ext->rc, ext, ext->rc.size);
+	letw_retire_slot(&t->reclaim, s);
 	return ret;
 }
 
-int letw_table_remove(struct letw_table *t, uint64_t start, int kind,
-		      struct letw_rec **out)
+/*
+ * The unpublish side of the walker's accounting (rundown/walker.c): the
+ * pass mark is read *before* the record is killed. Reading it set means
+ * the kill comes after the pass began; if the pass has not claimed the
+ * record (its mark differs), the record was present and will not be
+ * emitted: it is one of the pass's skipped_raced.
+ */
+static int kill(struct letw_table *t, struct letw_slot *s)
 {
-	struct cds_lfht_iter iter;
+	uint32_t mark = __atomic_load_n(&t->mark_unpub, __ATOMIC_SEQ_CST);
+	uint32_t st = letw_slot_state(s);
+
+	do {
+		if (letw_st_life(st) != LETW_LIFE_LIVE)
+			return -ENOENT; /* another unpublish won */
+	} while (!letw_slot_cas(s, &st, letw_st_with_life(st, LETW_LIFE_DEAD)));
+	if (mark && (st & LETW_ST_MARK_MASK) != mark)
+		uatomic_inc(&t->skipped);
+	return 0;
+}
+
+int letw_table_remove(struct letw_table *t, uint64_t start, int kind,
+		      struct letw_slot **out)
+{
+	struct start_key key = { .start = start, .kind = (uint32_t)kind };
+	unsigned long hash = letw_hash_u64(start >> LETW_PAGE_SHIFT);
+	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
-	struct letw_rec *rec;
 
 	BIG_LOCK(t);
-	cds_lfht_lookup(t->code, letw_hash_u64(start), match_code, &start, &iter);
-	node = cds_lfht_iter_get_node(&iter);
-	if (!node)
-		goto noent;
-	rec = caa_container_of(node, struct letw_rec, node);
-	if (rec->kind != kind)
-		goto noent;
-	/* Exactly one of several racing unpublishes wins the record. The
-	 * walker reads this flag to count records removed under it. */
-	if (uatomic_cmpxchg(&rec->dead, 0, 1) != 0)
-		goto noent;
-	(void)cds_lfht_del(t->code, &rec->node);
-	unlink_pages(t, rec);
-	count(t, kind, -1);
-	BIG_UNLOCK(t);
-	*out = rec;
-	return 0;
-noent:
+	cds_lfht_lookup(t->code, hash, match_start, &key, &it);
+	for (node = cds_lfht_iter_get_node(&it); node;
+	     cds_lfht_next_duplicate(t->code, match_start, &key, &it),
+	     node = cds_lfht_iter_get_node(&it)) {
+		struct letw_slot *s = caa_container_of(node, struct letw_slot, node);
+		uint32_t st;
+
+		if (kill(t, s))
+			continue;
+		st = letw_slot_state(s);
+		unlink_pages(t, s, (st & LETW_ST_BIG) ? first_page(s) + 1 : last_page(s) + 1);
+		if (st & LETW_ST_BIG)
+			drop_big(t, slot_index(t, s));
+		if (st & LETW_ST_LINES)
+			drop_ext(t, slot_index(t, s));
+		count(t, (uint32_t)kind, -1);
+		BIG_UNLOCK(t);
+		*out = s;
+		return 0;
+	}
 	BIG_UNLOCK(t);
 	return -ENOENT;
 }
 
-int letw_table_module_insert(struct letw_table *t, struct letw_module_rec *mod)
+void letw_table_retire(struct letw_table *t, struct letw_slot *s)
 {
-	struct cds_lfht_node *dup;
+	letw_retire_slot(&t->reclaim, s);
+}
+
+int letw_table_module_insert(struct letw_table *t, struct letw_slot *s)
+{
+	uint32_t st = letw_slot_state(s);
 
 	BIG_LOCK(t);
-	cds_lfht_node_init(&mod->node);
-	dup = cds_lfht_add_unique(t->modules, letw_hash_u64(mod->p.module_id),
-				  match_module, &mod->p.module_id, &mod->node);
-	if (dup == &mod->node)
-		uatomic_inc(&t->live_modules);
-	BIG_UNLOCK(t);
-	if (dup != &mod->node) {
-		/* Never linked: nobody else can hold it. */
-		letw_module_rec_put(mod);
+	cds_lfht_node_init(&s->node);
+	if (cds_lfht_add_unique(t->modules, letw_hash_u64(s->start), match_module,
+				&s->start, &s->node) != &s->node) {
+		letw_slot_set_state(s, letw_st_with_life(st, LETW_LIFE_DEAD));
+		BIG_UNLOCK(t);
+		letw_retire_slot(&t->reclaim, s);
 		return -EEXIST;
 	}
+	st = letw_st_with_mark(st, __atomic_load_n(&t->mark_pub, __ATOMIC_SEQ_CST));
+	letw_slot_set_state(s, letw_st_with_life(st, LETW_LIFE_LIVE));
+	uatomic_inc(&t->live_modules);
+	BIG_UNLOCK(t);
 	return 0;
 }
 
 int letw_table_module_remove(struct letw_table *t, uint64_t module_id,
-			     struct letw_module_rec **out)
+			     struct letw_slot **out)
 {
-	struct cds_lfht_iter iter;
+	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
-	struct letw_module_rec *mod;
 
 	BIG_LOCK(t);
-	cds_lfht_lookup(t->modules, letw_hash_u64(module_id), match_module,
-			&module_id, &iter);
-	node = cds_lfht_iter_get_node(&iter);
-	if (!node)
-		goto noent;
-	mod = caa_container_of(node, struct letw_module_rec, node);
-	if (uatomic_cmpxchg(&mod->dead, 0, 1) != 0)
-		goto noent;
-	(void)cds_lfht_del(t->modules, &mod->node);
-	uatomic_dec(&t->live_modules);
-	BIG_UNLOCK(t);
-	*out = mod;
-	return 0;
-noent:
+	cds_lfht_lookup(t->modules, letw_hash_u64(module_id), match_module_live,
+			&module_id, &it);
+	for (node = cds_lfht_iter_get_node(&it); node;
+	     cds_lfht_next_duplicate(t->modules, match_module_live, &module_id, &it),
+	     node = cds_lfht_iter_get_node(&it)) {
+		struct letw_slot *s = caa_container_of(node, struct letw_slot, node);
+
+		if (kill(t, s))
+			continue;
+		(void)cds_lfht_del(t->modules, &s->node);
+		uatomic_dec(&t->live_modules);
+		BIG_UNLOCK(t);
+		*out = s;
+		return 0;
+	}
 	BIG_UNLOCK(t);
 	return -ENOENT;
 }
 
+const struct letw_lines *letw_table_lines(struct letw_table *t, uint32_t idx)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(t->exts, letw_hash_u64(idx), match_ext, &idx, &it);
+	node = cds_lfht_iter_get_node(&it);
+	return node ? &caa_container_of(node, struct letw_ext, node)->lines : NULL;
+}
+
 /*
- * liburcu 0.13's lazy auto-resize can stop growing a table that fills fast
- * (measured by the benchmarks at 10^6 records, with a plain cds_lfht too:
- * chains grow and every insert costs 30-85 µs instead of ~2 µs). An
- * explicit cds_lfht_resize each time the population doubles recovers it.
- * It runs here, on the control thread — it may wait for grace periods —
- * never on a publishing thread.
+ * Resizes and store growth, on the control thread: cds_lfht_resize waits
+ * for grace periods and allocates the new bucket array (libc's allocator,
+ * off every publish path). The code table is sized one bucket per node,
+ * re-targeted each time the population crosses a power of two.
  */
-#define MAINTAIN_MIN 4096ul
+static void resize(struct cds_lfht *ht, unsigned long n, unsigned long *size)
+{
+	unsigned long target = 1024;
+
+	while (target < n)
+		target <<= 1;
+	if (target != *size) {
+		cds_lfht_resize(ht, target);
+		*size = target;
+	}
+}
 
 void letw_table_maintain(struct letw_table *t)
 {
-	unsigned long n = (unsigned long)(uatomic_read(&t->live_methods) +
-					  uatomic_read(&t->live_stubs));
-	unsigned long target = MAINTAIN_MIN;
-
-	if (n < MAINTAIN_MIN || n < 2 * t->resize_hint)
-		return;
-	while (target < n)
-		target <<= 1;
-	cds_lfht_resize(t->code, target);
-	cds_lfht_resize(t->pages, target);
-	t->resize_hint = n;
+	letw_store_maintain(&t->store);
+	resize(t->code, uatomic_read(&t->code_nodes), &t->code_size);
+	letw_intern_maintain(&t->intern);
+	letw_reclaim_tick(&t->reclaim);
 }
 
 void letw_table_walk_lock(struct letw_table *t)
@@ -275,33 +537,45 @@ void letw_table_walk_unlock(struct letw_table *t)
 
 void letw_table_destroy(struct letw_table *t)
 {
-	struct cds_lfht_iter iter;
-	struct letw_rec *rec;
-	struct letw_module_rec *mod;
+	uint32_t bound;
 
 	if (!t)
 		return;
+	bound = letw_store_slot_bound(&t->store);
 	urcu_bp_read_lock();
-	cds_lfht_for_each_entry(t->code, &iter, rec, node) {
-		if (uatomic_cmpxchg(&rec->dead, 0, 1) != 0)
+	for (uint32_t i = 0; i < bound; i++) {
+		struct letw_slot *s, *got;
+		uint32_t st, kind;
+
+		if (!letw_store_slot_chunk_ready(&t->store, i / LETW_STORE_SLOT_CHUNK)) {
+			i += LETW_STORE_SLOT_CHUNK - 1;
 			continue;
-		(void)cds_lfht_del(t->code, &rec->node);
-		unlink_pages(t, rec);
-		letw_rec_put_deferred(rec);
-	}
-	cds_lfht_for_each_entry(t->modules, &iter, mod, node) {
-		if (uatomic_cmpxchg(&mod->dead, 0, 1) != 0)
+		}
+		s = letw_store_slot(&t->store, i);
+		st = letw_slot_state(s);
+		kind = letw_st_kind(st);
+		if (letw_st_life(st) != LETW_LIFE_LIVE)
 			continue;
-		(void)cds_lfht_del(t->modules, &mod->node);
-		letw_module_rec_put_deferred(mod);
+		if (kind == LETW_SLOT_MODULE ?
+			    letw_table_module_remove(t, s->start, &got) :
+			    letw_table_remove(t, s->start, (int)kind, &got))
+			continue;
+		letw_table_retire(t, got);
 	}
 	urcu_bp_read_unlock();
-	/* Wait for the releases queued above (and their grace periods)
-	 * before tearing the tables down. Off every runtime hot path. */
-	urcu_bp_barrier();
+	/* Two rounds: slots first, then the contexts their release retired.
+	 * urcu_bp_barrier waits for the batches' callbacks. Off every
+	 * runtime hot path. */
+	for (int round = 0; round < 4 && uatomic_read(&t->reclaim.pending); round++) {
+		letw_reclaim_tick(&t->reclaim);
+		urcu_bp_barrier();
+	}
 	cds_lfht_destroy(t->code, NULL);
-	cds_lfht_destroy(t->pages, NULL);
 	cds_lfht_destroy(t->modules, NULL);
+	cds_lfht_destroy(t->bigs, NULL);
+	cds_lfht_destroy(t->exts, NULL);
+	letw_intern_fini(&t->intern);
+	letw_store_fini(&t->store);
 #ifdef LETW_GLOBAL_LOCK
 	pthread_mutex_destroy(&t->big_lock);
 #endif

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The code table: every live method version and stub, keyed by code start,
- * in a liburcu lock-free resizable hash table (cds_lfht) using the
- * bulletproof RCU flavour, so runtime threads need no registration.
+ * The code table: every live method version and stub, and the modules,
+ * in the record store's slots, indexed by liburcu lock-free hash tables
+ * (cds_lfht, bulletproof RCU flavour: runtime threads need no
+ * registration):
  *
- * A second cds_lfht, keyed by 4 KiB page, indexes which records touch which
- * page; publish uses it to refuse overlapping ranges without a lock
- * (see table.c). Modules live in a third table keyed by module id.
+ *  - code: keyed by 4 KiB page. A record has a node on every page it
+ *    touches — the slot's own node on its first page, continuation nodes
+ *    (struct letw_cont) on the others — inserted with cds_lfht_add_unique
+ *    and a match that reports *overlap*: records touching one page share
+ *    one hash and so one duplicate chain, and add_unique is atomic
+ *    within a chain, so of two racing overlapping publishers at most one
+ *    succeeds, without a lock, in one table operation per page.
+ *  - Records spanning more than LETW_SMALL_PAGES pages ("big": e.g. a
+ *    whole stub heap) keep only their first-page node and register in
+ *    `bigs`; the overlap check against them is the Dekker pair described
+ *    in table.c. A big publish is O(records), small ones never pay for it.
+ *  - modules: keyed by module id. exts: line tables, keyed by slot index.
  *
  * Built with LETW_GLOBAL_LOCK, the same table takes one mutex in every
  * mutation and the walker holds it for the whole pass: the design lttng-etw
@@ -18,16 +28,58 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "record.h"
+#include "intern.h"
+#include "lines.h"
+#include "reclaim.h"
+#include "slot.h"
+#include "store.h"
+
+#define LETW_PAGE_SHIFT 12
+#define LETW_SMALL_PAGES 64u
+
+/* A record's node on one more page than its first. */
+struct letw_cont {
+	struct cds_lfht_node node;     /* code table, key: the page */
+	uint32_t tag;                  /* LETW_ST_CONT, where a slot has `state` */
+	uint32_t slot;                 /* the record's slot index */
+	struct letw_retired_chunk rc;
+};
+
+/* A big record's entry in the registry. */
+struct letw_big {
+	struct cds_lfht_node node;     /* bigs, key: slot index */
+	uint32_t slot;
+	uint32_t pad;
+	struct letw_retired_chunk rc;
+};
+
+/* A record's line table, found by slot index (the slot has no room). */
+struct letw_ext {
+	struct cds_lfht_node node;     /* exts, key: slot index */
+	struct letw_retired_chunk rc;
+	uint32_t slot;
+	uint32_t pad;
+	struct letw_lines lines;       /* its columns follow in the chunk */
+};
 
 struct letw_table {
-	struct cds_lfht *code;
-	struct cds_lfht *pages;
-	struct cds_lfht *modules;
-	long live_methods;
-	long live_stubs;
-	long live_modules;
-	unsigned long resize_hint; /* control thread only: see maintain */
+	struct letw_store store;
+	struct letw_intern intern;
+	struct letw_reclaim reclaim;
+	struct cds_lfht *code, *modules, *bigs, *exts;
+	long live_methods, live_stubs, live_modules, live_bigs; /* uatomic */
+	unsigned long code_nodes;      /* uatomic: nodes in `code` */
+	unsigned long code_size;       /* control thread: size last asked for */
+
+	/*
+	 * The walker's accounting (rundown/walker.c): while a pass runs,
+	 * mark_unpub and then mark_pub hold its mark; unpublish reads
+	 * mark_unpub before it kills a record and counts in `skipped` the
+	 * records the pass has not claimed yet; publish stamps new records
+	 * with mark_pub so the pass leaves them to their load event.
+	 */
+	uint32_t mark_unpub, mark_pub;
+	long skipped;
 #ifdef LETW_GLOBAL_LOCK
 	/* Baseline only: taken by every mutation and held by the walker for
 	 * a whole pass. Nothing else is taken while it is held. */
@@ -35,34 +87,36 @@ struct letw_table {
 #endif
 };
 
-struct letw_table *letw_table_new(void);
-/* Unlink everything and release it after a grace period. The caller
+struct letw_table *letw_table_new(uint64_t expected, uint64_t max_records);
+/* Unpublish everything, wait for the deferred frees, unmap. The caller
  * guarantees no concurrent mutation or walk. */
 void letw_table_destroy(struct letw_table *t);
 
 /*
- * Insert a record. On success the table owns the caller's reference and
- * the record is visible to walkers. On failure (-EEXIST: overlap) the
- * record has been released (after a grace period, since other publishers
- * may have seen its page nodes). Caller must hold urcu_bp_read_lock so the
- * record stays valid for its load event after this returns.
+ * Insert a prepared record (slot PENDING, fields set; ext NULL or its line
+ * table, not yet linked) and make it LIVE. On failure (-EEXIST overlap,
+ * -ENOMEM) everything is retired and the table is unchanged. Caller holds
+ * urcu_bp_read_lock, and keeps holding it while it emits the load event.
  */
-int letw_table_insert(struct letw_table *t, struct letw_rec *rec);
+int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext);
 
 /*
- * Unlink the live record of this kind starting at start, mark it dead and
- * return it in *out. Caller holds urcu_bp_read_lock (so *out stays valid
- * while it emits the unload event) and then calls letw_rec_put_deferred.
- * -ENOENT when there is no such live record.
+ * Kill the LIVE record of this kind starting at `start` and unlink it;
+ * *out stays readable until the caller's read-side section ends. The
+ * caller then calls letw_table_retire. -ENOENT when there is none.
  */
 int letw_table_remove(struct letw_table *t, uint64_t start, int kind,
-		      struct letw_rec **out);
+		      struct letw_slot **out);
+void letw_table_retire(struct letw_table *t, struct letw_slot *s);
 
-int letw_table_module_insert(struct letw_table *t, struct letw_module_rec *mod);
+int letw_table_module_insert(struct letw_table *t, struct letw_slot *s);
 int letw_table_module_remove(struct letw_table *t, uint64_t module_id,
-			     struct letw_module_rec **out);
+			     struct letw_slot **out);
 
-/* Control thread, outside any read-side section and any pass. */
+/* The line table of a LIVE slot with LETW_ST_LINES, or NULL. Read side. */
+const struct letw_lines *letw_table_lines(struct letw_table *t, uint32_t slot);
+
+/* Control thread, outside any read-side section. */
 void letw_table_maintain(struct letw_table *t);
 
 void letw_table_walk_lock(struct letw_table *t);

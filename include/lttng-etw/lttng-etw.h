@@ -19,13 +19,16 @@
  *
  * Threading: every function may be called from any thread, including
  * threads the library has never seen (no registration is needed). The hot
- * paths — letw_method_publish/unpublish, letw_stub_publish/unpublish,
- * letw_module_publish/unpublish — take no lock, never wait for a rundown,
- * never wait for an RCU grace period, do no file I/O and never call back into
- * the runtime. They allocate exactly one block per published record (the
- * record must outlive the call), freed after a grace period by liburcu's
- * call_rcu thread (or, if a rundown pass is running, by the library's
- * control thread when the pass ends).
+ * paths — letw_method_publish(_opts)/unpublish, letw_stub_publish/unpublish,
+ * letw_module_publish/unpublish — take no lock (libc's allocator's
+ * included: they never call malloc or free), never wait for a rundown,
+ * never wait for an RCU grace period, do no file I/O and never call back
+ * into the runtime. Records live in a store the library maps ahead of
+ * demand from its control thread; an unpublished record is reused after a
+ * grace period. The one exception, counted in letw_store_stats.slow_grows:
+ * a publisher that outruns the control thread commits store memory itself
+ * (an mprotect system call). A thread's first call also registers it with
+ * liburcu (once, a short registry lock).
  *
  * String ownership: the library copies every string it is given during the
  * call; the caller may free or reuse its buffers as soon as the call returns.
@@ -49,7 +52,7 @@ extern "C" {
 #endif
 
 #define LETW_VERSION_MAJOR 0
-#define LETW_VERSION_MINOR 1
+#define LETW_VERSION_MINOR 2
 
 /* Longest accepted string, in bytes, not counting the NUL. */
 #define LETW_STRING_MAX 4096u
@@ -284,7 +287,9 @@ typedef void (*letw_control_fn)(int control_code, int level,
 				uint64_t match_any_keyword, int provider,
 				void *ctx);
 
-#define LETW_CONFIG_NO_CONTROL_THREAD 0x1u /* no polling, no socket, no rundown */
+/* No polling, no socket, no rundown: the library's thread only maintains
+ * the record store (growth ahead of demand, reuse of unpublished records). */
+#define LETW_CONFIG_NO_CONTROL_THREAD 0x1u
 #define LETW_CONFIG_NO_CONTROL_SOCKET 0x2u /* polling only */
 
 struct letw_config {
@@ -294,6 +299,13 @@ struct letw_config {
 	uint32_t flags;           /* LETW_CONFIG_* */
 	letw_log_fn log_fn;       /* optional; see letw_set_log_fn */
 	void *log_ctx;
+	/* Since 0.2. The record store (DESIGN §5): records it commits room
+	 * for at init (0: 16384; it grows ahead of demand from then on), and
+	 * the most it will ever hold (0: 2^24; publishes beyond fail with
+	 * -ENOMEM). Address space is reserved for the maximum up front
+	 * (64 bytes per record, not backed until used). */
+	uint64_t expected_records;
+	uint64_t max_records;
 };
 
 /*
@@ -339,6 +351,23 @@ struct letw_stats {
 	uint64_t deferred_frees_pending; /* records unpublished, not yet freed */
 };
 LETW_API int letw_get_stats(struct letw_stats *out);
+
+/*
+ * The record store and the walker (since 0.2; set `size` before the call,
+ * fields past it are not written).
+ */
+struct letw_store_stats {
+	size_t size;                 /* sizeof(struct letw_store_stats): ABI guard */
+	uint64_t bytes_committed;    /* slots and chunks made usable */
+	uint64_t bytes_in_use;       /* held by live and not-yet-freed records */
+	uint64_t slots_committed, slots_free;
+	uint64_t slow_grows;         /* times a publisher had to commit memory itself */
+	uint64_t pending_free;       /* unpublished items waiting for a grace period */
+	uint64_t last_pass_max_section_ns; /* longest read-side section of the last pass */
+	uint64_t max_section_ns;     /* ... of any pass */
+	uint64_t last_pass_sections;
+};
+LETW_API int letw_get_store_stats(struct letw_store_stats *out);
 
 /*
  * Fork hooks. The library installs no pthread_atfork handlers: a runtime

@@ -12,25 +12,26 @@
  *    ReportStubBlock); B keeps needing L (another resolve worker);
  *  - a GC thread that suspends the world: it raises a request and waits
  *    until every runtime thread has reached a safe point;
- *  - a GC-aware allocator: the executable interposes malloc/calloc/realloc,
- *    and a thread foreign to the runtime (here the library's control thread,
- *    identified from the control callback) waits in them while a GC is in
- *    progress, as with a collector that owns the heap (Boehm GC's
- *    REDIRECT_MALLOC, a runtime-integrated malloc). That is where the
- *    rundown thread can come to wait for the GC — the role CLR's
- *    RareDisablePreemptiveGC plays for T60 in the seed. Other real ways to
- *    get there are a blocking channel whose consumer is suspended or an app
- *    context callback into the runtime; the allocator is the one we can
- *    build without private lttng-ust ABI.
+ *  - a point where the rundown thread waits for the runtime while a GC is
+ *    in progress — the role CLR's RareDisablePreemptiveGC plays for T60 in
+ *    the seed. Real ways to get there: a blocking channel whose consumer
+ *    the GC suspended, an app context callback into the runtime, a
+ *    collector that owns the heap (Boehm's REDIRECT_MALLOC) if the walker
+ *    allocates. lttng-etw's walker no longer allocates, so the model puts
+ *    the wait where both libraries' walkers are, in the middle of a pass:
+ *    the executable interposes urcu_bp_read_lock, and the library's control
+ *    thread (identified from the control callback) waits in its first
+ *    read-side section after a dispatch until the GC is over. In the
+ *    global-lock baseline that is with the table mutex held.
  *
  * The rundown is a real pass of the real library (letw_capture_state from
  * the main thread), loaded with dlopen: liblttng-etw or the global-lock
  * baseline liblttng-etw-globallock, same API.
  *
  * The cycle with the global lock (each arrow: "waits for"):
- *   walker   -> GC     : it holds the table mutex for the whole pass and, in
- *                        pin_all()'s array growth, allocates: as a foreign
- *                        thread it waits for the GC in progress to end;
+ *   walker   -> GC     : it holds the table mutex for the whole pass and,
+ *                        entering its first read-side section, waits for
+ *                        the GC in progress to end;
  *   GC       -> A, B   : they must reach a safe point;
  *   A        -> walker : A is in letw_stub_publish, blocked on the table
  *                        mutex, still holding L;
@@ -41,10 +42,10 @@
  *                        state dump says which one happened.
  * With lttng-etw, A's publish takes no lock (RCU table), so A returns,
  * drops L, reaches its safe point, B follows, the GC completes and the
- * walker's allocation proceeds: no cycle, whatever the walker waits on.
+ * walker proceeds: no cycle, whatever the walker waits on.
  *
  * What this shows, honestly: it is a deterministic model, not a stress
- * test. The walker's first allocation of an armed pass waits until the GC
+ * test. The walker's first read-side section of an armed pass waits until the GC
  * has been requested — standing for a pass long enough that a GC starts
  * while it runs (large table, slow consumer) — so the interleaving that
  * CLR hit rarely happens every iteration. It shows that the global-lock
@@ -79,29 +80,23 @@
 
 #define EXIT_DEADLOCK 10
 
-/* ---- the GC-aware allocator ------------------------------------------ */
-
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
+/* ---- where the walker waits for the runtime --------------------------- */
 
 static pthread_mutex_t gc_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gc_cv = PTHREAD_COND_INITIALIZER;
 static int gc_requested;    /* a stop-the-world is in progress */
 static int at_safepoint;    /* runtime threads parked at a safe point */
 static uint64_t gc_epoch;   /* completed collections */
-static int walker_armed;    /* next pass: pause at first allocation */
-static int walker_in_pass;  /* the armed pass reached its allocation */
+static int walker_armed;    /* next pass: pause in its first section */
+static int walker_in_pass;  /* the armed pass reached it */
 static int walker_waiting;  /* for the model's state dump */
 static __thread int foreign_walker; /* set on the control thread */
+static __thread int dispatched;     /* a pass follows the control callback */
 
 static atomic_uint_fast64_t progress; /* iterations completed */
 
-static void walker_alloc_hook(void)
+static void walker_wait_hook(void)
 {
-	if (!foreign_walker)
-		return;
 	pthread_mutex_lock(&gc_mu);
 	if (walker_armed) {
 		/* A long pass: a GC begins while it is still running. Wait on
@@ -115,8 +110,8 @@ static void walker_alloc_hook(void)
 		while (!gc_requested && gc_epoch == e)
 			pthread_cond_wait(&gc_cv, &gc_mu);
 	}
-	/* Foreign threads may not allocate from the collector's heap while
-	 * it is collecting. */
+	/* A foreign thread waiting for the runtime: it cannot go on while
+	 * the world is stopped. */
 	walker_waiting = 1;
 	while (gc_requested)
 		pthread_cond_wait(&gc_cv, &gc_mu);
@@ -124,27 +119,28 @@ static void walker_alloc_hook(void)
 	pthread_mutex_unlock(&gc_mu);
 }
 
-void *malloc(size_t n)
+/*
+ * Exported from the executable (CMake: --export-dynamic-symbol), so the
+ * dlopen()ed library's calls bind here first; the real one comes from the
+ * liburcu-bp the library pulled in (RTLD_LOCAL: not in the global scope,
+ * hence the NOLOAD handle rather than RTLD_NEXT).
+ */
+void urcu_bp_read_lock(void)
 {
-	walker_alloc_hook();
-	return __libc_malloc(n);
-}
+	static void (*real)(void);
 
-void *calloc(size_t a, size_t b)
-{
-	walker_alloc_hook();
-	return __libc_calloc(a, b);
-}
+	if (!real) {
+		void *h = dlopen("liburcu-bp.so.8", RTLD_NOW | RTLD_NOLOAD);
 
-void *realloc(void *p, size_t n)
-{
-	walker_alloc_hook();
-	return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-	__libc_free(p);
+		*(void **)&real = h ? dlsym(h, "urcu_bp_read_lock") : NULL;
+		if (!real)
+			abort(); /* the model cannot run: setup failure */
+	}
+	if (foreign_walker && dispatched) {
+		dispatched = 0;
+		walker_wait_hook();
+	}
+	real();
 }
 
 /* ---- the runtime ----------------------------------------------------- */
@@ -184,6 +180,7 @@ static void safepoint(void)
 static void on_control(int code, int level, uint64_t mask, int provider, void *ctx)
 {
 	foreign_walker = 1; /* the library's control thread: foreign to us */
+	dispatched = 1;
 }
 
 /* A: the resolve worker that allocates a stub and logs it under L. */

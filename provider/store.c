@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <urcu/uatomic.h>
+
+#include "store.h"
+
+/*
+ * Size classes: 8-byte steps up to 64, then four steps per power of two
+ * (at most 25 % lost to rounding) up to 8 KiB, then coarser for the rare
+ * large line tables.
+ */
+static const uint32_t class_sizes[LETW_STORE_NR_CLASSES] = {
+	16, 24, 32, 40, 48, 56, 64,
+	80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512,
+	640, 768, 896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
+	5120, 6144, 7168, 8192, 12288, 16384, 32768, 65536, 131072,
+	262144, 524288, 1048576, 2097152,
+};
+_Static_assert(2097152 == LETW_STORE_CHUNK_MAX, "the last class is the largest chunk");
+
+#define BLOCK_MIN (64u * 1024)          /* chunk-class commit grain */
+#define DEFAULT_EXPECTED 16384u
+#define DEFAULT_MAX_SLOTS (1u << 24)    /* 1 GiB of address space */
+#define CHUNK_REGION (4ull << 30)       /* 4 GiB of address space */
+
+static size_t class_block(uint32_t size)
+{
+	return size > BLOCK_MIN ? size : BLOCK_MIN;
+}
+
+static int class_of(size_t bytes)
+{
+	for (int i = 0; i < LETW_STORE_NR_CLASSES; i++)
+		if (class_sizes[i] >= bytes)
+			return i;
+	return -1;
+}
+
+/* Address space only: PROT_NONE, no swap reserved, no page touched. */
+static void *reserve(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Commit one chunk of slots: make it accessible, initialise every slot as
+ * FREE (this touches every page, so later publishers do not fault), push
+ * them, then flag the chunk ready for the walker. Any thread may do it;
+ * concurrent growers commit distinct chunks (fetch-add on slots_claimed)
+ * and nobody waits for anybody. `keep` receives one slot for the caller
+ * (the slow path) instead of pushing it.
+ */
+static int grow_slots(struct letw_store *st, struct letw_slot **keep)
+{
+	uint32_t first = uatomic_add_return(&st->slots_claimed, LETW_STORE_SLOT_CHUNK) -
+			 LETW_STORE_SLOT_CHUNK;
+	struct letw_slot *base;
+
+	if (first >= st->slots_max) {
+		uatomic_sub(&st->slots_claimed, LETW_STORE_SLOT_CHUNK);
+		return -ENOMEM;
+	}
+	base = &st->slots[first];
+	if (mprotect(base, (size_t)LETW_STORE_SLOT_CHUNK * sizeof(*base),
+		     PROT_READ | PROT_WRITE)) {
+		/* The chunk stays claimed and never ready: the walker skips
+		 * it, the bound stays consistent. */
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < LETW_STORE_SLOT_CHUNK; i++) {
+		struct letw_slot *s = &base[i];
+
+		memset(s, 0, sizeof(*s));
+		if (keep && i == 0) {
+			*keep = s;
+			continue;
+		}
+		cds_lfs_node_init((struct cds_lfs_node *)&s->node);
+		cds_lfs_push(&st->slot_free, (struct cds_lfs_node *)&s->node);
+	}
+	uatomic_add(&st->slots_free, (long)LETW_STORE_SLOT_CHUNK - (keep ? 1 : 0));
+	__atomic_store_n(&st->slot_chunk_ready[first / LETW_STORE_SLOT_CHUNK], 1,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Same for one block of a chunk class; `prefault` touches every page. */
+static int grow_class(struct letw_store *st, int c, int prefault, uint32_t *keep)
+{
+	struct letw_store_class *k = &st->cls[c];
+	size_t block = class_block(k->size);
+	size_t off = uatomic_add_return(&st->chunks_claimed, block) - block;
+	char *base;
+	size_t n = block / k->size;
+
+	if (off + block > st->chunks_max) {
+		uatomic_sub(&st->chunks_claimed, block);
+		return -ENOMEM;
+	}
+	base = st->chunks + off;
+	if (mprotect(base, block, PROT_READ | PROT_WRITE))
+		return -ENOMEM;
+	if (prefault)
+		memset(base, 0, block);
+	for (size_t i = 0; i < n; i++) {
+		char *p = base + i * k->size;
+
+		if (keep && i == 0) {
+			*keep = letw_store_chunk_handle(st, p);
+			continue;
+		}
+		cds_lfs_node_init((struct cds_lfs_node *)p);
+		cds_lfs_push(&k->free, (struct cds_lfs_node *)p);
+	}
+	uatomic_add(&k->total, (long)n);
+	uatomic_add(&k->nfree, (long)n - (keep ? 1 : 0));
+	return 0;
+}
+
+int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_records)
+{
+	uint64_t max = max_records ? max_records : DEFAULT_MAX_SLOTS;
+	uint32_t nchunks;
+
+	memset(st, 0, sizeof(*st));
+	if (max > (1ull << 31))
+		max = 1ull << 31;
+	nchunks = (uint32_t)((max + LETW_STORE_SLOT_CHUNK - 1) / LETW_STORE_SLOT_CHUNK);
+	st->slots_max = nchunks * LETW_STORE_SLOT_CHUNK;
+	st->slots = reserve((size_t)st->slots_max * sizeof(struct letw_slot));
+	/* The per-chunk flags: one page per 4096 chunks, committed now. */
+	st->slot_chunk_ready = mmap(NULL, nchunks, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	st->chunks_max = CHUNK_REGION;
+	st->chunks = reserve(st->chunks_max);
+	if (!st->slots || st->slot_chunk_ready == MAP_FAILED || !st->chunks) {
+		if (st->slot_chunk_ready == MAP_FAILED)
+			st->slot_chunk_ready = NULL;
+		letw_store_fini(st);
+		return -ENOMEM;
+	}
+	/* Handle 0 means "none": burn the first 8 bytes' block for it. */
+	st->chunks_claimed = BLOCK_MIN;
+	__cds_lfs_init(&st->slot_free);
+	for (int i = 0; i < LETW_STORE_NR_CLASSES; i++) {
+		__cds_lfs_init(&st->cls[i].free);
+		st->cls[i].size = class_sizes[i];
+	}
+	if (!expected)
+		expected = DEFAULT_EXPECTED;
+	while ((uint64_t)st->slots_claimed < expected && st->slots_claimed < st->slots_max)
+		if (grow_slots(st, NULL))
+			break;
+	return 0;
+}
+
+void letw_store_fini(struct letw_store *st)
+{
+	if (st->slots)
+		munmap(st->slots, (size_t)st->slots_max * sizeof(struct letw_slot));
+	if (st->slot_chunk_ready)
+		munmap(st->slot_chunk_ready, st->slots_max / LETW_STORE_SLOT_CHUNK);
+	if (st->chunks)
+		munmap(st->chunks, st->chunks_max);
+	memset(st, 0, sizeof(*st));
+}
+
+struct letw_slot *letw_store_slot_get(struct letw_store *st)
+{
+	struct cds_lfs_node *n = __cds_lfs_pop(&st->slot_free);
+	struct letw_slot *s = NULL;
+
+	if (n) {
+		uatomic_dec(&st->slots_free);
+		return caa_container_of((struct cds_lfht_node *)n, struct letw_slot, node);
+	}
+	uatomic_inc(&st->slow_grows);
+	return grow_slots(st, &s) ? NULL : s;
+}
+
+void letw_store_slot_put(struct letw_store *st, struct letw_slot *s)
+{
+	cds_lfs_node_init((struct cds_lfs_node *)&s->node);
+	cds_lfs_push(&st->slot_free, (struct cds_lfs_node *)&s->node);
+	uatomic_inc(&st->slots_free);
+}
+
+uint32_t letw_store_chunk_get(struct letw_store *st, size_t bytes)
+{
+	int c = class_of(bytes);
+	struct letw_store_class *k;
+	struct cds_lfs_node *n;
+	uint32_t h = 0;
+
+	if (c < 0)
+		return 0;
+	k = &st->cls[c];
+	if (!CMM_LOAD_SHARED(k->used))
+		CMM_STORE_SHARED(k->used, 1);
+	if ((n = __cds_lfs_pop(&k->free))) {
+		uatomic_dec(&k->nfree);
+		return letw_store_chunk_handle(st, n);
+	}
+	uatomic_inc(&st->slow_grows);
+	return grow_class(st, c, 0, &h) ? 0 : h;
+}
+
+void letw_store_chunk_put(struct letw_store *st, uint32_t h, size_t bytes)
+{
+	int c = class_of(bytes);
+	struct cds_lfs_node *n = letw_store_chunk_ptr(st, h);
+
+	if (c < 0 || !h)
+		return;
+	cds_lfs_node_init(n);
+	cds_lfs_push(&st->cls[c].free, n);
+	uatomic_inc(&st->cls[c].nfree);
+}
+
+/*
+ * Low-water marks: a quarter of what is committed, at least one commit
+ * grain, so that at the control thread's poll period (5 ms) a publisher
+ * would have to outrun it by that much to reach the slow path. Bounded
+ * work per call (64 grains) keeps the thread responsive.
+ */
+void letw_store_maintain(struct letw_store *st)
+{
+	for (int n = 0; n < 64; n++) {
+		long committed = (long)uatomic_read(&st->slots_claimed);
+		long low = committed / 4 > (long)LETW_STORE_SLOT_CHUNK ?
+			committed / 4 : (long)LETW_STORE_SLOT_CHUNK;
+
+		if (uatomic_read(&st->slots_free) >= low || grow_slots(st, NULL))
+			break;
+	}
+	for (int c = 0; c < LETW_STORE_NR_CLASSES; c++) {
+		struct letw_store_class *k = &st->cls[c];
+		long per_block = (long)(class_block(k->size) / k->size);
+
+		if (!CMM_LOAD_SHARED(k->used))
+			continue;
+		for (int n = 0; n < 16; n++) {
+			long total = uatomic_read(&k->total);
+			long low = total / 4 > per_block ? total / 4 : per_block;
+
+			if (uatomic_read(&k->nfree) >= low || grow_class(st, c, 1, NULL))
+				break;
+		}
+	}
+}
+
+void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->slots_committed = CMM_LOAD_SHARED(st->slots_claimed);
+	out->slots_free = (uint64_t)CMM_LOAD_SHARED(st->slots_free);
+	for (int c = 0; c < LETW_STORE_NR_CLASSES; c++) {
+		const struct letw_store_class *k = &st->cls[c];
+		long total = CMM_LOAD_SHARED(k->total), nfree = CMM_LOAD_SHARED(k->nfree);
+
+		out->chunk_bytes_committed += (uint64_t)total * k->size;
+		out->chunk_bytes_in_use += (uint64_t)(total - nfree) * k->size;
+	}
+	out->slow_grows = (uint64_t)CMM_LOAD_SHARED(st->slow_grows);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record store: memory for everything the publish paths keep, owned
+ * by the library and never obtained from malloc on those paths.
+ *
+ *  - Slots (slot.h): 64-byte records in one reserved virtual region,
+ *    committed in chunks of LETW_STORE_SLOT_CHUNK slots, indexed from 0 so
+ *    the walker can visit them in order.
+ *  - Chunks: size-classed blocks (strings, interned contexts, continuation
+ *    nodes, line tables) in a second reserved region, named by a 32-bit
+ *    handle (offset / 8; 0 is "none").
+ *
+ * Both come from lock-free free lists (cds_lfs). Pops run inside a
+ * urcu_bp read-side section and everything is pushed back only after a
+ * grace period (reclaim.c), which is what makes __cds_lfs_pop's ABA safe.
+ * The control thread commits memory ahead of demand (letw_store_maintain)
+ * and touches it, so a publisher neither allocates nor page-faults. When a
+ * publisher still finds a free list empty it commits a block itself — the
+ * one slow path: an mprotect() system call, no lock of ours, counted in
+ * letw_stats.store_slow_grows. Only when a region is exhausted does a
+ * publish fail with -ENOMEM.
+ */
+#ifndef LETW_STORE_H
+#define LETW_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <urcu/lfstack.h>
+
+#include "slot.h"
+
+#define LETW_STORE_SLOT_CHUNK 16384u            /* slots per commit (1 MiB) */
+#define LETW_STORE_CHUNK_MAX  (2u * 1024 * 1024) /* largest chunk */
+#define LETW_STORE_NR_CLASSES 44
+
+struct letw_store_class {
+	struct __cds_lfs_stack free; /* no mutex: only the lock-free calls are used */
+	uint32_t size;   /* bytes per chunk */
+	long nfree;      /* approximate (uatomic) */
+	long total;      /* chunks committed in this class */
+	int used;        /* ever popped: the control thread keeps it stocked */
+} __attribute__((aligned(64)));
+
+struct letw_store {
+	/* Slots. */
+	struct letw_slot *slots;     /* reserved region */
+	uint32_t slots_max;          /* reserved, a multiple of the chunk */
+	uint32_t slots_claimed;      /* committed or being committed (uatomic) */
+	uint8_t *slot_chunk_ready;   /* per chunk: initialised (acquire/release) */
+	struct __cds_lfs_stack slot_free;
+	long slots_free;             /* approximate (uatomic) */
+
+	/* Chunks. */
+	char *chunks;                /* reserved region */
+	size_t chunks_max;           /* bytes reserved */
+	size_t chunks_claimed;       /* bytes handed to classes (uatomic) */
+	struct letw_store_class cls[LETW_STORE_NR_CLASSES];
+
+	long slow_grows;             /* publisher-side commits (uatomic) */
+};
+
+/* Reserve the regions and commit room for `expected` records (0: a
+ * default); `max_records` bounds the slot region (0: a default). */
+int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_records);
+/* Unmap everything. No reader or writer may remain. */
+void letw_store_fini(struct letw_store *st);
+
+static inline struct letw_slot *letw_store_slot(const struct letw_store *st, uint32_t i)
+{
+	return &st->slots[i];
+}
+
+static inline uint32_t letw_store_slot_index(const struct letw_store *st,
+					     const struct letw_slot *s)
+{
+	return (uint32_t)(s - st->slots);
+}
+
+/* Slots the walker may look at: [0, letw_store_slot_bound). A chunk of
+ * them is safe to read only if letw_store_slot_chunk_ready says so. */
+static inline uint32_t letw_store_slot_bound(const struct letw_store *st)
+{
+	return __atomic_load_n(&st->slots_claimed, __ATOMIC_ACQUIRE);
+}
+
+static inline int letw_store_slot_chunk_ready(const struct letw_store *st, uint32_t chunk)
+{
+	return __atomic_load_n(&st->slot_chunk_ready[chunk], __ATOMIC_ACQUIRE);
+}
+
+/* Caller inside a read-side section. NULL: the region is exhausted. */
+struct letw_slot *letw_store_slot_get(struct letw_store *st);
+/* After a grace period since the slot was last reachable. */
+void letw_store_slot_put(struct letw_store *st, struct letw_slot *s);
+
+/* A chunk of at least `bytes` (<= LETW_STORE_CHUNK_MAX): a handle, or 0
+ * when the region is exhausted. Caller inside a read-side section. */
+uint32_t letw_store_chunk_get(struct letw_store *st, size_t bytes);
+/* After a grace period; `bytes` as passed to letw_store_chunk_get. */
+void letw_store_chunk_put(struct letw_store *st, uint32_t h, size_t bytes);
+
+static inline void *letw_store_chunk_ptr(const struct letw_store *st, uint32_t h)
+{
+	return st->chunks + (size_t)h * 8;
+}
+
+static inline uint32_t letw_store_chunk_handle(const struct letw_store *st, const void *p)
+{
+	return (uint32_t)(((const char *)p - st->chunks) / 8);
+}
+
+/* Control thread: keep every free list above its low-water mark. */
+void letw_store_maintain(struct letw_store *st);
+
+struct letw_store_usage {
+	uint64_t slots_committed, slots_free;
+	uint64_t chunk_bytes_committed, chunk_bytes_in_use;
+	uint64_t slow_grows;
+};
+void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out);
+
+#endif
