@@ -19,6 +19,7 @@
 
 #include "emit.h"
 #include "internal.h"
+#include "jitdump_mark.h"
 #include "log.h"
 
 LETW_API void letw_fork_prepare(void)
@@ -41,6 +42,7 @@ LETW_API void letw_fork_child(void)
 {
 	letw_probe_fork_child();
 	letw_emit_set_pid();
+	letw_jitdump_mark_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);

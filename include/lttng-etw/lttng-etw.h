@@ -286,6 +286,17 @@ typedef void (*letw_control_fn)(int control_code, int level,
 
 #define LETW_CONFIG_NO_CONTROL_THREAD 0x1u /* no polling, no socket, no rundown */
 #define LETW_CONFIG_NO_CONTROL_SOCKET 0x2u /* polling only */
+/*
+ * Map a perf jitdump placeholder, DIR/jit-<pid>.dump, executable for the
+ * life of the process, so that `perf record` notes the mapping and `perf
+ * inject --jit` later reads the jitdump `lttng-etw jitdump TRACE -o DIR`
+ * writes there from the trace (DESIGN §6). DIR is $LETW_JITDUMP_DIR, else
+ * jitdump_dir, else /tmp. Setting LETW_JITDUMP_DIR turns this on without
+ * the flag. The file is made during letw_init (and letw_fork_child, for the
+ * child's own pid); no publish path does any I/O. A failure is logged and
+ * does not fail letw_init.
+ */
+#define LETW_CONFIG_JITDUMP 0x4u
 
 struct letw_config {
 	size_t size;              /* sizeof(struct letw_config): ABI guard */
@@ -294,6 +305,8 @@ struct letw_config {
 	uint32_t flags;           /* LETW_CONFIG_* */
 	letw_log_fn log_fn;       /* optional; see letw_set_log_fn */
 	void *log_ctx;
+	/* Fields below are read only when size covers them. */
+	const char *jitdump_dir;  /* LETW_CONFIG_JITDUMP directory (NULL: /tmp) */
 };
 
 /*
