@@ -14,9 +14,9 @@
  *                    perf inject reads the dump at the path the process
  *                    mapped (its LETW_JITDUMP_DIR placeholder) and writes
  *                    its jitted-PID-N.so files next to it.
- *   elf-text-offset  added to DEBUG_INFO addresses (default 128: where
- *                    the generated ELF files of perf 6.1.187, Debian 12's,
- *                    put .text; 64 for perfs without their program header)
+ *   elf-text-offset  added to DEBUG_INFO addresses (default 0, right for
+ *                    perf 5.8 and later; 64 for older perfs, whose DWARF
+ *                    writer did not add its ELF header size itself)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */

@@ -384,5 +384,14 @@ GArray *letw_jd_region_debug_lines(const struct letw_jd_region *r)
 			g_array_append_val(out, e);
 		i = j;
 	}
+	/* perf's DWARF writer ends the sequence at the last entry's address,
+	 * so the last entry would cover nothing: an entry at the code's end
+	 * makes it cover the code up to there. */
+	if (out->len) {
+		struct letw_jd_line end = g_array_index(out, struct letw_jd_line, out->len - 1);
+
+		end.addr = r->start + r->size;
+		g_array_append_val(out, end);
+	}
 	return out;
 }

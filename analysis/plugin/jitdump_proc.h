@@ -101,8 +101,10 @@ int letw_jd_region_has_lines(const struct letw_jd_region *r);
 /*
  * The DEBUG_INFO entries of a region with a whole line table: one per
  * native offset, the innermost inline frame there (the deepest
- * inline_depth: the source the instructions came from). File names are
- * borrowed from the region. GArray of struct letw_jd_line, caller frees.
+ * inline_depth: the source the instructions came from), consecutive
+ * repeats merged, plus one at the code's end (addr = start + size) so the
+ * last line reaches it. File names are borrowed from the region. GArray
+ * of struct letw_jd_line, caller frees.
  */
 GArray *letw_jd_region_debug_lines(const struct letw_jd_region *r);
 

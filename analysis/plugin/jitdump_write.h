@@ -21,13 +21,15 @@
 /*
  * perf writes each LOAD as an ELF file whose .text section starts after
  * the ELF header (genelf.h: GEN_ELF_TEXT_OFFSET) and resolves source lines
- * in that file: a DEBUG_INFO address must be the code address plus that
- * offset (V8's perf-jit.cc adds its kElfHeaderSize for the same reason).
- * Upstream perf long used sizeof(Elf64_Ehdr) = 64; perf versions that add
- * a program header to the generated ELF put .text at round_up(64 + 56,
- * 16) = 128 — Debian 12's perf 6.1.187 does (readelf -S jitted-*.so).
+ * in that file. Its DWARF writer (genelf_debug.c) turns a DEBUG_INFO
+ * address into an offset from the LOAD's code_addr and, since Linux 5.8,
+ * adds GEN_ELF_TEXT_OFFSET itself: the addresses must then be the plain
+ * code addresses (offset 0; checked with Debian 12's perf 6.1.187, whose
+ * jitted-*.so put .text at 0x80). Older perfs did not add it, which is
+ * why V8's perf-jit.cc adds its kElfHeaderSize (0x40): the offset is a
+ * parameter for those.
  */
-#define LETW_JD_ELF_TEXT_OFFSET_DEFAULT 128u
+#define LETW_JD_ELF_TEXT_OFFSET_DEFAULT 0u
 
 /* One DEBUG_INFO entry: a code address and its source position. */
 struct letw_jd_line {
