@@ -134,9 +134,11 @@ def line_tables(trace):
         if 'code_start' not in ev.payload_field:
             continue
         key = (int(ev['code_start']), int(ev['method_id']), int(ev['version_id']))
-        if ev.name == 'letw_runtime:method_load':
+        if ev.name in ('letw_runtime:method_load', 'letw_rundown:method_dcstart',
+                       'letw_rundown:method_dcend'):
             loads[key] = (int(ev['code_size']), str(ev['name']))
-        elif ev.name == 'letw_runtime:method_lines':
+        elif ev.name in ('letw_runtime:method_lines', 'letw_rundown:method_lines_start',
+                         'letw_rundown:method_lines_end'):
             t = rows.setdefault(key, {})
             first = int(ev['row_first'])
             for j, (o, l, d) in enumerate(zip(ev['native_offsets'], ev['lines'],
