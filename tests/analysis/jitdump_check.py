@@ -21,11 +21,13 @@ usage:
       function perf names, and >= 95% must show exactly the line of the
       line table the trace carries for that code (innermost frame).
 """
-import bisect
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from jitdump_lib import expected_srcline, line_tables, srcline_samples, table_of  # noqa: E402
 
 
 def parse_time(tok):
@@ -123,74 +125,21 @@ def annotate(annotate_out, hexbytes):
     return True
 
 
-def line_tables(trace):
-    """{(code_start, method_id, version): (size, name, [(off, line)])}."""
-    import bt2
-    loads, rows = {}, {}
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if 'code_start' not in ev.payload_field:
-            continue
-        key = (int(ev['code_start']), int(ev['method_id']), int(ev['version_id']))
-        if ev.name in ('letw_runtime:method_load', 'letw_rundown:method_dcstart',
-                       'letw_rundown:method_dcend'):
-            loads[key] = (int(ev['code_size']), str(ev['name']))
-        elif ev.name in ('letw_runtime:method_lines', 'letw_rundown:method_lines_start',
-                         'letw_rundown:method_lines_end'):
-            t = rows.setdefault(key, {})
-            first = int(ev['row_first'])
-            for j, (o, l, d) in enumerate(zip(ev['native_offsets'], ev['lines'],
-                                              ev['inline_depths'])):
-                t[first + j] = (int(o), int(d), int(l))
-    out = {}
-    for key, t in rows.items():
-        if key not in loads:
-            continue
-        best = {}
-        for i in sorted(t):
-            o, d, l = t[i]
-            if o not in best or d >= best[o][0]:
-                best[o] = (d, l)
-        out[key] = (loads[key][0], loads[key][1], sorted((o, best[o][1]) for o in best))
-    return out
-
-
 def srcline(trace, source, jit_script):
     tables = line_tables(trace)
     text = open(source).read().splitlines()
     base = os.path.basename(source)
-    recs, cur = [], None
-    for line in open(jit_script, errors='replace'):
-        f = line.split(None, 1)
-        if not f:
-            continue
-        if ':' in f[0] and not line.startswith(' ' * 6) and re.match(r'^\S+:\d+$', f[0]):
-            if cur:
-                cur[2] = f[0]
-            continue
-        try:
-            ip = int(f[0], 16)
-        except ValueError:
-            continue
-        cur = [ip, f[1].strip() if len(f) > 1 else '', None]
-        recs.append(cur)
     jit = exact = in_block = other_block = 0
     wrong = {}
-    for ip, sym, sl in recs:
+    for ip, sym, sl in srcline_samples(jit_script):
         m = re.search(r'::(fn_\d+)\(', sym)
         if not m:
             continue
-        cand = [(k, v) for k, v in tables.items()
-                if k[0] <= ip < k[0] + v[0] and v[1] == m.group(1)]
-        if len(cand) != 1:
+        start, rows = table_of(tables, ip, m.group(1))
+        if start is None:
             continue
         jit += 1
-        (start, _, _), (_, _, rows) = cand[0]
-        offs = [o for o, _ in rows]
-        i = bisect.bisect_right(offs, ip - start) - 1
-        want = '%s:%d' % (base, rows[i][1]) if i >= 0 else None
+        want = expected_srcline(start, rows, ip)
         if sl == want:
             exact += 1
         else:

@@ -76,7 +76,7 @@ perf script -i "$T/perf.data" -F time,ip,sym --ns >"$T/map.txt" 2>/dev/null ||
 rm -f "/tmp/perf-$pid.map"
 
 # a. time-correct names over the reused range
-python3 "$here/jitdump_check.py" reuse "$T/reuse" "$T/jit.txt" "$T/map.txt" >&2 ||
+$LETW_PY "$here/jitdump_check.py" reuse "$T/reuse" "$T/jit.txt" "$T/map.txt" >&2 ||
 	letw_fail "address reuse: the jitdump did not name the samples by time"
 
 # b. annotation: perf's instructions are the JIT's bytes
@@ -89,7 +89,7 @@ check_annotate() { # FN HEX
 	[ -n "$name" ] || letw_fail "no sample named $1"
 	perf annotate -i "$T/perf.jit.data" --stdio -s "$name" >"$T/annotate.$1" 2>/dev/null ||
 		letw_fail "perf annotate $name"
-	python3 "$here/jitdump_check.py" annotate "$T/annotate.$1" "$2" >&2 ||
+	$LETW_PY "$here/jitdump_check.py" annotate "$T/annotate.$1" "$2" >&2 ||
 		letw_fail "perf annotate of $1 does not show the JIT's instructions"
 }
 check_annotate fn_3 "$(sed -n 's/^new fn_3 [^ ]* [^ ]* [^ ]* //p' "$T/reuse")"

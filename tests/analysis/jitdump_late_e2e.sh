@@ -64,7 +64,7 @@ name=$(sed -n 's/^.*[0-9a-f]\{6,\} \(minijit\.[^ ]*::fn_1(.*\)$/\1/p' "$T/syms.t
 [ -n "$name" ] || letw_fail "no sample named fn_1"
 perf annotate -i "$T/perf.jit.data" --stdio -s "$name" >"$T/annotate.fn_1" 2>/dev/null ||
 	letw_fail "perf annotate $name"
-python3 "$here/jitdump_check.py" annotate "$T/annotate.fn_1" \
+$LETW_PY "$here/jitdump_check.py" annotate "$T/annotate.fn_1" \
 	"$(sed -n 's/^code fn_1 //p' "$T/list")" >&2 ||
 	letw_fail "perf annotate of fn_1 does not show the JIT's instructions"
 

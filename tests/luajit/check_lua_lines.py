@@ -13,13 +13,13 @@ For samples in a trace the host published with a line table:
     table's lines are the bytecodes the trace recorded);
   - some loop shows two or more lines (finer than one name per trace).
 """
-import bisect
 import collections
 import os
 import re
 import sys
 
-import bt2
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from jitdump_lib import expected_srcline, line_tables, srcline_samples, table_of  # noqa: E402
 
 
 def loops(script):
@@ -33,72 +33,23 @@ def loops(script):
     return out
 
 
-def tables(trace):
-    loads, rows = {}, {}
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if not ev.name.startswith('letw_runtime:method_'):
-            continue
-        key = (int(ev['code_start']), int(ev['method_id']), int(ev['version_id']))
-        if ev.name == 'letw_runtime:method_load':
-            loads[key] = (int(ev['code_size']), str(ev['name']), str(ev['signature']))
-        elif ev.name == 'letw_runtime:method_lines':
-            files = str(ev['files']).split('\n')
-            t = rows.setdefault(key, {})
-            first = int(ev['row_first'])
-            for j, (o, l, f, d) in enumerate(zip(ev['native_offsets'], ev['lines'],
-                                                 ev['files_idx'], ev['inline_depths'])):
-                t[first + j] = (int(o), int(d), int(l), files[int(f)])
-    out = {}
-    for key, t in rows.items():
-        if key not in loads:
-            continue
-        best = {}
-        for i in sorted(t):
-            o, d, l, f = t[i]
-            if o not in best or d >= best[o][0]:
-                best[o] = (d, l, f)
-        out[key] = loads[key] + (sorted((o, best[o][1], best[o][2]) for o in best),)
-    return out
-
-
 def main():
     trace, script, srcline_out = sys.argv[1:4]
     lp = loops(script)
-    tabs = tables(trace)
+    tabs = line_tables(trace)
     base = os.path.basename(script)
-    recs, cur = [], None
-    for line in open(srcline_out, errors='replace'):
-        f = line.split(None, 1)
-        if not f:
-            continue
-        if re.match(r'^\S+:\d+$', f[0]):
-            if cur:
-                cur[2] = f[0]
-            continue
-        try:
-            ip = int(f[0], 16)
-        except ValueError:
-            continue
-        cur = [ip, f[1].strip() if len(f) > 1 else '', None]
-        recs.append(cur)
     n = exact = in_loop = out_loop = 0
     per_loop = collections.defaultdict(collections.Counter)
     wrong = collections.Counter()
-    for ip, sym, sl in recs:
+    for ip, sym, sl in srcline_samples(srcline_out):
         m = re.search(r'::(trace#\d+ @\S+:(\d+))\((root|side[^)]*)\)', sym)
         if not m:
             continue
-        cand = [(k, v) for k, v in tabs.items()
-                if k[0] <= ip < k[0] + v[0] and v[1] == m.group(1)]
-        if len(cand) != 1:
+        start, rows = table_of(tabs, ip, m.group(1))
+        if start is None:
             continue
         n += 1
-        (start, _, _), (_, _, sig, rows) = cand[0]
-        i = bisect.bisect_right([r[0] for r in rows], ip - start) - 1
-        want = '%s:%d' % (os.path.basename(rows[i][2]), rows[i][1]) if i >= 0 else None
+        want = expected_srcline(start, rows, ip)
         if sl == want:
             exact += 1
         else:
