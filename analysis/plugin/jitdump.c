@@ -156,7 +156,7 @@ static int jitdump_other(struct letw_sink *s, const bt_message *msg)
 }
 
 struct dump_counts {
-	uint64_t loads, code, lines, code_partial, lines_partial;
+	uint64_t loads, code, lines, code_partial, lines_partial, too_big;
 };
 
 static int write_regions(struct jitdump *jd, FILE *f, struct letw_jd_proc *p,
@@ -173,6 +173,10 @@ static int write_regions(struct jitdump *jd, FILE *f, struct letw_jd_proc *p,
 		uint64_t index = (uint64_t)k + 1;
 		int ret = 0;
 
+		if (r->size > LETW_JD_LOAD_MAX) {
+			n->too_big++;
+			continue;
+		}
 		if (letw_jd_region_has_lines(r)) {
 			GArray *lines = letw_jd_region_debug_lines(r);
 
@@ -246,6 +250,10 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		     (unsigned long long)p->stats.rundown_new,
 		     (unsigned long long)p->stats.unload_only, (unsigned long long)n.code,
 		     (unsigned long long)n.lines);
+	if (n.too_big)
+		BT_COMP_LOGW("process %lld: %llu code region(s) larger than %u MiB left out (perf would need that many bytes each)",
+			     (long long)p->vpid, (unsigned long long)n.too_big,
+			     LETW_JD_LOAD_MAX >> 20);
 	if (n.code_partial || n.lines_partial || p->stats.orphan_chunks || p->stats.bad_chunks)
 		BT_COMP_LOGW("process %lld: %llu code version(s) with only part of their bytes (filler written), %llu with part of their line table (no DEBUG_INFO), %llu chunk(s) of code the trace does not name, %llu inconsistent chunk(s): events lost?",
 			     (long long)p->vpid, (unsigned long long)n.code_partial,

@@ -186,7 +186,10 @@ static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 	if (!t) {
 		char *files = NULL;
 
-		if (!x->rows_total || letw_jdx_files(x->files, &files)) {
+		/* Bounded by what the provider emits (LETW_LINES_MAX rows), so
+		 * a damaged count cannot make us allocate gigabytes. */
+		if (!x->rows_total || x->rows_total > LETW_JD_ROWS_MAX ||
+		    letw_jdx_files(x->files, &files)) {
 			p->stats.bad_chunks++;
 			return;
 		}
@@ -224,7 +227,9 @@ static void extra_code(struct letw_jd_proc *p, struct letw_jd_region *r,
 {
 	struct letw_jd_code *c = r->code;
 
-	if (x->code_size != r->size) {
+	/* The provider sends at most LETW_CODE_BYTES_MAX bytes of a code
+	 * version: a larger one can never be whole. */
+	if (x->code_size != r->size || x->code_size > LETW_JD_CODE_MAX) {
 		p->stats.bad_chunks++;
 		return;
 	}

@@ -27,6 +27,14 @@
 #include "jitdump_extra.h"
 #include "jitdump_write.h"
 
+/* The provider's limits (LETW_LINES_MAX, LETW_CODE_BYTES_MAX): beyond
+ * them a chunk is damage. */
+#define LETW_JD_ROWS_MAX 65535u
+#define LETW_JD_CODE_MAX (256u * 1024u)
+/* A LOAD carries its code size in bytes: larger regions (damage, or a
+ * runtime publishing a whole heap as one method) are left out. */
+#define LETW_JD_LOAD_MAX (64u * 1024u * 1024u)
+
 enum letw_jd_origin {
 	LETW_JD_FROM_LOAD = 0,
 	LETW_JD_FROM_RUNDOWN,

@@ -256,6 +256,15 @@ def main():
     _, recs = run(plugin, steps[:3])['jit-100.dump']
     check(not [r for r in recs if r['kind'] == 'debug'], 'an incomplete table gives no DEBUG_INFO')
 
+    # Damaged counts are ignored, not allocated.
+    steps = [init(10), method('method_load', 20, A, 'damaged', size=0x20),
+             lines(21, A, [(0, 1, 0, 0)], ['f'], total=4000000000),
+             code(22, A, 0xfffffff0, 0, b'\x90')]
+    _, recs = run(plugin, steps)['jit-100.dump']
+    check(not [r for r in recs if r['kind'] == 'debug'] and
+          loads(recs)[0]['code'][:0x14] == b'\xcc' * 0x14,
+          'a chunk with a damaged row count or code size is dropped')
+
     try:
         run(plugin, [init(10)])
         check(False, 'a trace without code records fails')
