@@ -21,6 +21,7 @@
 
 #include "emit.h"
 #include "internal.h"
+#include "jitdump_mark.h"
 #include "log.h"
 #include "record.h"
 
@@ -87,7 +88,8 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	if (cfg && (cfg->size < offsetof(struct letw_config, log_ctx) + sizeof(void *) ||
 		    (cfg->poll_period_ms > 10000) ||
 		    (cfg->flags & ~(LETW_CONFIG_NO_CONTROL_THREAD |
-				    LETW_CONFIG_NO_CONTROL_SOCKET))))
+				    LETW_CONFIG_NO_CONTROL_SOCKET |
+				    LETW_CONFIG_JITDUMP))))
 		return -EINVAL;
 	pthread_mutex_lock(&lifecycle_lock);
 	if (letw_g.table) {
@@ -109,6 +111,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	}
 	letw_g.tracing = letw_probe_load();
 	letw_copy_code_set_pid();
+	letw_jitdump_mark_init(cfg);
 	/* Publish the table last: a publisher that sees it sees it whole. */
 	rcu_assign_pointer(letw_g.table, t);
 	{

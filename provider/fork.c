@@ -25,6 +25,7 @@
 
 #include "walker.h"
 #include "internal.h"
+#include "jitdump_mark.h"
 #include "log.h"
 
 LETW_API void letw_fork_prepare(void)
@@ -50,6 +51,7 @@ LETW_API void letw_fork_child(void)
 	pthread_mutex_unlock(&letw_g.pass_lock);
 	letw_probe_fork_child();
 	letw_copy_code_set_pid();
+	letw_jitdump_mark_fork_child();
 	/* The parent's threads are gone; their fds are ours to close. */
 	if (letw_g.control_running) {
 		letw_g.control_running = 0;

@@ -20,6 +20,7 @@ void letw_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int letw_cmd_perfmap(int argc, char **argv);
 int letw_cmd_report(int argc, char **argv);
+int letw_cmd_jitdump(int argc, char **argv);
 int letw_cmd_capture_state(int argc, char **argv);
 int letw_cmd_status(int argc, char **argv);
 int letw_cmd_start(int argc, char **argv);

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "graph.h"
+#include "jitdump.h"
 #include "perfmap.h"
 #include "report.h"
 
@@ -130,13 +131,17 @@ static int connect_all(bt_graph *g, const bt_component_source *src,
 static bt_component_class_sink *make_sink_class(enum letw_sink_kind k)
 {
 	bt_component_class_sink *c = bt_component_class_sink_create(
-		k == LETW_SINK_PERFMAP ? "perfmap" : "report", letw_sink_consume);
+		k == LETW_SINK_PERFMAP ? "perfmap" : k == LETW_SINK_JITDUMP ? "jitdump" : "report",
+		letw_sink_consume);
 
 	if (!c)
 		return NULL;
 	if (k == LETW_SINK_PERFMAP) {
 		bt_component_class_sink_set_initialize_method(c, letw_perfmap_initialize);
 		bt_component_class_sink_set_finalize_method(c, letw_perfmap_finalize);
+	} else if (k == LETW_SINK_JITDUMP) {
+		bt_component_class_sink_set_initialize_method(c, letw_jitdump_initialize);
+		bt_component_class_sink_set_finalize_method(c, letw_jitdump_finalize);
 	} else {
 		bt_component_class_sink_set_initialize_method(c, letw_report_initialize);
 		bt_component_class_sink_set_finalize_method(c, letw_report_finalize);

@@ -12,7 +12,7 @@
 
 #include "sink_common.h"
 
-enum letw_sink_kind { LETW_SINK_PERFMAP, LETW_SINK_REPORT };
+enum letw_sink_kind { LETW_SINK_PERFMAP, LETW_SINK_REPORT, LETW_SINK_JITDUMP };
 
 struct letw_graph_opts {
 	const char *trace;      /* directory or net://HOST[:PORT]/host/H/S */

@@ -169,6 +169,7 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n"
 		"  perfmap TRACE -o DIR     write perf-PID.map files reconstructed from TRACE\n"
+		"  jitdump TRACE -o DIR     write perf jitdumps (jit-PID.dump) for perf inject --jit\n"
 		"  report TRACE [--json]    per process and pass: complete, truncated, lossy...\n"
 		"  capture-state [--pid PID|--all] [--wait]\n"
 		"                           ask processes for a rundown (CAPTURE_STATE)\n"
@@ -192,6 +193,7 @@ int main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {
 		{ "perfmap", letw_cmd_perfmap },
+		{ "jitdump", letw_cmd_jitdump },
 		{ "report", letw_cmd_report },
 		{ "capture-state", letw_cmd_capture_state },
 		{ "status", letw_cmd_status },

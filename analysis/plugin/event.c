@@ -184,6 +184,7 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 	int ok = 0;
 
 	memset(ev, 0, sizeof(*ev));
+	ev->msg = msg;
 	ev->kind = cached_kind(cache, bt_event_borrow_class_const(e));
 	if (ev->kind == LETW_EV_OTHER)
 		return 0;

@@ -41,6 +41,7 @@ enum letw_ev_object { LETW_OBJ_NONE, LETW_OBJ_METHOD, LETW_OBJ_STUB,
 /* Borrowed strings point into the event: valid while the message is. */
 struct letw_ev {
 	enum letw_ev_kind kind;
+	const bt_message *msg; /* the event message (borrowed) */
 	int64_t ts_ns;      /* ns from origin; 0 when the stream has no clock */
 	int has_ts;
 	int64_t vpid;

@@ -70,7 +70,7 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 	case BT_MESSAGE_TYPE_EVENT:
 		ret = letw_ev_decode(&s->cache, msg, &ev, &missing);
 		if (ret == 0)
-			return 0;
+			return s->ops->other ? s->ops->other(s, msg) : 0;
 		if (ret < 0) {
 			BT_COMP_LOGE_APPEND_CAUSE(
 				"event `%s` lacks integer/string field `%s` (not the lttng-etw schema?)",

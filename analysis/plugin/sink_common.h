@@ -21,6 +21,9 @@ struct letw_sink_result {
 	int incomplete_passes;  /* report sink: passes not "complete" */
 	int processes;
 	uint64_t map_lines;     /* perfmap sink */
+	uint64_t jit_loads;     /* jitdump sink: LOAD records written, */
+	uint64_t jit_code;      /* ... of which with the code's bytes, */
+	uint64_t jit_lines;     /* ... and with a DEBUG_INFO record */
 };
 
 struct letw_sink;
@@ -28,6 +31,9 @@ struct letw_sink;
 struct letw_sink_ops {
 	/* Return 0, or a negative errno to fail the graph (cause appended). */
 	int (*event)(struct letw_sink *s, const struct letw_ev *ev);
+	/* Optional: every other event message (schemas the shared decoder
+	 * leaves to the sink that wants them). */
+	int (*other)(struct letw_sink *s, const bt_message *msg);
 	int (*discarded)(struct letw_sink *s, const bt_message *msg);
 	int (*end)(struct letw_sink *s);
 };

@@ -9,6 +9,23 @@
 #define SLOT_ACC (-16)
 #define SLOT_CTR (-24)
 
+/* Records that the code appended from now on comes from source line rel;
+ * offsets are relative to the function's first byte (at base). */
+static void mark(struct codegen_marks *m, const struct x86_buf *b, size_t base,
+		 uint32_t rel)
+{
+	if (!m || (m->n && m->rel[m->n - 1] == rel))
+		return;
+	if (m->n && m->off[m->n - 1] == b->len - base) {
+		m->rel[m->n - 1] = (uint16_t)rel; /* nothing emitted since */
+		return;
+	}
+	if (m->n < CODEGEN_MAX_MARKS) {
+		m->off[m->n] = (uint32_t)(b->len - base);
+		m->rel[m->n++] = (uint16_t)rel;
+	}
+}
+
 /* One operation on rax; tmp is a scratch register, ctr/arg say where the
  * loop counter and the argument live (a register, or -1 for the slot). */
 static void emit_op(struct x86_buf *b, const struct kernel_op *op, int ctr_reg, int arg_reg)
@@ -51,23 +68,30 @@ static void emit_op(struct x86_buf *b, const struct kernel_op *op, int ctr_reg, 
 	}
 }
 
-static void emit_quick(struct x86_buf *b, const struct kernel *k)
+static void emit_quick(struct x86_buf *b, const struct kernel *k, struct codegen_marks *m)
 {
+	size_t base = b->len;
+
+	mark(m, b, base, CODEGEN_SRC_ENTRY);
 	x86_store_rsp(b, SLOT_ARG, X86_RDI);
 	x86_store_rsp(b, SLOT_ACC, X86_RDI);
+	mark(m, b, base, CODEGEN_SRC_LOOP);
 	x86_mov_ri32(b, X86_RCX, k->iters);
 	x86_store_rsp(b, SLOT_CTR, X86_RCX);
 	size_t loop = b->len;
 
 	for (uint32_t i = 0; i < k->nops; i++) {
+		mark(m, b, base, CODEGEN_SRC_OP(i));
 		x86_load_rsp(b, X86_RAX, SLOT_ACC);
 		emit_op(b, &k->ops[i], -1, -1);
 		x86_store_rsp(b, SLOT_ACC, X86_RAX);
 	}
+	mark(m, b, base, CODEGEN_SRC_LOOP);
 	x86_load_rsp(b, X86_RCX, SLOT_CTR);
 	x86_dec(b, X86_RCX);
 	x86_store_rsp(b, SLOT_CTR, X86_RCX); /* mov keeps dec's ZF for jnz */
 	x86_jnz_back(b, loop);
+	mark(m, b, base, CODEGEN_SRC_RETURN(k->nops));
 	x86_load_rsp(b, X86_RAX, SLOT_ACC);
 	x86_ret(b);
 }
@@ -75,7 +99,8 @@ static void emit_quick(struct x86_buf *b, const struct kernel *k)
 /* Appends op to out[], merging it into the previous operation when both
  * are constant operations of a foldable kind. Every fold is exact modulo
  * 2^64, so the optimized tier computes what the quick tier computes. */
-static void fold_into(struct kernel_op *out, uint32_t *n, struct kernel_op op)
+static void fold_into(struct kernel_op *out, uint16_t *src, uint32_t *n,
+		      struct kernel_op op, uint16_t op_src)
 {
 	if (op.kind == K_SUBI && op.imm != INT32_MIN) {
 		op.kind = K_ADDI;
@@ -86,13 +111,16 @@ static void fold_into(struct kernel_op *out, uint32_t *n, struct kernel_op op)
 		op.imm = 64 - op.imm;
 	}
 	if (*n == 0) {
+		src[*n] = op_src;
 		out[(*n)++] = op;
 		return;
 	}
 	struct kernel_op *last = &out[*n - 1];
 	int64_t merged;
 
+	/* A folded operation keeps the source index of the first one. */
 	if (last->kind != op.kind) {
+		src[*n] = op_src;
 		out[(*n)++] = op;
 		return;
 	}
@@ -127,19 +155,24 @@ static void fold_into(struct kernel_op *out, uint32_t *n, struct kernel_op op)
 	default:
 		break;
 	}
+	src[*n] = op_src;
 	out[(*n)++] = op;
 }
 
-static void emit_optimized(struct x86_buf *b, const struct kernel *k)
+static void emit_optimized(struct x86_buf *b, const struct kernel *k, struct codegen_marks *m)
 {
 	struct kernel_op folded[KERNEL_MAX_OPS];
+	uint16_t src[KERNEL_MAX_OPS];
 	uint32_t n = 0;
+	size_t base = b->len;
 
 	for (uint32_t i = 0; i < k->nops; i++)
-		fold_into(folded, &n, k->ops[i]);
+		fold_into(folded, src, &n, k->ops[i], (uint16_t)i);
 
 	/* rax = accumulator, rdi = argument, rcx = counter, rdx = scratch. */
+	mark(m, b, base, CODEGEN_SRC_ENTRY);
 	x86_mov_rr(b, X86_RAX, X86_RDI);
+	mark(m, b, base, CODEGEN_SRC_LOOP);
 	x86_mov_ri32(b, X86_RCX, k->iters);
 	x86_align_nop(b, 16);
 	size_t loop = b->len;
@@ -147,20 +180,32 @@ static void emit_optimized(struct x86_buf *b, const struct kernel *k)
 	int unroll = (k->iters % 2 == 0 && n <= 12) ? 2 : 1;
 
 	for (int u = 0; u < unroll; u++) {
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < n; i++) {
+			mark(m, b, base, CODEGEN_SRC_OP(src[i]));
 			emit_op(b, &folded[i], X86_RCX, X86_RDI);
+		}
+		mark(m, b, base, CODEGEN_SRC_LOOP);
 		x86_dec(b, X86_RCX);
 	}
 	x86_jnz_back(b, loop);
+	mark(m, b, base, CODEGEN_SRC_RETURN(k->nops));
 	x86_ret(b);
+}
+
+void codegen_kernel_marked(struct x86_buf *b, const struct kernel *k,
+			   enum codegen_tier tier, struct codegen_marks *marks)
+{
+	if (marks)
+		marks->n = 0;
+	if (tier == CODEGEN_QUICK)
+		emit_quick(b, k, marks);
+	else
+		emit_optimized(b, k, marks);
 }
 
 void codegen_kernel(struct x86_buf *b, const struct kernel *k, enum codegen_tier tier)
 {
-	if (tier == CODEGEN_QUICK)
-		emit_quick(b, k);
-	else
-		emit_optimized(b, k);
+	codegen_kernel_marked(b, k, tier, NULL);
 }
 
 void codegen_jump_stub(struct x86_buf *b, uint64_t target)

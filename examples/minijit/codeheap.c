@@ -184,3 +184,18 @@ void codeheap_free(struct codeheap *h, const struct code_alloc *a)
 		chunk_release(h, c);
 	pthread_mutex_unlock(&h->lock);
 }
+
+void codeheap_trim(struct codeheap *h)
+{
+	pthread_mutex_lock(&h->lock);
+	for (struct code_chunk *c = h->free, *n; c; c = n) {
+		n = c->batch_next;
+		unlink_all(h, c);
+		munmap(c->base, h->chunk_size);
+		free(c);
+		h->unmapped++;
+	}
+	h->free = NULL;
+	h->nfree = 0;
+	pthread_mutex_unlock(&h->lock);
+}

@@ -61,4 +61,8 @@ int codeheap_batch_seal(struct code_batch *b);
 /* Releases one allocation (after no thread can be executing it). */
 void codeheap_free(struct codeheap *h, const struct code_alloc *a);
 
+/* Unmaps every chunk of the free list, so that the next chunk released is
+ * the next one reused (the --reuse demo relies on it). */
+void codeheap_trim(struct codeheap *h);
+
 #endif

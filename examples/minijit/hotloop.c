@@ -44,7 +44,7 @@ static void call_stub(const struct jitrt *rt, const struct jit_stub *s, struct h
 }
 
 void hotloop_run(const struct jitrt *rt, double seconds, volatile sig_atomic_t *stop,
-		 struct hotloop_stats *st)
+		 const struct hotloop_hook *hook, struct hotloop_stats *st)
 {
 	double start = now_s(), deadline = start + seconds;
 	uint32_t ncold = rt->nfns - rt->nhot, cursor = 0;
@@ -64,6 +64,12 @@ void hotloop_run(const struct jitrt *rt, double seconds, volatile sig_atomic_t *
 			call_stub(rt, &rt->stubs[st->rounds % rt->nstubs], st);
 		urcu_bp_read_unlock();
 		st->rounds++;
+		if (hook && *hook->flag) {
+			*hook->flag = 0;
+			st->hook_error = hook->fn(hook->arg);
+			if (st->hook_error)
+				break;
+		}
 		if (now_s() >= deadline)
 			break;
 	}

@@ -16,11 +16,21 @@
 struct hotloop_stats {
 	uint64_t rounds, calls, mismatches;
 	double seconds;
+	int hook_error; /* the hook's failure, which ended the run */
+};
+
+/* Work the run phase does between two rounds (outside any read-side
+ * section) when *flag becomes non-zero, e.g. on a signal. */
+struct hotloop_hook {
+	volatile sig_atomic_t *flag;
+	int (*fn)(void *arg); /* 0 or a negative errno (ends the run) */
+	void *arg;
 };
 
 /* Runs for `seconds` or until *stop becomes non-zero; reader side only
- * (safe while the churn thread rewrites the table). */
+ * (safe while the churn thread rewrites the table), except for the hook
+ * (may be NULL), which may change the table itself. */
 void hotloop_run(const struct jitrt *rt, double seconds, volatile sig_atomic_t *stop,
-		 struct hotloop_stats *st);
+		 const struct hotloop_hook *hook, struct hotloop_stats *st);
 
 #endif

@@ -85,8 +85,29 @@ void jitrt_destroy(struct jitrt *rt)
 	memset(rt, 0, sizeof(*rt));
 }
 
-static int publish_code(const struct jit_fn *f, const struct jit_code *c)
+/* The code's line table: each mark of the code generator is a row in
+ * the function's block of the source listing. */
+static void code_lines(const struct jit_fn *f, const struct jit_code *c,
+		       struct letw_line *rows)
 {
+	for (uint32_t j = 0; j < c->marks.n; j++)
+		rows[j] = (struct letw_line){
+			.native_offset = c->marks.off[j],
+			.line = f->src_line + c->marks.rel[j],
+		};
+}
+
+static int publish_code(const struct jitrt *rt, const struct jit_fn *f,
+			const struct jit_code *c)
+{
+	struct letw_line rows[CODEGEN_MAX_MARKS];
+	struct letw_method_opts opts = {
+		.size = sizeof(opts),
+		.lines = rows,
+		.nr_lines = c->marks.n,
+		.nr_files = 1,
+		.files = &rt->source,
+	};
 	char ns[40], name[24];
 	uint32_t tier = c->tier == CODEGEN_QUICK ? LETW_TIER_QUICK : LETW_TIER_OPTIMIZED_TIER1;
 	struct letw_method m = {
@@ -105,7 +126,9 @@ static int publish_code(const struct jit_fn *f, const struct jit_code *c)
 
 	module_name(f->module, ns, sizeof(ns));
 	fn_name(f, name, sizeof(name));
-	ret = letw_method_publish(&m);
+	if (rt->source)
+		code_lines(f, c, rows);
+	ret = letw_method_publish_opts(&m, rt->source ? &opts : NULL);
 	if (ret)
 		fprintf(stderr, "letw-minijit: letw_method_publish(%s v%" PRIu64 " at %p): %s\n",
 			name, c->version, (void *)c->mem.addr, strerror(-ret));
@@ -167,7 +190,7 @@ int jitrt_build(struct jitrt *rt, const uint32_t *idx, uint32_t n,
 			break;
 		}
 		buf.len = 0;
-		codegen_kernel(&buf, &f->k, tiers[i]);
+		codegen_kernel_marked(&buf, &f->k, tiers[i], &c->marks);
 		ret = buf.oom ? -ENOMEM : codeheap_batch_put(&batch, buf.bytes, buf.len, &c->mem);
 		if (ret) {
 			free(c);
@@ -206,7 +229,7 @@ int jitrt_swap(struct jitrt *rt, const uint32_t *idx, uint32_t n, struct jit_cod
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct jit_fn *f = &rt->fns[idx[i]];
-		int ret = publish_code(f, fresh[i]);
+		int ret = publish_code(rt, f, fresh[i]);
 
 		if (ret) {
 			discard(rt, fresh + i, n - i);

@@ -30,6 +30,7 @@ struct jit_code {
 	struct code_alloc mem;
 	uint64_t version;
 	enum codegen_tier tier;
+	struct codegen_marks marks; /* source position of each code range */
 	struct jit_code *retire_next; /* writer-only: waiting to be freed */
 };
 
@@ -44,6 +45,7 @@ struct jit_fn {
 	int64_t expect[JITRT_NARGS]; /* kernel_eval() of arg[] */
 	_Atomic(struct jit_code *) code; /* NULL once freed */
 	uint64_t last_version; /* writer-only */
+	uint32_t src_line; /* its "fn" line in the source listing (source.h) */
 };
 
 struct jit_stub {
@@ -67,6 +69,7 @@ struct jitrt {
 	uint32_t nstubs;
 	struct jit_counters n;
 	struct jit_code *retired; /* unpublished, waiting for a grace period */
+	const char *source; /* listing path: publish line tables into it, or NULL */
 };
 
 typedef int64_t (*jit_entry_fn)(int64_t);
@@ -102,9 +105,16 @@ int jitrt_swap(struct jitrt *rt, const uint32_t *idx, uint32_t n, struct jit_cod
 int jitrt_remove(struct jitrt *rt, uint32_t index);
 void jitrt_reclaim(struct jitrt *rt);
 
-/* Writes the live set sorted by address (see README); with hot, appends
- * "hot <name>" lines. Then FILE.tmp -> FILE, then FILE.ready. */
-int jitrt_write_list(struct jitrt *rt, const char *path, int hot);
+/* Writes the live set sorted by address (see README); with
+ * JITRT_LIST_HOT, appends "hot <name>" lines, with JITRT_LIST_CODE
+ * "code <name> <hex bytes>" lines of the hot functions' live code. Then
+ * FILE.tmp -> FILE, then FILE.ready. */
+#define JITRT_LIST_HOT 0x1
+#define JITRT_LIST_CODE 0x2
+int jitrt_write_list(struct jitrt *rt, const char *path, int flags);
+
+/* "<hex>" of a code version's bytes to out (the code is readable: RX). */
+void jitrt_write_hex(FILE *out, const struct jit_code *c);
 
 /* Checks one call's result against the reference (reader side). */
 static inline int jitrt_call_ok(const struct jit_fn *f, const struct jit_code *c, unsigned v)

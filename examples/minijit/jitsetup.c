@@ -219,7 +219,13 @@ static int cmp_rec(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int write_records(struct jitrt *rt, FILE *out, int hot)
+void jitrt_write_hex(FILE *out, const struct jit_code *c)
+{
+	for (size_t i = 0; i < c->mem.size; i++)
+		fprintf(out, "%02x", c->mem.addr[i]);
+}
+
+static int write_records(struct jitrt *rt, FILE *out, int flags)
 {
 	struct list_rec *recs = calloc(rt->nfns + rt->nstubs + 1, sizeof(*recs));
 	size_t n = 0;
@@ -247,13 +253,22 @@ static int write_records(struct jitrt *rt, FILE *out, int hot)
 			fprintf(out, "stub 0x%" PRIx64 " %zu %" PRIu32 " 0x%" PRIx64 "\n", r->start,
 				r->stub->mem.size, r->stub->kind, r->stub->owner);
 	}
-	for (uint32_t i = 0; hot && i < rt->nhot; i++)
+	for (uint32_t i = 0; (flags & JITRT_LIST_HOT) && i < rt->nhot; i++)
 		fprintf(out, "hot fn_%" PRIu32 "\n", i);
+	for (uint32_t i = 0; (flags & JITRT_LIST_CODE) && i < rt->nhot; i++) {
+		const struct jit_code *c = atomic_load(&rt->fns[i].code);
+
+		if (!c)
+			continue;
+		fprintf(out, "code fn_%" PRIu32 " ", i);
+		jitrt_write_hex(out, c);
+		fputc('\n', out);
+	}
 	free(recs);
 	return 0;
 }
 
-int jitrt_write_list(struct jitrt *rt, const char *path, int hot)
+int jitrt_write_list(struct jitrt *rt, const char *path, int flags)
 {
 	size_t len = strlen(path) + 8;
 	char *tmp = malloc(len), *ready = malloc(len);
@@ -269,7 +284,7 @@ int jitrt_write_list(struct jitrt *rt, const char *path, int hot)
 		ret = -errno;
 		goto out;
 	}
-	ret = write_records(rt, out, hot);
+	ret = write_records(rt, out, flags);
 	if (!ret && (fflush(out) || fsync(fileno(out))))
 		ret = -errno;
 	if (fclose(out) && !ret)

@@ -19,21 +19,25 @@
 #include "churn.h"
 #include "hotloop.h"
 #include "jitrt.h"
+#include "reuse.h"
+#include "source.h"
 
 struct options {
 	uint32_t functions, modules, hot;
 	double seconds;
-	const char *list;
-	int list_hot, churn, verbose;
+	const char *list, *source, *reuse;
+	int list_hot, list_code, churn, verbose;
 	uint32_t churn_batch, churn_pause_us;
 };
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reuse_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGUSR1)
+		reuse_requested = 1;
+	else
+		stop_requested = 1;
 }
 
 static void usage(FILE *out)
@@ -48,6 +52,12 @@ static void usage(FILE *out)
 		"  -s, --seconds S         run phase length, fractional allowed; 0 skips it (default 10)\n"
 		"  -l, --list FILE         after setup write the live set to FILE, then FILE.ready\n"
 		"      --list-hot          also write 'hot fn_<i>' lines to FILE (alias --hot-only)\n"
+		"      --list-code         also write 'code fn_<i> HEX' lines (hot functions' bytes)\n"
+		"      --source FILE       write the functions' source listing to FILE and publish\n"
+		"                          line tables pointing into it (letw_method_publish_opts)\n"
+		"      --reuse FILE        on SIGUSR1, free fn_0 and compile fn_3 at its address\n"
+		"                          (needs --hot 4 or more, no --churn); what happened goes\n"
+		"                          to FILE\n"
 		"  -c, --churn             keep re-tiering/freeing/regenerating code in a second\n"
 		"                          thread during the run (FILE is then the initial state)\n"
 		"      --churn-batch N     functions changed per churn step (default 16, max 256)\n"
@@ -77,7 +87,8 @@ static int parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_HOT = 256, OPT_LIST_HOT, OPT_BATCH, OPT_PAUSE };
+	enum { OPT_HOT = 256, OPT_LIST_HOT, OPT_LIST_CODE, OPT_SOURCE, OPT_REUSE, OPT_BATCH,
+	       OPT_PAUSE };
 	static const struct option longopts[] = {
 		{"functions", required_argument, NULL, 'n'},
 		{"modules", required_argument, NULL, 'm'},
@@ -86,6 +97,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{"list", required_argument, NULL, 'l'},
 		{"list-hot", no_argument, NULL, OPT_LIST_HOT},
 		{"hot-only", no_argument, NULL, OPT_LIST_HOT},
+		{"list-code", no_argument, NULL, OPT_LIST_CODE},
+		{"source", required_argument, NULL, OPT_SOURCE},
+		{"reuse", required_argument, NULL, OPT_REUSE},
 		{"churn", no_argument, NULL, 'c'},
 		{"churn-batch", required_argument, NULL, OPT_BATCH},
 		{"churn-pause-us", required_argument, NULL, OPT_PAUSE},
@@ -118,6 +132,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'l': o->list = optarg; break;
 		case OPT_LIST_HOT: o->list_hot = 1; break;
+		case OPT_LIST_CODE: o->list_code = 1; break;
+		case OPT_SOURCE: o->source = optarg; break;
+		case OPT_REUSE: o->reuse = optarg; break;
 		case 'c': o->churn = 1; break;
 		case OPT_BATCH: bad = parse_u32("churn-batch", optarg, 1, 256, &o->churn_batch); break;
 		case OPT_PAUSE:
@@ -137,8 +154,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			argv[optind]);
 		return -1;
 	}
-	if (o->list_hot && !o->list) {
-		fprintf(stderr, "letw-minijit: --list-hot needs --list FILE\n");
+	if ((o->list_hot || o->list_code) && !o->list) {
+		fprintf(stderr, "letw-minijit: --list-hot and --list-code need --list FILE\n");
+		return -1;
+	}
+	if (o->reuse && o->churn) {
+		fprintf(stderr, "letw-minijit: --reuse and --churn exclude each other\n");
 		return -1;
 	}
 	return 0;
@@ -167,7 +188,8 @@ static int install_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL)) {
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGUSR1, &sa, NULL)) {
 		fprintf(stderr, "letw-minijit: sigaction: %s\n", strerror(errno));
 		return -1;
 	}
@@ -214,6 +236,8 @@ int main(int argc, char **argv)
 	struct jitrt rt;
 	struct churn ch;
 	struct hotloop_stats st;
+	struct reuse reuse;
+	struct hotloop_hook hook = { &reuse_requested, reuse_swap, &reuse };
 	int ret, status = 1, churning = 0;
 
 	if (parse_args(argc, argv, &o))
@@ -227,9 +251,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "letw-minijit: cannot set up the runtime: %s\n", strerror(-ret));
 		goto shutdown;
 	}
+	rt.source = o.source;
+	source_assign_lines(&rt);
+	if (o.source && source_write(&rt, o.source))
+		goto shutdown;
 	if (jitrt_setup(&rt))
 		goto shutdown;
-	if (o.list && jitrt_write_list(&rt, o.list, o.list_hot))
+	if (o.reuse && reuse_prepare(&reuse, &rt, o.reuse))
+		goto shutdown;
+	if (o.list && jitrt_write_list(&rt, o.list, (o.list_hot ? JITRT_LIST_HOT : 0) |
+					       (o.list_code ? JITRT_LIST_CODE : 0)))
 		goto shutdown;
 	if (o.churn) {
 		ret = churn_start(&ch, &rt, o.churn_batch, o.churn_pause_us);
@@ -240,8 +271,8 @@ int main(int argc, char **argv)
 		}
 		churning = 1;
 	}
-	hotloop_run(&rt, o.seconds, &stop_requested, &st);
-	status = st.mismatches ? 1 : 0;
+	hotloop_run(&rt, o.seconds, &stop_requested, o.reuse ? &hook : NULL, &st);
+	status = st.mismatches || st.hook_error ? 1 : 0;
 shutdown:
 	/* The churn thread publishes: stop it before the library goes. */
 	if (churning && churn_stop(&ch))

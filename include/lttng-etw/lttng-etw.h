@@ -291,6 +291,17 @@ typedef void (*letw_control_fn)(int control_code, int level,
  * the record store (growth ahead of demand, reuse of unpublished records). */
 #define LETW_CONFIG_NO_CONTROL_THREAD 0x1u
 #define LETW_CONFIG_NO_CONTROL_SOCKET 0x2u /* polling only */
+/*
+ * Map a perf jitdump placeholder, DIR/jit-<pid>.dump, executable for the
+ * life of the process, so that `perf record` notes the mapping and `perf
+ * inject --jit` later reads the jitdump `lttng-etw jitdump TRACE -o DIR`
+ * writes there from the trace (DESIGN §6). DIR is $LETW_JITDUMP_DIR, else
+ * jitdump_dir, else /tmp. Setting LETW_JITDUMP_DIR turns this on without
+ * the flag. The file is made during letw_init (and letw_fork_child, for the
+ * child's own pid); no publish path does any I/O. A failure is logged and
+ * does not fail letw_init.
+ */
+#define LETW_CONFIG_JITDUMP 0x4u
 
 struct letw_config {
 	size_t size;              /* sizeof(struct letw_config): ABI guard */
@@ -306,6 +317,8 @@ struct letw_config {
 	 * (64 bytes per record, not backed until used). */
 	uint64_t expected_records;
 	uint64_t max_records;
+	/* Since 0.2, read only when size covers it. */
+	const char *jitdump_dir;  /* LETW_CONFIG_JITDUMP directory (NULL: /tmp) */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -14,11 +15,14 @@
  * must go at once: the same addresses may come back for the next traces).
  * "start" carries the source position and, for a side trace, the parent
  * trace and exit; "stop" does not, so the handler keeps them per trace
- * number until then. An "abort" publishes nothing.
+ * number until then. An "abort" publishes nothing. A second handler, on
+ * "record", notes the line and frame depth of every bytecode the
+ * recorder goes through: the trace's line table (tracelines.h).
  *
- * The user handlers list lets a script attach its own "trace" handler
- * (jit.dump does) without evicting ours: LuaJIT keeps one handler per
- * event. Each runs in pcall so a failing one cannot skip the next.
+ * The user handlers lists let a script attach its own "trace" or
+ * "record" handler (jit.dump does) without evicting ours: LuaJIT keeps one
+ * handler per event. Each runs in pcall so a failing one cannot skip the
+ * next.
  */
 static const char prelude[] =
 	"local host = ...\n"
@@ -26,42 +30,58 @@ static const char prelude[] =
 	"local jutil = require('jit.util')\n"
 	"local funcinfo, tracemc, traceinfo = jutil.funcinfo, jutil.tracemc, jutil.traceinfo\n"
 	"local pcall, select, unpack, next = pcall, select, unpack, next\n"
-	"local pending, users = {}, {}\n"
+	"local pending, recs, users = {}, {}, { trace = {}, record = {} }\n"
 	"local function handler(what, tr, func, pc, otr, oex)\n"
 	"  if what == 'start' then\n"
 	"    local fi = funcinfo(func, pc)\n"
 	"    host.start(tr)\n"
 	"    pending[tr] = { fi.source or '=[C]', fi.currentline or 0, otr or 0, oex or 0 }\n"
+	"    recs[tr] = { n = 0, line = {}, depth = {}, file = {}, files = {}, fidx = {} }\n"
 	"  elseif what == 'stop' then\n"
-	"    local p = pending[tr]\n"
-	"    pending[tr] = nil\n"
-	"    local code, addr = tracemc(tr)\n"
+	"    local p, r = pending[tr], recs[tr]\n"
+	"    pending[tr], recs[tr] = nil, nil\n"
+	"    local code, addr, loop = tracemc(tr)\n"
 	"    if code and p then\n"
 	"      local ti = traceinfo(tr)\n"
-	"      host.stop(tr, addr, #code, p[1], p[2], p[3], p[4], ti and ti.linktype or '')\n"
+	"      host.stop(tr, addr, #code, p[1], p[2], p[3], p[4], ti and ti.linktype or '',\n"
+	"                loop or 0, r)\n"
 	"    end\n"
 	"  elseif what == 'abort' then\n"
-	"    pending[tr] = nil\n"
+	"    pending[tr], recs[tr] = nil, nil\n"
 	"  elseif what == 'flush' then\n"
-	"    pending = {}\n"
+	"    pending, recs = {}, {}\n"
 	"    host.flush()\n"
 	"  end\n"
-	"  for f in next, users do pcall(f, what, tr, func, pc, otr, oex) end\n"
+	"  for f in next, users.trace do pcall(f, what, tr, func, pc, otr, oex) end\n"
+	"end\n"
+	"local function record(tr, func, pc, depth, ...)\n"
+	"  local r = recs[tr]\n"
+	"  if r then\n"
+	"    local fi = funcinfo(func, pc)\n"
+	"    local src = fi.source or '=[C]'\n"
+	"    local fx = r.fidx[src]\n"
+	"    if not fx then fx = #r.files; r.files[fx + 1] = src; r.fidx[src] = fx end\n"
+	"    local n = r.n + 1\n"
+	"    r.n, r.line[n], r.depth[n], r.file[n] = n, fi.currentline or 0, depth or 0, fx\n"
+	"  end\n"
+	"  for f in next, users.record do pcall(f, tr, func, pc, depth, ...) end\n"
 	"end\n"
 	"local attach = jit.attach\n"
 	"jit.attach = function(f, ...)\n"
 	"  local n, rest = select('#', ...), {}\n"
-	"  if n == 0 then users[f] = nil; return attach(f) end\n"
+	"  if n == 0 then users.trace[f], users.record[f] = nil, nil; return attach(f) end\n"
 	"  for i = 1, n do\n"
 	"    local ev = select(i, ...)\n"
-	"    if ev == 'trace' then users[f] = true else rest[#rest + 1] = ev end\n"
+	"    if users[ev] then users[ev][f] = true else rest[#rest + 1] = ev end\n"
 	"  end\n"
 	"  if #rest > 0 then return attach(f, unpack(rest)) end\n"
 	"end\n"
 	"attach(handler, 'trace')\n"
-	"return handler\n";
+	"attach(record, 'record')\n"
+	"return handler, record\n";
 
 #define LH_HANDLER_KEY "letw-luajit.handler"
+#define LH_RECORD_KEY "letw-luajit.record"
 
 static struct lh_tracemap *map_of(lua_State *L)
 {
@@ -81,9 +101,70 @@ static int host_start(lua_State *L)
 	return 0;
 }
 
+static unsigned int field_uint(lua_State *L, int tab, const char *arr, lua_Integer i)
+{
+	lua_Integer v;
+
+	lua_getfield(L, tab, arr);
+	lua_rawgeti(L, -1, (int)i);
+	v = lua_tointeger(L, -1);
+	lua_pop(L, 2);
+	return v > 0 ? (unsigned int)v : 0;
+}
+
+/* The "record" handler's notes of one trace (table at index tab):
+ * n, line[1..n], depth[1..n], file[1..n] (0-based), files[1..]. Strings
+ * stay owned by the table, which outlives the call. Allocation failure
+ * leaves the trace without a line table. */
+struct recs {
+	struct lh_rec *v;
+	const char **files;
+	uint32_t n, nfiles;
+};
+
+static void read_recs(lua_State *L, int tab, struct recs *t)
+{
+	lua_Integer n, nf;
+
+	lua_getfield(L, tab, "n");
+	n = lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	lua_getfield(L, tab, "files");
+	nf = lua_istable(L, -1) ? (lua_Integer)lua_objlen(L, -1) : 0;
+	lua_pop(L, 1);
+	if (n <= 0 || nf <= 0 || n > 1000000 || nf > 1000)
+		return;
+	t->v = calloc((size_t)n, sizeof(*t->v));
+	t->files = calloc((size_t)nf, sizeof(*t->files));
+	if (!t->v || !t->files) {
+		free(t->v);
+		free(t->files);
+		t->v = NULL;
+		t->files = NULL;
+		return;
+	}
+	for (lua_Integer i = 0; i < n; i++) {
+		t->v[i].line = field_uint(L, tab, "line", i + 1);
+		t->v[i].depth = field_uint(L, tab, "depth", i + 1);
+		t->v[i].file = field_uint(L, tab, "file", i + 1);
+		if (t->v[i].file >= (uint32_t)nf)
+			t->v[i].line = 0; /* unusable: skipped */
+	}
+	lua_getfield(L, tab, "files");
+	for (lua_Integer i = 0; i < nf; i++) {
+		lua_rawgeti(L, -1, (int)(i + 1));
+		t->files[i] = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	t->n = (uint32_t)n;
+	t->nfiles = (uint32_t)nf;
+}
+
 static int host_stop(lua_State *L)
 {
 	struct lh_trace_info t;
+	struct recs r = { 0 };
 	lua_Number addr = luaL_checknumber(L, 2);
 
 	t.traceno = uint_arg(L, 1);
@@ -96,9 +177,18 @@ static int host_stop(lua_State *L)
 	t.parent = uint_arg(L, 6);
 	t.exitno = uint_arg(L, 7);
 	t.linktype = luaL_optstring(L, 8, "");
+	t.loop_offset = uint_arg(L, 9);
 	if (t.traceno == 0 || t.code_size == 0)
 		return 0;
+	if (lua_istable(L, 10))
+		read_recs(L, 10, &r);
+	t.recs = r.v;
+	t.nrecs = r.n;
+	t.files = r.files;
+	t.nfiles = r.nfiles;
 	lh_tracemap_stop(map_of(L), &t);
+	free(r.v);
+	free(r.files);
 	return 0;
 }
 
@@ -126,9 +216,10 @@ int lh_bridge_install(lua_State *L, struct lh_tracemap *map)
 		lua_pushcclosure(L, r->func, 1);
 		lua_setfield(L, -2, r->name);
 	}
-	if (lua_pcall(L, 1, 1, 0))
+	if (lua_pcall(L, 1, 2, 0))
 		return -1;
-	/* Kept so lh_bridge_detach can hand the same function to jit.attach. */
+	/* Kept so lh_bridge_detach can hand the same functions to jit.attach. */
+	lua_setfield(L, LUA_REGISTRYINDEX, LH_RECORD_KEY);
 	lua_setfield(L, LUA_REGISTRYINDEX, LH_HANDLER_KEY);
 	return 0;
 }
@@ -137,14 +228,18 @@ void lh_bridge_detach(lua_State *L)
 {
 	int top = lua_gettop(L);
 
-	lua_getglobal(L, "jit");
-	lua_getfield(L, LUA_REGISTRYINDEX, LH_HANDLER_KEY);
-	if (lua_istable(L, -2) && lua_isfunction(L, -1)) {
-		/* jit.attach(f) with no event detaches f: our wrapper passes
-		 * it to the original. */
-		lua_getfield(L, -2, "attach");
-		lua_pushvalue(L, -2);
-		lua_pcall(L, 1, 0, 0);
+	static const char *const keys[] = { LH_HANDLER_KEY, LH_RECORD_KEY };
+
+	for (int i = 0; i < 2; i++) {
+		lua_getglobal(L, "jit");
+		lua_getfield(L, LUA_REGISTRYINDEX, keys[i]);
+		if (lua_istable(L, -2) && lua_isfunction(L, -1)) {
+			/* jit.attach(f) with no event detaches f: our wrapper
+			 * passes it to the original. */
+			lua_getfield(L, -2, "attach");
+			lua_pushvalue(L, -2);
+			lua_pcall(L, 1, 0, 0);
+		}
+		lua_settop(L, top);
 	}
-	lua_settop(L, top);
 }

@@ -27,6 +27,9 @@ struct lh_tracemap {
 	uint64_t generation;     /* flushes so far: the record's version_id */
 	struct lh_counters c;
 	FILE *verbose;
+	struct letw_line *rows;  /* LH_LINES_MAX, for the trace being published */
+	char **names;            /* file names as published (chunk paths) */
+	size_t nnames;
 };
 
 struct lh_tracemap *lh_tracemap_new(FILE *verbose)
@@ -149,11 +152,59 @@ void lh_tracemap_start(struct lh_tracemap *m, unsigned int traceno)
 	}
 }
 
+/* File names as the line table gives them: the chunk's path, with any
+ * newline (a chunk loaded from a string) made a space. */
+static int set_names(struct lh_tracemap *m, const struct lh_trace_info *t)
+{
+	for (size_t i = 0; i < m->nnames; i++)
+		free(m->names[i]);
+	free(m->names);
+	m->nnames = 0;
+	m->names = calloc(t->nfiles, sizeof(*m->names));
+	if (!m->names)
+		return -1;
+	for (uint32_t i = 0; i < t->nfiles; i++) {
+		char *p = strdup(chunk_path(t->files[i] && *t->files[i] ? t->files[i] : "=?"));
+
+		if (!p)
+			return -1;
+		for (char *q = p; *q; q++)
+			if (*q == '\n')
+				*q = ' ';
+		m->names[m->nnames++] = p;
+	}
+	return 0;
+}
+
+/* The trace's line table (tracelines.h), or 0 when there is none. */
+static int trace_lines(struct lh_tracemap *m, const struct lh_trace_info *t,
+		       struct letw_method_opts *o)
+{
+	uint32_t n;
+
+	if (!t->nrecs || !t->nfiles)
+		return 0;
+	if (!m->rows && !(m->rows = malloc(LH_LINES_MAX * sizeof(*m->rows))))
+		return 0;
+	n = lh_trace_lines(t->recs, t->nrecs, t->code_size, t->loop_offset, m->rows);
+	if (!n || set_names(m, t))
+		return 0;
+	*o = (struct letw_method_opts){
+		.size = sizeof(*o),
+		.lines = m->rows,
+		.nr_lines = n,
+		.nr_files = (uint32_t)m->nnames,
+		.files = (const char *const *)m->names,
+	};
+	return 1;
+}
+
 int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 {
 	const char *src = t->source && *t->source ? t->source : "=?";
 	char name[256], sig[64];
 	struct letw_method meth;
+	struct letw_method_opts opts;
 	int err;
 
 	if (ensure_slot(m, t->traceno)) {
@@ -183,7 +234,7 @@ int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 	meth.method_namespace = chunk_short(src);
 	meth.name = name;
 	meth.signature = sig;
-	err = letw_method_publish(&meth);
+	err = letw_method_publish_opts(&meth, trace_lines(m, t, &opts) ? &opts : NULL);
 	if (err == -ESHUTDOWN)
 		return 0; /* lttng-etw not initialised: run untraced */
 	if (err) {
@@ -237,6 +288,10 @@ void lh_tracemap_close(struct lh_tracemap *m, struct lh_counters *out)
 	}
 	if (out)
 		*out = m->c;
+	for (i = 0; i < m->nnames; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->rows);
 	free(m->chunks);
 	free(m->slots);
 	free(m);

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tracelines.h"
+
 /* What the "start" and "stop" trace events tell about one trace. */
 struct lh_trace_info {
 	unsigned int traceno;
@@ -26,6 +28,11 @@ struct lh_trace_info {
 	unsigned int parent; /* parent trace of a side trace, 0 for a root */
 	unsigned int exitno; /* parent's exit the side trace hangs off */
 	const char *linktype; /* traceinfo(tr).linktype: "loop", "root", ... */
+	uint32_t loop_offset; /* tracemc's loop offset into the code, 0: none */
+	const struct lh_rec *recs; /* the bytecodes recorded, in order */
+	uint32_t nrecs;
+	const char *const *files;  /* chunk names the recs' file indexes name */
+	uint32_t nfiles;
 };
 
 struct lh_counters {

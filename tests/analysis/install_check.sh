@@ -15,12 +15,13 @@ so=$stage$plugindir/babeltrace-plugin-etw.so
 [ -f "$so" ] || fail "plugin not installed in $plugindir"
 out=$(babeltrace2 --omit-system-plugin-path --plugin-path="$stage$plugindir" list-plugins 2>&1) ||
 	fail "babeltrace2 cannot load the installed plugin"
-echo "$out" | grep -q "sink.etw.perfmap" && echo "$out" | grep -q "sink.etw.report" ||
+echo "$out" | grep -q "sink.etw.perfmap" && echo "$out" | grep -q "sink.etw.report" &&
+	echo "$out" | grep -q "sink.etw.jitdump" ||
 	fail "installed plugin lacks its sinks: $out"
 cli=$(find "$stage" -path '*/bin/lttng-etw' -type f | head -1)
 [ -n "$cli" ] || fail "lttng-etw not installed"
 "$cli" --help | grep -q "capture-state" || fail "installed lttng-etw --help"
-for c in perfmap report capture-state status start stop; do
+for c in perfmap report jitdump capture-state status start stop; do
 	"$cli" "$c" --help >/dev/null || fail "lttng-etw $c --help"
 done
 # An install-time --prefix other than the configured one keeps the plugin

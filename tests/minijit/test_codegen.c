@@ -351,3 +351,81 @@ Test(codeheap, rejects_impossible_sizes)
 	cr_assert_eq(codeheap_batch_seal(&batch), 0);
 	codeheap_destroy(&h);
 }
+
+/* Source marks (line tables): start at 0, strictly increasing, inside the
+ * code, entry first and return last; the quick tier marks every operation
+ * in order, the optimized one a subset (folds) in order per loop copy. */
+Test(codegen, source_marks_cover_the_code)
+{
+	for (uint32_t i = 0; i < 300; i++) {
+		struct kernel k;
+
+		kernel_make(i, i % 7 == 0, &k);
+		for (int t = 0; t < 2; t++) {
+			enum codegen_tier tier = t ? CODEGEN_OPTIMIZED : CODEGEN_QUICK;
+			struct codegen_marks m;
+			struct x86_buf b;
+			uint32_t next_op = 0;
+
+			x86_init(&b);
+			codegen_kernel_marked(&b, &k, tier, &m);
+			cr_assert_geq(m.n, 3u);
+			cr_assert_eq(m.off[0], 0u);
+			cr_assert_eq(m.rel[0], CODEGEN_SRC_ENTRY);
+			cr_assert_eq(m.rel[m.n - 1], CODEGEN_SRC_RETURN(k.nops));
+			for (uint32_t j = 0; j < m.n; j++) {
+				cr_assert_lt(m.off[j], b.len, "fn %u tier %d mark %u", i, t, j);
+				if (j)
+					cr_assert_gt(m.off[j], m.off[j - 1]);
+				cr_assert_leq(m.rel[j], CODEGEN_SRC_RETURN(k.nops));
+				if (m.rel[j] >= CODEGEN_SRC_OP(0) && m.rel[j] < CODEGEN_SRC_RETURN(k.nops)) {
+					uint32_t op = m.rel[j] - CODEGEN_SRC_OP(0);
+
+					if (tier == CODEGEN_QUICK)
+						cr_assert_eq(op, next_op, "fn %u: op %u out of order", i, op);
+					next_op = op + 1;
+				} else if (m.rel[j] == CODEGEN_SRC_LOOP) {
+					next_op = 0;
+				}
+			}
+			/* The unmarked entry point gives the same code. */
+			struct x86_buf plain;
+
+			x86_init(&plain);
+			codegen_kernel(&plain, &k, tier);
+			cr_assert_eq(plain.len, b.len);
+			cr_assert_eq(memcmp(plain.bytes, b.bytes, b.len), 0);
+			x86_release(&plain);
+			x86_release(&b);
+		}
+	}
+}
+
+/* codeheap_trim: the free list emptied, the next chunk released is the
+ * next one handed out, at the same address (what --reuse relies on). */
+Test(codeheap, trim_then_reuse_gives_the_same_address)
+{
+	struct codeheap h;
+	struct code_batch batch;
+	struct code_alloc a, b, c;
+	static const uint8_t ret[] = { 0xc3 };
+
+	cr_assert_eq(codeheap_init(&h, 16 * 1024, 4), 0);
+	codeheap_batch_begin(&h, &batch);
+	cr_assert_eq(codeheap_batch_put(&batch, ret, 1, &a), 0);
+	cr_assert_eq(codeheap_batch_seal(&batch), 0);
+	codeheap_batch_begin(&h, &batch);
+	cr_assert_eq(codeheap_batch_put(&batch, ret, 1, &b), 0);
+	cr_assert_eq(codeheap_batch_seal(&batch), 0);
+	codeheap_free(&h, &a); /* a's chunk to the free list */
+	cr_assert_eq(h.nfree, 1u);
+	codeheap_trim(&h);
+	cr_assert_eq(h.nfree, 0u);
+	codeheap_free(&h, &b);
+	codeheap_batch_begin(&h, &batch);
+	cr_assert_eq(codeheap_batch_put(&batch, ret, 1, &c), 0);
+	cr_assert_eq(codeheap_batch_seal(&batch), 0);
+	cr_assert_eq(c.addr, b.addr);
+	codeheap_free(&h, &c);
+	codeheap_destroy(&h);
+}

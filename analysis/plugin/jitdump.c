@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sink.etw.jitdump: per traced process, a perf jitdump (jit-PID.dump)
+ * built from the trace alone, for `perf inject --jit`: one LOAD per load
+ * event and per rundown record (or unload) of code the trace had not seen
+ * loaded, dated on perf's clock (jitdump_proc.h), so an address range
+ * that held different code over time resolves to the right code at each
+ * sample; the code's real bytes where the trace has them (perf annotate),
+ * else unique filler; a DEBUG_INFO record where it has the line table
+ * (perf's srcline). Written when the stream ends.
+ *
+ * Parameters:
+ *   output-dir       directory to write jit-<vpid>.dump into (default ".").
+ *                    perf inject reads the dump at the path the process
+ *                    mapped (its LETW_JITDUMP_DIR placeholder) and writes
+ *                    its jitted-PID-N.so files next to it.
+ *   elf-text-offset  added to DEBUG_INFO addresses (default 0, right for
+ *                    perf 5.8 and later; 64 for older perfs, whose DWARF
+ *                    writer did not add its ELF header size itself)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "jitdump.h"
+#include "jitdump_extra.h"
+#include "jitdump_proc.h"
+#include "jitdump_write.h"
+#include "names.h"
+#include "sink_common.h"
+
+#define LETW_LOG_SELF_COMP (jd->base.self)
+#include "log.h"
+
+#if defined(__x86_64__)
+#define LETW_ELF_MACH EM_X86_64
+#elif defined(__aarch64__)
+#define LETW_ELF_MACH EM_AARCH64
+#elif defined(__i386__)
+#define LETW_ELF_MACH EM_386
+#else
+#define LETW_ELF_MACH EM_NONE
+#endif
+
+struct jitdump {
+	struct letw_sink base; /* first: the component's user data */
+	char *output_dir;
+	uint32_t elf_text_offset;
+	struct letw_jdx_cache xcache;
+	GHashTable *by_vpid;   /* int64 vpid → struct letw_jd_proc * */
+	GPtrArray *procs;      /* in order of first appearance; owns them */
+};
+
+static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
+{
+	struct letw_jd_proc *p = g_hash_table_lookup(jd->by_vpid, &vpid);
+	gint64 *key;
+
+	if (p)
+		return p;
+	p = letw_jd_proc_new(vpid);
+	key = g_new(gint64, 1);
+	*key = vpid;
+	g_hash_table_insert(jd->by_vpid, key, p);
+	g_ptr_array_add(jd->procs, p);
+	return p;
+}
+
+/* perf's clock, or a failure: a jitdump without times is no use. */
+static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
+{
+	if (letw_jdx_raw_ns(msg, ns) == 0)
+		return 0;
+	BT_COMP_LOGE_APPEND_CAUSE(
+		"event `%s` has no clock snapshot: a jitdump needs the events' CLOCK_MONOTONIC times",
+		bt_event_class_get_name(bt_event_borrow_class_const(
+			bt_message_event_borrow_event_const(msg))));
+	return -1;
+}
+
+static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
+{
+	struct jitdump *jd = (struct jitdump *)s;
+	int obj = letw_ev_object(ev->kind);
+	struct letw_jd_proc *p;
+	uint64_t ns;
+	char *name;
+
+	if (event_ns(jd, ev->msg, &ns))
+		return -1;
+	p = proc_get(jd, ev->has_vpid ? ev->vpid : 0);
+	letw_jd_proc_touch(p, ns);
+	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
+		return 0;
+	name = obj == LETW_OBJ_METHOD ?
+		letw_name_method(ev->ns, ev->name, ev->signature, ev->method_flags) :
+		letw_name_stub(ev->stub_kind, ev->owner, ev->name);
+	if (!name) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	switch (ev->kind) {
+	case LETW_EV_METHOD_LOAD:
+	case LETW_EV_STUB_LOAD:
+		letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
+				  ev->method_id, ev->version_id);
+		break;
+	case LETW_EV_METHOD_UNLOAD:
+	case LETW_EV_STUB_UNLOAD:
+		letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, name,
+				    ev->method_id, ev->version_id);
+		break;
+	default:
+		letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, name,
+				     ev->method_id, ev->version_id);
+		break;
+	}
+	return 0;
+}
+
+static int jitdump_other(struct letw_sink *s, const bt_message *msg)
+{
+	struct jitdump *jd = (struct jitdump *)s;
+	struct letw_jdx x;
+	const char *err = NULL;
+	struct letw_jd_proc *p;
+	uint64_t ns;
+	int ret = letw_jdx_decode(&jd->xcache, msg, &x, &err);
+
+	if (ret == 0)
+		return 0;
+	if (ret < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE(
+			"event `%s` lacks or has a bad field `%s` (not the lttng-etw schema?)",
+			bt_event_class_get_name(bt_event_borrow_class_const(
+				bt_message_event_borrow_event_const(msg))), err);
+		return -1;
+	}
+	if (event_ns(jd, msg, &ns))
+		return -1;
+	p = proc_get(jd, x.has_vpid ? x.vpid : 0);
+	letw_jd_proc_touch(p, ns);
+	letw_jd_proc_extra(p, &x);
+	if (s->result)
+		s->result->letw_events++;
+	return 0;
+}
+
+struct dump_counts {
+	uint64_t loads, code, lines, code_partial, lines_partial, too_big;
+};
+
+static int write_regions(struct jitdump *jd, FILE *f, struct letw_jd_proc *p,
+			 GArray *order, struct dump_counts *n)
+{
+	uint32_t pid = (uint32_t)p->vpid;
+
+	for (guint k = 0; k < order->len; k++) {
+		const struct letw_jd_region *r = &g_array_index(
+			p->regions, struct letw_jd_region, g_array_index(order, guint, k));
+		const uint8_t *code = letw_jd_region_code(r);
+		/* Unique for the whole file: perf names the ELF file it
+		 * generates for a LOAD jitted-PID-INDEX.so. */
+		uint64_t index = (uint64_t)k + 1;
+		int ret = 0;
+
+		if (r->size > LETW_JD_LOAD_MAX) {
+			n->too_big++;
+			continue;
+		}
+		if (letw_jd_region_has_lines(r)) {
+			GArray *lines = letw_jd_region_debug_lines(r);
+
+			/* DEBUG_INFO goes before its LOAD: perf keeps it for
+			 * the next LOAD it reads. */
+			if (lines->len)
+				ret = letw_jd_write_debug_info(
+					f, r->load_ns, r->start,
+					(const struct letw_jd_line *)(void *)lines->data,
+					lines->len, jd->elf_text_offset);
+			if (lines->len)
+				n->lines++;
+			g_array_free(lines, TRUE);
+		} else if (r->rows) {
+			n->lines_partial++;
+		}
+		if (!ret)
+			ret = letw_jd_write_load(f, r->load_ns, pid, pid, r->start,
+						 r->size, index, r->name, code);
+		if (ret)
+			return ret;
+		n->loads++;
+		if (code)
+			n->code++;
+		else if (r->code)
+			n->code_partial++;
+	}
+	return 0;
+}
+
+static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
+{
+	GArray *order = letw_jd_proc_finish(p);
+	struct dump_counts n = { 0 };
+	char *path = NULL, *tmp = NULL;
+	FILE *f = NULL;
+	int ret = -1;
+
+	if (asprintf(&path, "%s/jit-%lld.dump", jd->output_dir, (long long)p->vpid) < 0 ||
+	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.%d", jd->output_dir,
+		     (long long)p->vpid, (int)getpid()) < 0) {
+		path = tmp = NULL;
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		goto out;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (letw_jd_write_header(f, LETW_ELF_MACH, (uint32_t)p->vpid, p->first_ns) ||
+	    write_regions(jd, f, p, order, &n) || letw_jd_write_close(f, p->last_ns)) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
+		goto out;
+	}
+	f = NULL;
+	/* A new file under the final name: the process's placeholder stays
+	 * mapped (its inode lives on), perf inject opens the new one. */
+	if (rename(tmp, path) != 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp, path,
+					  strerror(errno));
+		goto out;
+	}
+	BT_COMP_LOGI("wrote %s: %llu LOAD(s) (%llu from loads, %llu from rundown records, %llu from unloads), %llu with code bytes, %llu with line tables",
+		     path, (unsigned long long)n.loads, (unsigned long long)p->stats.loads,
+		     (unsigned long long)p->stats.rundown_new,
+		     (unsigned long long)p->stats.unload_only, (unsigned long long)n.code,
+		     (unsigned long long)n.lines);
+	if (n.too_big)
+		BT_COMP_LOGW("process %lld: %llu code region(s) larger than %u MiB left out (perf would need that many bytes each)",
+			     (long long)p->vpid, (unsigned long long)n.too_big,
+			     LETW_JD_LOAD_MAX >> 20);
+	if (n.code_partial || n.lines_partial || p->stats.orphan_chunks || p->stats.bad_chunks)
+		BT_COMP_LOGW("process %lld: %llu code version(s) with only part of their bytes (filler written), %llu with part of their line table (no DEBUG_INFO), %llu chunk(s) of code the trace does not name, %llu inconsistent chunk(s): events lost?",
+			     (long long)p->vpid, (unsigned long long)n.code_partial,
+			     (unsigned long long)n.lines_partial,
+			     (unsigned long long)p->stats.orphan_chunks,
+			     (unsigned long long)p->stats.bad_chunks);
+	if (jd->base.result) {
+		jd->base.result->jit_loads += n.loads;
+		jd->base.result->jit_code += n.code;
+		jd->base.result->jit_lines += n.lines;
+	}
+	ret = 0;
+out:
+	if (f)
+		fclose(f);
+	if (ret && tmp)
+		unlink(tmp);
+	free(path);
+	free(tmp);
+	g_array_free(order, TRUE);
+	return ret;
+}
+
+static int jitdump_end(struct letw_sink *s)
+{
+	struct jitdump *jd = (struct jitdump *)s;
+	guint written = 0;
+
+	for (guint i = 0; i < jd->procs->len; i++) {
+		struct letw_jd_proc *p = g_ptr_array_index(jd->procs, i);
+
+		/* A process whose only events are passes or modules has no
+		 * code to map. */
+		if (!p->regions->len)
+			continue;
+		if (write_dump(jd, p))
+			return -1;
+		written++;
+	}
+	if (!written) {
+		BT_COMP_LOGE_APPEND_CAUSE(
+			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace");
+		return -1;
+	}
+	if (jd->base.result)
+		jd->base.result->processes = (int)written;
+	return 0;
+}
+
+static const struct letw_sink_ops jitdump_ops = {
+	.event = jitdump_event,
+	.other = jitdump_other,
+	.end = jitdump_end,
+};
+
+static int param_offset(struct jitdump *jd, const bt_value *params)
+{
+	const bt_value *v = params && bt_value_is_map(params) ?
+		bt_value_map_borrow_entry_value_const(params, "elf-text-offset") : NULL;
+	uint64_t off;
+
+	if (!v)
+		return 0;
+	if (bt_value_is_unsigned_integer(v)) {
+		off = bt_value_integer_unsigned_get(v);
+	} else if (bt_value_is_signed_integer(v) && bt_value_integer_signed_get(v) >= 0) {
+		off = (uint64_t)bt_value_integer_signed_get(v);
+	} else {
+		BT_COMP_LOGE_APPEND_CAUSE("parameter `elf-text-offset` must be a non-negative integer");
+		return -1;
+	}
+	if (off > 65536) {
+		BT_COMP_LOGE_APPEND_CAUSE("parameter `elf-text-offset` is %llu: more than 65536 is no ELF header size",
+					  (unsigned long long)off);
+		return -1;
+	}
+	jd->elf_text_offset = (uint32_t)off;
+	return 0;
+}
+
+bt_component_class_initialize_method_status
+letw_jitdump_initialize(bt_self_component_sink *self,
+			bt_self_component_sink_configuration *config,
+			const bt_value *params, void *init_data)
+{
+	static const char *const allowed[] = { "output-dir", "elf-text-offset", NULL };
+	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
+	struct jitdump *jd = calloc(1, sizeof(*jd));
+	const char *dir = ".";
+
+	if (!jd)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	letw_sink_init(&jd->base, self, &jitdump_ops, init_data);
+	jd->elf_text_offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
+	jd->by_vpid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	jd->procs = g_ptr_array_new_with_free_func((GDestroyNotify)letw_jd_proc_free);
+	if (letw_jdx_cache_init(&jd->xcache))
+		goto error;
+	if (letw_params_check(sc, params, allowed) ||
+	    letw_param_string(sc, params, "output-dir", &dir) || param_offset(jd, params))
+		goto error;
+	jd->output_dir = strdup(dir);
+	if (!jd->output_dir)
+		goto error;
+	/* Now rather than after reading a whole (or a live) trace. */
+	if (g_mkdir_with_parents(jd->output_dir, 0755) != 0 || access(jd->output_dir, W_OK) != 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create or write output directory `%s`: %s",
+					  jd->output_dir, strerror(errno));
+		goto error;
+	}
+	if (letw_sink_add_port(self))
+		goto error;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+error:
+	letw_jitdump_finalize(self);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void letw_jitdump_finalize(bt_self_component_sink *self)
+{
+	struct jitdump *jd = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+
+	if (!jd)
+		return;
+	letw_sink_fini(&jd->base);
+	letw_jdx_cache_fini(&jd->xcache);
+	if (jd->by_vpid)
+		g_hash_table_destroy(jd->by_vpid);
+	if (jd->procs)
+		g_ptr_array_free(jd->procs, TRUE);
+	free(jd->output_dir);
+	free(jd);
+	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), NULL);
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "jitdump_proc.h"
+
+/* Bytes of one code version, filled chunk by chunk; `got` has a bit per
+ * byte so that a chunk seen twice (at load and in a rundown) counts once. */
+struct letw_jd_code {
+	uint32_t size, have;
+	uint8_t *bytes;
+	uint8_t *got;
+};
+
+/* A line table, filled chunk by chunk (rows_total rows). */
+struct letw_jd_rows {
+	uint32_t total, have;
+	uint32_t *off, *line, *file, *depth;
+	uint8_t *got;
+	char **files; /* the '\n'-separated names, split; from the first chunk */
+	guint nfiles;
+};
+
+static void code_free(struct letw_jd_code *c)
+{
+	if (!c)
+		return;
+	g_free(c->bytes);
+	g_free(c->got);
+	g_free(c);
+}
+
+static void rows_free(struct letw_jd_rows *r)
+{
+	if (!r)
+		return;
+	g_free(r->off);
+	g_free(r->line);
+	g_free(r->file);
+	g_free(r->depth);
+	g_free(r->got);
+	g_strfreev(r->files);
+	g_free(r);
+}
+
+static void region_clear(gpointer data)
+{
+	struct letw_jd_region *r = data;
+
+	free(r->name);
+	code_free(r->code);
+	rows_free(r->rows);
+}
+
+struct letw_jd_proc *letw_jd_proc_new(int64_t vpid)
+{
+	struct letw_jd_proc *p = g_new0(struct letw_jd_proc, 1);
+
+	p->vpid = vpid;
+	p->regions = g_array_new(FALSE, TRUE, sizeof(struct letw_jd_region));
+	g_array_set_clear_func(p->regions, region_clear);
+	p->at_start = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	return p;
+}
+
+void letw_jd_proc_free(struct letw_jd_proc *p)
+{
+	if (!p)
+		return;
+	g_array_free(p->regions, TRUE);
+	g_hash_table_destroy(p->at_start);
+	g_free(p);
+}
+
+void letw_jd_proc_touch(struct letw_jd_proc *p, uint64_t ns)
+{
+	if (!p->has_ts || ns < p->first_ns)
+		p->first_ns = ns;
+	if (!p->has_ts || ns > p->last_ns)
+		p->last_ns = ns;
+	p->has_ts = 1;
+}
+
+static struct letw_jd_region *reg(struct letw_jd_proc *p, guint i)
+{
+	return &g_array_index(p->regions, struct letw_jd_region, i);
+}
+
+static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
+{
+	gpointer v = g_hash_table_lookup(p->at_start, &start);
+
+	return v ? reg(p, GPOINTER_TO_UINT(v) - 1) : NULL;
+}
+
+static void add(struct letw_jd_proc *p, uint64_t ns, int obj, uint64_t start,
+		uint32_t size, char *name, uint64_t method_id,
+		uint64_t version_id, enum letw_jd_origin origin)
+{
+	struct letw_jd_region r = {
+		.start = start, .size = size, .obj = (uint8_t)obj,
+		.origin = (uint8_t)origin, .name = name,
+		.method_id = method_id, .version_id = version_id,
+		.rec_ns = ns, .load_ns = ns,
+	};
+	guint64 *key = g_new(guint64, 1);
+
+	*key = start;
+	g_array_append_val(p->regions, r);
+	g_hash_table_replace(p->at_start, key, GUINT_TO_POINTER(p->regions->len));
+	if (size > p->max_size)
+		p->max_size = size;
+}
+
+static int same_code(const struct letw_jd_region *r, int obj, uint32_t size,
+		     const char *name)
+{
+	return r->obj == obj && r->size == size && strcmp(r->name, name) == 0;
+}
+
+void letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
+		       uint64_t start, uint32_t size, char *name,
+		       uint64_t method_id, uint64_t version_id)
+{
+	struct letw_jd_region *old = newest_at(p, start);
+
+	if (old && !old->dead) {
+		/* The trace lost the unload (or the runtime never sent it). */
+		old->dead = 1;
+		old->death_ns = ns;
+		p->stats.implicit_replacements++;
+	}
+	p->stats.loads++;
+	add(p, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_LOAD);
+}
+
+void letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
+			 uint64_t start, uint32_t size, char *name,
+			 uint64_t method_id, uint64_t version_id)
+{
+	struct letw_jd_region *old = newest_at(p, start);
+
+	if (old && !old->dead && old->obj == obj) {
+		old->dead = 1;
+		old->death_ns = ns;
+		free(name);
+		return;
+	}
+	/* Code loaded before the trace and unloaded in it: samples before
+	 * the unload still need its name. */
+	p->stats.unload_only++;
+	add(p, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD);
+	old = reg(p, p->regions->len - 1);
+	old->dead = 1;
+	old->death_ns = ns;
+}
+
+void letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
+			  uint64_t start, uint32_t size, char *name,
+			  uint64_t method_id, uint64_t version_id)
+{
+	struct letw_jd_region *old = newest_at(p, start);
+
+	if (old && same_code(old, obj, size, name)) {
+		/* Already mapped (or the walker listed freed code, which is
+		 * the report's business): no second LOAD. */
+		p->stats.rundown_known++;
+		free(name);
+		return;
+	}
+	if (old && !old->dead) {
+		old->dead = 1;
+		old->death_ns = ns;
+		p->stats.implicit_replacements++;
+	}
+	p->stats.rundown_new++;
+	add(p, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
+}
+
+static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
+			const struct letw_jdx *x)
+{
+	struct letw_jd_rows *t = r->rows;
+
+	if (!t) {
+		char *files = NULL;
+
+		/* Bounded by what the provider emits (LETW_LINES_MAX rows), so
+		 * a damaged count cannot make us allocate gigabytes. */
+		if (!x->rows_total || x->rows_total > LETW_JD_ROWS_MAX ||
+		    letw_jdx_files(x->files, &files)) {
+			p->stats.bad_chunks++;
+			return;
+		}
+		t = r->rows = g_new0(struct letw_jd_rows, 1);
+		t->total = x->rows_total;
+		t->off = g_new0(uint32_t, t->total);
+		t->line = g_new0(uint32_t, t->total);
+		t->file = g_new0(uint32_t, t->total);
+		t->depth = g_new0(uint32_t, t->total);
+		t->got = g_new0(uint8_t, t->total);
+		t->files = g_strsplit(files, "\n", -1);
+		t->nfiles = g_strv_length(t->files);
+		g_free(files);
+	}
+	if (x->rows_total != t->total) {
+		p->stats.bad_chunks++;
+		return;
+	}
+	for (uint32_t i = 0; i < x->nr; i++) {
+		uint32_t row = x->row_first + i;
+
+		if (t->got[row])
+			continue;
+		t->got[row] = 1;
+		t->have++;
+		t->off[row] = (uint32_t)letw_jdx_u(x->native_offsets, i);
+		t->line[row] = (uint32_t)letw_jdx_u(x->lines, i);
+		t->file[row] = (uint32_t)letw_jdx_u(x->files_idx, i);
+		t->depth[row] = (uint32_t)letw_jdx_u(x->inline_depths, i);
+	}
+}
+
+static void extra_code(struct letw_jd_proc *p, struct letw_jd_region *r,
+		       const struct letw_jdx *x)
+{
+	struct letw_jd_code *c = r->code;
+
+	/* The provider sends at most LETW_CODE_BYTES_MAX bytes of a code
+	 * version: a larger one can never be whole. */
+	if (x->code_size != r->size || x->code_size > LETW_JD_CODE_MAX) {
+		p->stats.bad_chunks++;
+		return;
+	}
+	if (!c) {
+		c = r->code = g_new0(struct letw_jd_code, 1);
+		c->size = r->size;
+		c->bytes = g_malloc0(c->size);
+		c->got = g_malloc0((c->size + 7) / 8);
+	}
+	for (uint32_t i = 0; i < x->len; i++) {
+		uint32_t o = x->offset + i;
+
+		if (c->got[o / 8] & (1u << (o % 8)))
+			continue;
+		c->got[o / 8] |= (uint8_t)(1u << (o % 8));
+		c->have++;
+		c->bytes[o] = (uint8_t)letw_jdx_u(x->bytes, i);
+	}
+}
+
+void letw_jd_proc_extra(struct letw_jd_proc *p, const struct letw_jdx *x)
+{
+	struct letw_jd_region *r = newest_at(p, x->code_start);
+
+	/* Chunks follow the load or rundown record of their code version
+	 * (the provider emits them right after it), so the newest region at
+	 * the address is theirs unless the record itself was lost. */
+	if (!r || r->obj != LETW_OBJ_METHOD || r->method_id != x->method_id ||
+	    r->version_id != x->version_id) {
+		p->stats.orphan_chunks++;
+		return;
+	}
+	if (x->kind == LETW_JDX_LINES)
+		extra_lines(p, r, x);
+	else
+		extra_code(p, r, x);
+}
+
+/* ---- dating and ordering ---- */
+
+static int cmp_start(gconstpointer a, gconstpointer b, gpointer proc)
+{
+	const struct letw_jd_region *x = reg(proc, *(const guint *)a);
+	const struct letw_jd_region *y = reg(proc, *(const guint *)b);
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return *(const guint *)a < *(const guint *)b ? -1 : 1;
+}
+
+static int cmp_load(gconstpointer a, gconstpointer b, gpointer proc)
+{
+	const struct letw_jd_region *x = reg(proc, *(const guint *)a);
+	const struct letw_jd_region *y = reg(proc, *(const guint *)b);
+
+	if (x->load_ns != y->load_ns)
+		return x->load_ns < y->load_ns ? -1 : 1;
+	return *(const guint *)a < *(const guint *)b ? -1 : (*(const guint *)a > *(const guint *)b);
+}
+
+/* Earliest time code first seen in region i (no load event) can have been
+ * mapped, given the regions seen before it at any of its addresses. */
+static uint64_t date(struct letw_jd_proc *p, guint *sorted, guint n, guint pos)
+{
+	guint i = sorted[pos];
+	const struct letw_jd_region *r = reg(p, i);
+	uint64_t t = p->has_ts && p->first_ns < r->rec_ns ? p->first_ns : r->rec_ns;
+	uint64_t lo = r->start > p->max_size ? r->start - p->max_size : 0;
+
+	/* Regions overlapping r sit within max_size before its start. */
+	for (guint k = pos; k-- > 0;) {
+		const struct letw_jd_region *o = reg(p, sorted[k]);
+
+		if (o->start < lo)
+			break;
+		if (sorted[k] < i && o->start + o->size > r->start) {
+			uint64_t end = o->dead && o->death_ns <= r->rec_ns ?
+				o->death_ns : r->rec_ns;
+
+			if (end > t)
+				t = end;
+		}
+	}
+	for (guint k = pos + 1; k < n; k++) {
+		const struct letw_jd_region *o = reg(p, sorted[k]);
+
+		if (o->start >= r->start + r->size)
+			break;
+		if (sorted[k] < i) {
+			uint64_t end = o->dead && o->death_ns <= r->rec_ns ?
+				o->death_ns : r->rec_ns;
+
+			if (end > t)
+				t = end;
+		}
+	}
+	return t;
+}
+
+GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
+{
+	guint n = p->regions->len;
+	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
+	guint *sorted;
+
+	for (guint i = 0; i < n; i++)
+		g_array_append_val(order, i);
+	sorted = g_memdup2(order->data, n * sizeof(guint));
+	g_qsort_with_data(sorted, (gint)n, sizeof(guint), cmp_start, p);
+	for (guint pos = 0; pos < n; pos++) {
+		struct letw_jd_region *r = reg(p, sorted[pos]);
+
+		if (r->origin != LETW_JD_FROM_LOAD)
+			r->load_ns = date(p, sorted, n, pos);
+	}
+	g_array_sort_with_data(order, cmp_load, p);
+	g_free(sorted);
+	return order;
+}
+
+const uint8_t *letw_jd_region_code(const struct letw_jd_region *r)
+{
+	return r->code && r->code->have == r->code->size ? r->code->bytes : NULL;
+}
+
+int letw_jd_region_has_lines(const struct letw_jd_region *r)
+{
+	return r->rows && r->rows->have == r->rows->total;
+}
+
+GArray *letw_jd_region_debug_lines(const struct letw_jd_region *r)
+{
+	const struct letw_jd_rows *t = r->rows;
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct letw_jd_line));
+
+	for (uint32_t i = 0; i < t->total;) {
+		uint32_t j = i, best = i;
+		struct letw_jd_line e;
+
+		/* Rows at one offset are an inlining stack, outermost first:
+		 * keep the deepest frame (the last one at that depth). */
+		while (j < t->total && t->off[j] == t->off[i]) {
+			if (t->depth[j] >= t->depth[best])
+				best = j;
+			j++;
+		}
+		e.addr = r->start + t->off[best];
+		e.line = t->line[best];
+		e.file = t->file[best] < t->nfiles && *t->files[t->file[best]] ?
+			t->files[t->file[best]] : "??";
+		/* Offsets beyond the code (a bad table) cannot be mapped. */
+		if (t->off[best] < r->size &&
+		    !(out->len &&
+		      g_array_index(out, struct letw_jd_line, out->len - 1).line == e.line &&
+		      strcmp(g_array_index(out, struct letw_jd_line, out->len - 1).file,
+			     e.file) == 0))
+			g_array_append_val(out, e);
+		i = j;
+	}
+	/* perf's DWARF writer ends the sequence at the last entry's address,
+	 * so the last entry would cover nothing: an entry at the code's end
+	 * makes it cover the code up to there. */
+	if (out->len) {
+		struct letw_jd_line end = g_array_index(out, struct letw_jd_line, out->len - 1);
+
+		end.addr = r->start + r->size;
+		g_array_append_val(out, end);
+	}
+	return out;
+}

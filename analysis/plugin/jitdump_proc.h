@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One traced process as the jitdump sink sees it: every code region the
+ * trace shows (from a load, a rundown record of code not already loaded,
+ * or an unload of code never seen loaded), with the time perf must map it
+ * at, and the line table and code bytes the trace carried for it.
+ *
+ * No babeltrace2 types beyond the decoded chunks (jitdump_extra.h), so the
+ * dating rules are readable in one place:
+ *  - a load is mapped at its event's time;
+ *  - code the trace only knows from a rundown record or an unload was
+ *    loaded before the trace saw it: it is mapped at the process's first
+ *    event in the trace (so samples taken before a DCStart pass resolve),
+ *    or, when other code held any of its addresses earlier in the trace,
+ *    no earlier than the end of that code (its unload; the record itself
+ *    when the trace never saw it go).
+ * Times are raw CLOCK_MONOTONIC ns (perf's clock under `perf record -k
+ * mono`), not babeltrace2's ns from origin.
+ */
+#ifndef LETW_BT_JITDUMP_PROC_H
+#define LETW_BT_JITDUMP_PROC_H
+
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "jitdump_extra.h"
+#include "jitdump_write.h"
+
+/* The provider's limits (LETW_LINES_MAX, LETW_CODE_BYTES_MAX): beyond
+ * them a chunk is damage. */
+#define LETW_JD_ROWS_MAX 65535u
+#define LETW_JD_CODE_MAX (256u * 1024u)
+/* A LOAD carries its code size in bytes: larger regions (damage, or a
+ * runtime publishing a whole heap as one method) are left out. */
+#define LETW_JD_LOAD_MAX (64u * 1024u * 1024u)
+
+enum letw_jd_origin {
+	LETW_JD_FROM_LOAD = 0,
+	LETW_JD_FROM_RUNDOWN,
+	LETW_JD_FROM_UNLOAD,
+};
+
+struct letw_jd_code;
+struct letw_jd_rows;
+
+struct letw_jd_region {
+	uint64_t start;
+	uint32_t size;
+	uint8_t obj;      /* enum letw_ev_object: METHOD or STUB */
+	uint8_t origin;   /* enum letw_jd_origin */
+	uint8_t dead;     /* unloaded or replaced at death_ns */
+	char *name;       /* owned (malloc) */
+	uint64_t method_id, version_id;
+	uint64_t rec_ns;  /* the event that made the region */
+	uint64_t death_ns;
+	uint64_t load_ns; /* when perf maps it; set by letw_jd_proc_finish */
+	struct letw_jd_code *code;
+	struct letw_jd_rows *rows;
+};
+
+struct letw_jd_stats {
+	uint64_t loads, rundown_new, rundown_known, unload_only;
+	uint64_t implicit_replacements; /* new code over live code, no unload */
+	uint64_t orphan_chunks;   /* line/code chunks of code the trace lacks */
+	uint64_t bad_chunks;      /* chunks that contradict their region */
+};
+
+struct letw_jd_proc {
+	int64_t vpid;
+	GArray *regions;       /* struct letw_jd_region, in trace order */
+	GHashTable *at_start;  /* start (guint64 *) → newest region index + 1 */
+	uint64_t first_ns, last_ns;
+	int has_ts;
+	uint32_t max_size;
+	struct letw_jd_stats stats;
+};
+
+struct letw_jd_proc *letw_jd_proc_new(int64_t vpid);
+void letw_jd_proc_free(struct letw_jd_proc *p);
+
+/* Every event of the process, to know its first and last time. */
+void letw_jd_proc_touch(struct letw_jd_proc *p, uint64_t ns);
+
+/* name: malloc()ed, owned by the process from the call on. */
+void letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
+		       uint64_t start, uint32_t size, char *name,
+		       uint64_t method_id, uint64_t version_id);
+void letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
+			 uint64_t start, uint32_t size, char *name,
+			 uint64_t method_id, uint64_t version_id);
+void letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
+			  uint64_t start, uint32_t size, char *name,
+			  uint64_t method_id, uint64_t version_id);
+
+/* A line-table or code-bytes chunk: attached to the newest region at its
+ * code_start when method id and version agree, else counted. */
+void letw_jd_proc_extra(struct letw_jd_proc *p, const struct letw_jdx *x);
+
+/* Date the regions the trace saw no load for, and return the indexes of
+ * every region in the order their LOADs go in the file (by load time,
+ * then trace order): a GArray of guint, caller frees. */
+GArray *letw_jd_proc_finish(struct letw_jd_proc *p);
+
+/* The region's code bytes when the trace held all of them, else NULL. */
+const uint8_t *letw_jd_region_code(const struct letw_jd_region *r);
+/* Whether the trace held the region's whole line table. */
+int letw_jd_region_has_lines(const struct letw_jd_region *r);
+/*
+ * The DEBUG_INFO entries of a region with a whole line table: one per
+ * native offset, the innermost inline frame there (the deepest
+ * inline_depth: the source the instructions came from), consecutive
+ * repeats merged, plus one at the code's end (addr = start + size) so the
+ * last line reaches it. File names are borrowed from the region. GArray
+ * of struct letw_jd_line, caller frees.
+ */
+GArray *letw_jd_region_debug_lines(const struct letw_jd_region *r);
+
+#endif /* LETW_BT_JITDUMP_PROC_H */

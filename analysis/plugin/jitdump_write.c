@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#include "jitdump_write.h"
+
+#define JITHEADER_MAGIC 0x4A695444u /* "JiTD" read as a host-order u32 */
+#define JITHEADER_VERSION 1u
+
+enum { JIT_CODE_LOAD = 0, JIT_CODE_DEBUG_INFO = 2, JIT_CODE_CLOSE = 3 };
+
+#define PREFIX_SIZE 16u     /* id, total_size, timestamp */
+#define LOAD_FIXED 56u      /* prefix, pid, tid, vma, code_addr, code_size, code_index */
+#define DEBUG_FIXED 32u     /* prefix, code_addr, nr_entry */
+#define DEBUG_ENTRY_FIXED 16u /* addr, lineno, discrim */
+
+/* Every field is written one by one in host order (the format is the
+ * writer's byte order; perf swaps on a magic mismatch), so no struct
+ * padding can slip into the file. */
+static int put(FILE *f, const void *p, size_t n)
+{
+	return n == 0 || fwrite(p, n, 1, f) == 1 ? 0 : -EIO;
+}
+
+static int put32(FILE *f, uint32_t v)
+{
+	return put(f, &v, sizeof(v));
+}
+
+static int put64(FILE *f, uint64_t v)
+{
+	return put(f, &v, sizeof(v));
+}
+
+static int put_prefix(FILE *f, uint32_t id, uint32_t total, uint64_t ts)
+{
+	return put32(f, id) || put32(f, total) || put64(f, ts) ? -EIO : 0;
+}
+
+int letw_jd_write_header(FILE *f, uint32_t elf_mach, uint32_t pid, uint64_t ts)
+{
+	if (put32(f, JITHEADER_MAGIC) || put32(f, JITHEADER_VERSION) ||
+	    put32(f, LETW_JD_HEADER_SIZE) || put32(f, elf_mach) ||
+	    put32(f, 0) /* pad1 */ || put32(f, pid) || put64(f, ts) ||
+	    put64(f, 0) /* flags: timestamps are CLOCK_MONOTONIC ns */)
+		return -EIO;
+	return 0;
+}
+
+void letw_jd_filler(uint8_t *buf, uint32_t size, uint64_t code_index, uint32_t pid)
+{
+	uint8_t tail[12];
+	uint32_t n = size < sizeof(tail) ? size : (uint32_t)sizeof(tail);
+
+	/* int3 everywhere, so an annotation of filler shows traps, not
+	 * plausible instructions; the tail makes the bytes (and so perf's
+	 * build id of the ELF file made from them) unique per load. */
+	memset(buf, 0xcc, size);
+	memcpy(tail, &code_index, 8);
+	memcpy(tail + 8, &pid, 4);
+	memcpy(buf + size - n, tail + sizeof(tail) - n, n);
+}
+
+int letw_jd_write_load(FILE *f, uint64_t ts, uint32_t pid, uint32_t tid,
+		       uint64_t code_addr, uint32_t code_size,
+		       uint64_t code_index, const char *name,
+		       const uint8_t *code)
+{
+	size_t name_len = strlen(name) + 1;
+	uint64_t total = LOAD_FIXED + name_len + code_size;
+	uint8_t filler[4096];
+
+	if (total > UINT32_MAX)
+		return -E2BIG;
+	if (put_prefix(f, JIT_CODE_LOAD, (uint32_t)total, ts) ||
+	    put32(f, pid) || put32(f, tid) ||
+	    put64(f, code_addr) /* vma: perf uses code_addr */ ||
+	    put64(f, code_addr) || put64(f, code_size) || put64(f, code_index) ||
+	    put(f, name, name_len))
+		return -EIO;
+	if (code)
+		return put(f, code, code_size);
+	/* Filler in pieces: only the last piece carries the unique tail. */
+	for (uint32_t done = 0; done < code_size;) {
+		uint32_t n = code_size - done;
+
+		if (n > sizeof(filler))
+			n = sizeof(filler);
+		if (done + n == code_size)
+			letw_jd_filler(filler, n, code_index, pid);
+		else
+			memset(filler, 0xcc, n);
+		if (put(f, filler, n))
+			return -EIO;
+		done += n;
+	}
+	return 0;
+}
+
+int letw_jd_write_debug_info(FILE *f, uint64_t ts, uint64_t code_addr,
+			     const struct letw_jd_line *lines, size_t n,
+			     uint32_t elf_text_offset)
+{
+	static const uint8_t zeros[8];
+	uint64_t total = DEBUG_FIXED;
+	size_t pad;
+
+	for (size_t i = 0; i < n; i++)
+		total += DEBUG_ENTRY_FIXED + strlen(lines[i].file) + 1;
+	/* Padded to 8 bytes like perf's own JVMTI agent does; perf reads
+	 * nr_entry entries and ignores what follows. */
+	pad = (size_t)((8 - total % 8) % 8);
+	total += pad;
+	if (total > UINT32_MAX)
+		return -E2BIG;
+	if (put_prefix(f, JIT_CODE_DEBUG_INFO, (uint32_t)total, ts) ||
+	    put64(f, code_addr) || put64(f, n))
+		return -EIO;
+	for (size_t i = 0; i < n; i++) {
+		/* The full file name every time: perf 6.1's DWARF writer
+		 * (genelf_debug.c) compares names and does not implement the
+		 * specification's "\xff\0 = same as previous" shorthand. */
+		if (put64(f, lines[i].addr + elf_text_offset) ||
+		    put32(f, lines[i].line) || put32(f, 0) /* discrim */ ||
+		    put(f, lines[i].file, strlen(lines[i].file) + 1))
+			return -EIO;
+	}
+	return put(f, zeros, pad);
+}
+
+int letw_jd_write_close(FILE *f, uint64_t ts)
+{
+	return put_prefix(f, JIT_CODE_CLOSE, PREFIX_SIZE, ts);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf jitdump file format (tools/perf/Documentation/
+ * jitdump-specification.txt, read by tools/perf/util/jitdump.c for
+ * `perf inject --jit`): a 40-byte header, then records, all in the host's
+ * byte order. Only what lttng-etw needs is written: LOAD, DEBUG_INFO and
+ * CLOSE. There is no unload record: a later LOAD over the same addresses
+ * is what ends the older code for perf.
+ *
+ * Pure file writing (stdio, no babeltrace2 types), so it is easy to read
+ * next to the specification.
+ */
+#ifndef LETW_BT_JITDUMP_WRITE_H
+#define LETW_BT_JITDUMP_WRITE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define LETW_JD_HEADER_SIZE 40u
+
+/*
+ * perf writes each LOAD as an ELF file whose .text section starts after
+ * the ELF header (genelf.h: GEN_ELF_TEXT_OFFSET) and resolves source lines
+ * in that file. Its DWARF writer (genelf_debug.c) turns a DEBUG_INFO
+ * address into an offset from the LOAD's code_addr and, since Linux 5.8,
+ * adds GEN_ELF_TEXT_OFFSET itself: the addresses must then be the plain
+ * code addresses (offset 0; checked with Debian 12's perf 6.1.187, whose
+ * jitted-*.so put .text at 0x80). Older perfs did not add it, which is
+ * why V8's perf-jit.cc adds its kElfHeaderSize (0x40): the offset is a
+ * parameter for those.
+ */
+#define LETW_JD_ELF_TEXT_OFFSET_DEFAULT 0u
+
+/* One DEBUG_INFO entry: a code address and its source position. */
+struct letw_jd_line {
+	uint64_t addr;      /* absolute code address (without the ELF offset) */
+	uint32_t line;
+	const char *file;   /* never NULL */
+};
+
+/* Write the header. elf_mach: e_machine of the code (EM_X86_64...). */
+int letw_jd_write_header(FILE *f, uint32_t elf_mach, uint32_t pid, uint64_t ts);
+
+/*
+ * A LOAD record: name, then code_size bytes of code (perf always reads
+ * them and hashes them into the build id of the ELF file it makes).
+ * code may be NULL: filler is written instead (int3, with the record's
+ * index and pid at the end so that no two loads share bytes).
+ */
+int letw_jd_write_load(FILE *f, uint64_t ts, uint32_t pid, uint32_t tid,
+		       uint64_t code_addr, uint32_t code_size,
+		       uint64_t code_index, const char *name,
+		       const uint8_t *code);
+
+/* A DEBUG_INFO record for the LOAD that follows it; elf_text_offset is
+ * added to every entry's address. */
+int letw_jd_write_debug_info(FILE *f, uint64_t ts, uint64_t code_addr,
+			     const struct letw_jd_line *lines, size_t n,
+			     uint32_t elf_text_offset);
+
+int letw_jd_write_close(FILE *f, uint64_t ts);
+
+/* The filler letw_jd_write_load writes for code == NULL (for tests). */
+void letw_jd_filler(uint8_t *buf, uint32_t size, uint64_t code_index, uint32_t pid);
+
+#endif /* LETW_BT_JITDUMP_WRITE_H */

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# perf through a jitdump when the session and perf start late: letw-minijit
+# (LETW_JITDUMP_DIR set, so its placeholder is mapped from the start)
+# compiles everything, then a session enabling only the DCStart rundown —
+# records, line tables and code bytes (letw_rundown:*dcstart*,
+# method_lines_start, method_code_bytes_start) — starts, then
+# `perf record -k mono -p` samples it. From that trace alone, after
+# `lttng-etw jitdump` + `perf inject --jit`:
+#  - names: most samples in JIT code are named as the runtime's list says;
+#  - annotation: perf annotate of fn_1 shows the bytes the JIT emitted;
+#  - source lines: perf's srclines are the DCStart line tables'.
+# Needs the walker to emit the rundown twins of method_lines and
+# method_code_bytes.
+. "$(dirname "$0")/common.sh"
+command -v perf >/dev/null || letw_fail "perf not installed"
+command -v objdump >/dev/null || letw_fail "objdump (binutils) not installed"
+
+T=$LETW_TEST_TMP
+here=$(cd "$(dirname "$0")" && pwd)
+export HOME=$T/home PERF_BUILDID_DIR=$T/buildid
+mkdir -p "$HOME" "$T/jit"
+
+LETW_JITDUMP_DIR="$T/jit" "$LETW_MINIJIT" --functions 40 --hot 4 --seconds 60 \
+	--source "$T/mj.src" --list "$T/list" --list-hot --list-code >"$T/minijit.out" 2>&1 &
+pid=$!
+letw_track "$pid"
+anl_wait_file "$T/list.ready"
+
+s=$(anl_session jitdump-late "$pid" "" 'letw_rundown:*dcstart*' \
+	'letw_rundown:method_lines_start' 'letw_rundown:method_code_bytes_start')
+letw_session_track "$s" "$pid"
+"$LETW_CLI" start "$s" --pid "$pid" >&2 || letw_fail "lttng-etw start"
+perf record -q -k mono -e cpu-clock -p "$pid" -o "$T/perf.data" -- sleep 2 \
+	>"$T/perf.log" 2>&1 || letw_fail "perf record: $(cat "$T/perf.log")"
+lttng stop "$s" >/dev/null || letw_fail "lttng stop"
+kill -TERM "$pid"
+wait "$pid" || { cat "$T/minijit.out" >&2; letw_fail "letw-minijit failed"; }
+
+trace=$(anl_trace "$s")
+letw_trace_text "$trace" >"$T/trace.txt"
+grep -q 'letw_rundown:method_dcstart' "$T/trace.txt" || letw_fail "no method_dcstart in the trace"
+! grep -q 'letw_runtime:' "$T/trace.txt" || letw_fail "the session recorded runtime events"
+grep -q 'letw_rundown:method_lines_start' "$T/trace.txt" ||
+	letw_fail "the DCStart pass emitted no method_lines_start (rundown twins missing?)"
+grep -q 'letw_rundown:method_code_bytes_start' "$T/trace.txt" ||
+	letw_fail "the DCStart pass emitted no method_code_bytes_start (rundown twins missing?)"
+
+"$LETW_CLI" jitdump "$trace" -o "$T/jit" --no-progress >"$T/jitdump.log" 2>&1 ||
+	letw_fail "lttng-etw jitdump: $(cat "$T/jitdump.log")"
+letw_log "$(cat "$T/jitdump.log")"
+perf inject --jit -i "$T/perf.data" -o "$T/perf.jit.data" >"$T/inject.log" 2>&1 ||
+	letw_fail "perf inject --jit: $(cat "$T/inject.log")"
+
+# Names, from DCStart alone.
+perf script -i "$T/perf.jit.data" -F ip,sym -G >"$T/names.txt" 2>/dev/null ||
+	letw_fail "perf script"
+python3 "$here/perf_check.py" "$T/list" "$T/names.txt" 50 0.9 >&2 ||
+	letw_fail "perf did not name most JIT samples right from the DCStart jitdump"
+
+# Annotation, from method_code_bytes_start.
+perf script -i "$T/perf.jit.data" -F ip,sym >"$T/syms.txt" 2>/dev/null
+name=$(sed -n 's/^.*[0-9a-f]\{6,\} \(minijit\.[^ ]*::fn_1(.*\)$/\1/p' "$T/syms.txt" | head -1)
+[ -n "$name" ] || letw_fail "no sample named fn_1"
+perf annotate -i "$T/perf.jit.data" --stdio -s "$name" >"$T/annotate.fn_1" 2>/dev/null ||
+	letw_fail "perf annotate $name"
+$LETW_PY "$here/jitdump_check.py" annotate "$T/annotate.fn_1" \
+	"$(sed -n 's/^code fn_1 //p' "$T/list")" >&2 ||
+	letw_fail "perf annotate of fn_1 does not show the JIT's instructions"
+
+# Source lines, from method_lines_start.
+perf script -i "$T/perf.jit.data" -F ip,sym,srcline >"$T/srcline.txt" 2>/dev/null ||
+	letw_fail "perf script srcline"
+$LETW_PY "$here/jitdump_check.py" srcline "$trace" "$T/mj.src" "$T/srcline.txt" >&2 ||
+	letw_fail "perf's source lines are not the DCStart line tables'"
+echo "jitdump_late_e2e: ok"
