@@ -176,10 +176,28 @@ LETW_API int letw_tracing_available(void)
  * letw_shutdown unpublishes the table and then waits for a grace period,
  * so the table returned stays valid until table_exit.
  */
+/*
+ * A thread's first call: its TLS (ours — global-dynamic, allocated by glibc
+ * on first access when this library was dlopen()ed, e.g. as a JVM agent —
+ * and lttng-ust's, see emit.c) is allocated here, once, rather than on
+ * some later publish when a session starts. The same first call registers
+ * the thread with liburcu (urcu-bp).
+ */
+static __thread int thread_ready;
+
+static void thread_init(void)
+{
+	thread_ready = 1;
+	if (letw_g.tracing)
+		letw_emit_thread_init(letw_ust_init_thread);
+}
+
 static struct letw_table *table_enter(void)
 {
 	struct letw_table *t;
 
+	if (__builtin_expect(!thread_ready, 0))
+		thread_init();
 	urcu_bp_read_lock();
 	t = rcu_dereference(letw_g.table);
 	if (!t)

@@ -7,6 +7,28 @@
 
 #define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
 
+/*
+ * lttng-ust's TLS is global-dynamic and, in liblttng-ust-tracepoint and
+ * liblttng-ust (dlopen()ed with our probe object), allocated by glibc on
+ * a thread's first access — with malloc, from inside the tracepoint call.
+ * Left alone, that first access happens on the first event a session
+ * enables, i.e. in the middle of a runtime's steady state (the no-malloc
+ * test caught it). Touch it at the thread's first call into us instead:
+ * lttng-ust's own lttng_ust_init_thread for its TLS, and one tracepoint
+ * RCU read-side section for the tracepoint library's.
+ */
+void letw_emit_thread_init(void (*ust_init_thread)(void))
+{
+	if (ust_init_thread)
+		ust_init_thread();
+	if (lttng_ust_tracepoint_dlopen_ptr &&
+	    lttng_ust_tracepoint_dlopen_ptr->rcu_read_lock_sym &&
+	    lttng_ust_tracepoint_dlopen_ptr->rcu_read_unlock_sym) {
+		lttng_ust_tracepoint_dlopen_ptr->rcu_read_lock_sym();
+		lttng_ust_tracepoint_dlopen_ptr->rcu_read_unlock_sym();
+	}
+}
+
 static void lines_chunk(const struct letw_tp_method *m, const struct letw_lines *l,
 			uint32_t first, struct letw_tp_lines *out)
 {

@@ -26,6 +26,9 @@ void letw_emit_pass_complete(enum letw_flavour f,
 void letw_emit_method_extras_load(const struct letw_tp_method *m,
 				  const struct letw_lines *lines);
 
+/* Allocate this thread's lttng-ust TLS now (emit.c says why). */
+void letw_emit_thread_init(void (*ust_init_thread)(void));
+
 extern const struct letw_walk_sink letw_lttng_sink;
 
 /* The provider's live keyword mask: the keywords any of whose events are

@@ -87,6 +87,8 @@ void letw_ctlsock_service(const struct pollfd *fds, int nfds);
 
 /* probe.c */
 int letw_probe_load(void);
+/* lttng-ust's lttng_ust_init_thread, or NULL (no probe object). */
+extern void (*letw_ust_init_thread)(void);
 void letw_probe_fork_prepare(void);
 void letw_probe_fork_parent(void);
 void letw_probe_fork_child(void);

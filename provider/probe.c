@@ -32,6 +32,8 @@ static void (*ust_after_fork_parent)(sigset_t *);
 static void (*ust_after_fork_child)(sigset_t *);
 static sigset_t ust_fork_sigset;
 
+void (*letw_ust_init_thread)(void);
+
 /*
  * lttng-ust's fork hooks are not reentrant (they take liburcu's registry
  * locks), and its liblttng-ust-fork.so preload already calls them from a
@@ -99,6 +101,7 @@ int letw_probe_load(void)
 		return 0;
 	}
 	resolve_ust_fork_hooks();
+	*(void **)&letw_ust_init_thread = dlsym(probe_handle, "lttng_ust_init_thread");
 	return 1;
 }
 

@@ -282,3 +282,28 @@ Test(api, publish_opts_file_bytes_limit)
 	cr_assert_eq(letw_method_publish_opts(&m, &o), 0);
 	cr_assert_eq(letw_method_unpublish(0xa000), 0);
 }
+
+/* Big ranges (more than 64 pages) take the registry path: overlaps are
+ * still refused both ways, and a 4 GiB - 1 range is accepted. */
+Test(api, big_ranges)
+{
+	struct letw_stub big = { .start = 0x100000000000ull, .size = UINT32_MAX,
+				 .kind = LETW_STUB_BLOCK, .name = "heap" };
+	struct letw_method in = method_at(0x100000000000ull + 0x12345000ull, 0x100, "in");
+	struct letw_method out = method_at(0x100000000000ull + UINT32_MAX, 0x100, "out");
+	struct letw_stub big2 = { .start = 0x100000000000ull - 0x10000, .size = 0x100000,
+				  .kind = LETW_STUB_BLOCK };
+
+	cr_assert_eq(letw_method_publish(&in), 0);
+	cr_assert_eq(letw_stub_publish(&big), -EEXIST, "a small record lies inside");
+	cr_assert_eq(letw_method_unpublish(in.code_start), 0);
+	cr_assert_eq(letw_stub_publish(&big), 0);
+	cr_assert_eq(letw_method_publish(&in), -EEXIST, "inside the big range");
+	cr_assert_eq(letw_method_publish(&out), 0, "just past its end");
+	cr_assert_eq(letw_stub_publish(&big2), -EEXIST, "big against big");
+	cr_assert_eq(letw_stub_unpublish(big.start), 0);
+	cr_assert_eq(letw_method_publish(&in), 0);
+	cr_assert_eq(letw_method_unpublish(in.code_start), 0);
+	cr_assert_eq(letw_method_unpublish(out.code_start), 0);
+	cr_assert_eq(live_methods(), 0);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Publishing never touches libc's allocator (issue #10): letw-nomalloc's
+# publishing threads run with malloc/free made fatal (nomalloc_shim.c),
+# inside a started session recording every letw event, while rundown
+# passes run back to back. First shows the shim aborts a process that does
+# allocate (so the check can fail).
+# usage: nomalloc.sh APP SHIM [SECONDS]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/lttng.sh"
+app=$1 shim=$2 secs=${3:-3}
+
+LD_PRELOAD=$shim "$app" --self-test 2>"$LETW_TEST_TMP/self.err"
+rc=$?
+[ "$rc" = 134 ] && grep -q "nomalloc: malloc called" "$LETW_TEST_TMP/self.err" ||
+	letw_fail "the shim did not abort an allocating thread (rc=$rc: $(cat "$LETW_TEST_TMP/self.err"))"
+
+letw_ensure_sessiond
+s=$(letw_session_create nomalloc)
+lttng enable-channel -u -s "$s" big --subbuf-size=1M --num-subbuf=4 >/dev/null || letw_fail "channel"
+lttng enable-event -u -s "$s" -c big 'letw_runtime:*' >/dev/null || letw_fail "enable runtime"
+lttng enable-event -u -s "$s" -c big 'letw_rundown:*' >/dev/null || letw_fail "enable rundown"
+LD_PRELOAD=$shim "$app" --seconds "$secs" > "$LETW_TEST_TMP/out" 2>"$LETW_TEST_TMP/err" &
+pid=$!
+letw_track "$pid"
+letw_session_track "$s" "$pid"
+lttng start "$s" >/dev/null || letw_fail "start"
+wait "$pid"
+rc=$?
+cat "$LETW_TEST_TMP/out"
+[ "$rc" = 0 ] || letw_fail "letw-nomalloc exited $rc: $(cat "$LETW_TEST_TMP/err")"
+lttng stop "$s" >/dev/null
+n=$(babeltrace2 "$LETW_TEST_TMP/$s" 2>/dev/null | grep -c 'letw_runtime:method_load')
+[ "$n" -gt 1000 ] || letw_fail "only $n method_load events recorded: tracing was not on"
+echo "OK: no allocation on publishing threads ($n loads recorded)"
