@@ -201,8 +201,8 @@ uint32_t letw_store_chunk_get(struct letw_store *st, size_t bytes)
 	if (c < 0)
 		return 0;
 	k = &st->cls[c];
-	if (!CMM_LOAD_SHARED(k->used))
-		CMM_STORE_SHARED(k->used, 1);
+	if (!__atomic_load_n(&k->used, __ATOMIC_RELAXED))
+		__atomic_store_n(&k->used, 1, __ATOMIC_RELAXED);
 	if ((n = __cds_lfs_pop(&k->free))) {
 		uatomic_dec(&k->nfree);
 		return letw_store_chunk_handle(st, n);
@@ -243,7 +243,7 @@ void letw_store_maintain(struct letw_store *st)
 		struct letw_store_class *k = &st->cls[c];
 		long per_block = (long)(class_block(k->size) / k->size);
 
-		if (!CMM_LOAD_SHARED(k->used))
+		if (!__atomic_load_n(&k->used, __ATOMIC_RELAXED))
 			continue;
 		for (int n = 0; n < 16; n++) {
 			long total = uatomic_read(&k->total);
@@ -258,14 +258,14 @@ void letw_store_maintain(struct letw_store *st)
 void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->slots_committed = CMM_LOAD_SHARED(st->slots_claimed);
-	out->slots_free = (uint64_t)CMM_LOAD_SHARED(st->slots_free);
+	out->slots_committed = uatomic_read(&st->slots_claimed);
+	out->slots_free = (uint64_t)uatomic_read(&st->slots_free);
 	for (int c = 0; c < LETW_STORE_NR_CLASSES; c++) {
 		const struct letw_store_class *k = &st->cls[c];
-		long total = CMM_LOAD_SHARED(k->total), nfree = CMM_LOAD_SHARED(k->nfree);
+		long total = uatomic_read(&k->total), nfree = uatomic_read(&k->nfree);
 
 		out->chunk_bytes_committed += (uint64_t)total * k->size;
 		out->chunk_bytes_in_use += (uint64_t)(total - nfree) * k->size;
 	}
-	out->slow_grows = (uint64_t)CMM_LOAD_SHARED(st->slow_grows);
+	out->slow_grows = (uint64_t)uatomic_read(&st->slow_grows);
 }
