@@ -3,12 +3,14 @@
 # Fault injection around a running runtime (letw-faultapp, driven on its
 # stdin). usage: faults.sh BIN_DIR SCENARIO...
 # Scenarios: socket probe_missing ust_missing disable session_destroy
-#            sessiond_kill exit_in_pass fork
+#            sessiond_kill exit_in_pass fork (= fork_hooks + fork_preload)
 # In every one the runtime must keep running (its API calls keep
 # succeeding), exit cleanly with no leak, and the next session must work.
 # Env: LETW_FAULT_WRAP (e.g. "valgrind --leak-check=full ...") wraps the
 # runtime in the scenarios that need no session (valgrind is too slow for
 # the big-table ones; those get LSan in the ASan sub-build).
+# LETW_FAULT_FORK_QUIESCE=1: the fork scenarios park the runtime's churn
+# thread around fork() (faultapp.c --fork-quiesce).
 # sessiond_kill kills the shared root lttng-sessiond on purpose (issue 5
 # asks for it) and restarts it; the EXIT trap restarts it on any failure.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -232,12 +234,19 @@ sc_exit_in_pass() {
 }
 
 # One fork under a recording session; the child's own trace is checked.
+# The child's lttng-ust re-registers from lttng_ust_after_fork_child, which
+# waits for the sessiond like a constructor, but only LTTNG_UST_REGISTER_TIMEOUT
+# (3 s by default): slower than that (valgrind, a loaded machine) and the
+# child runs on before its session is set up, so its passes go nowhere
+# (seen under valgrind: "vpid N: 0 events"). Wait up to 60 s instead.
 fork_traced() { # [env for the runtime...]
-	app_start a "$@" -- $CHURN --records 1000
+	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LTTNG_UST_REGISTER_TIMEOUT=60000 "$@" -- \
+		$CHURN --records 1000 ${LETW_FAULT_FORK_QUIESCE:+--fork-quiesce}
 	session_start letw-fault-fork ""
 	app_cmd a fork
-	app_expect a '^fork child=[0-9]+ status=0$' 120 ||
-		{ cat "$LETW_TEST_TMP/a.err" >&2; letw_fail "forked child failed"; }
+	app_expect a '^fork child=[0-9]+ status=' 120 || letw_fail "no answer to fork"
+	[[ $REPLY =~ status=0$ ]] ||
+		{ cat "$LETW_TEST_TMP/a.err" >&2; letw_fail "forked child failed ($REPLY)"; }
 	local child=${REPLY#fork child=}; child=${child%% *}
 	app_alive_and_working a
 	app_quit a
@@ -248,18 +257,21 @@ fork_traced() { # [env for the runtime...]
 	session_check "$SESSION" "$child" --min-passes 2 --min-emitted 1000
 	lttng destroy "$SESSION" >/dev/null 2>&1
 }
-sc_fork() {
-	# letw_fork_* tell lttng-ust about the fork themselves, and step aside
-	# when the runtime preloads liblttng-ust-fork.so (lttng-ust's own
-	# answer): the child must be traced either way.
+# letw_fork_* tell lttng-ust about the fork themselves (fork_hooks), and
+# step aside when the runtime preloads liblttng-ust-fork.so, lttng-ust's own
+# answer (fork_preload): the child must be traced either way.
+sc_fork_hooks() {
+	fork_traced
+}
+sc_fork_preload() {
 	local pre
 	pre=$(ls /usr/lib/*/liblttng-ust-fork.so.1 2>/dev/null | head -1)
 	[ -n "$pre" ] || letw_fail "liblttng-ust-fork.so.1 not found"
-	fork_traced
-	# ASan (GCC 12) does not lock its allocator around a fork() that
-	# liblttng-ust-fork.so's wrapper makes: a child can inherit it locked
-	# by the churn thread and hang in calloc. Not ours; skipped there.
-	[ -n "${LETW_FAULT_SKIP_PRELOAD_FORK:-}" ] || fork_traced LD_PRELOAD="$pre"
+	fork_traced LD_PRELOAD="$pre"
+}
+sc_fork() {
+	sc_fork_hooks
+	sc_fork_preload
 }
 
 letw_ensure_sessiond
