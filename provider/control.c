@@ -234,7 +234,15 @@ static void *control_main(void *arg)
 			break;
 		poll_keywords(prev);
 		serve_in_process_request();
+		/* Under pass_lock, so letw_fork_prepare excludes it like a
+		 * pass: cds_lfht_resize holds the table's resize mutex (and
+		 * allocates) across grace periods; a fork in the middle left
+		 * the child that mutex locked, and its control thread hung on
+		 * it at its first resize. No cycle: publishers, the only
+		 * readers a grace period waits for, never take pass_lock. */
+		pthread_mutex_lock(&letw_g.pass_lock);
 		letw_table_maintain(letw_g.table);
+		pthread_mutex_unlock(&letw_g.pass_lock);
 		/* Also on timeouts: the socket code drops idle clients. */
 		letw_ctlsock_service(fds + 1, nfds - 1);
 	}

@@ -4,8 +4,9 @@
  * pthread_atfork handlers: the runtime knows when it forks and which of its
  * own locks must be quiesced first).
  *
- * prepare: waits for a pass in progress to end (pass_lock) so the child
- *          never inherits a walk in progress, then quiesces liburcu and
+ * prepare: waits for a pass or a table resize in progress to end
+ *          (pass_lock) so the child never inherits a walk in progress or
+ *          the table's resize mutex held, then quiesces liburcu and
  *          tells lttng-ust (so the child registers with the sessiond and
  *          traces under its own vpid).
  * child:   the control thread did not survive the fork; start a new one

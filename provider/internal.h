@@ -14,8 +14,9 @@
  *  - req_lock: guards the in-process request slot. Held for a few stores,
  *    never across a pass or a callback, and nothing is taken under it.
  *  - pass_lock: held by the control thread for the duration of each
- *    dispatch (callback + pass), and by letw_fork_prepare until the fork is
- *    done, so a child never inherits a walk in progress. Only req_lock may
+ *    dispatch (callback + pass) and of each table maintenance (resize),
+ *    and by letw_fork_prepare until the fork is done, so a child never
+ *    inherits a walk or a resize in progress. Only req_lock may
  *    be taken under it (by the control thread, briefly): no cycle, since
  *    nothing takes pass_lock while holding req_lock.
  */

@@ -4,6 +4,7 @@
 # stdin). usage: faults.sh BIN_DIR SCENARIO...
 # Scenarios: socket probe_missing ust_missing disable session_destroy
 #            sessiond_kill exit_in_pass fork (= fork_hooks + fork_preload)
+#            fork_in_resize (plain builds: needs LETW_FAULT_STALL_SO)
 # In every one the runtime must keep running (its API calls keep
 # succeeding), exit cleanly with no leak, and the next session must work.
 # Env: LETW_FAULT_WRAP (e.g. "valgrind --leak-check=full ...") wraps the
@@ -272,6 +273,28 @@ sc_fork_preload() {
 sc_fork() {
 	sc_fork_hooks
 	sc_fork_preload
+}
+
+# A fork while the control thread is inside a table resize: cds_lfht_resize
+# (letw_table_maintain) holds the table's resize mutex across allocations
+# and grace periods. stall_resize.c holds the control thread in the resize's
+# first allocation until told to go; letw_fork_prepare must wait for the
+# resize (pass_lock) instead of giving the child that mutex locked, on which
+# the child's control thread hung at its first resize (status=hung).
+sc_fork_in_resize() {
+	[ -n "${LETW_FAULT_STALL_SO:-}" ] || letw_fail "LETW_FAULT_STALL_SO is not set"
+	local d="$LETW_TEST_TMP/stall"
+	mkdir -p "$d"
+	# 20000 records: maintain resizes once the table passes 4096.
+	app_start a LD_PRELOAD="$LETW_FAULT_STALL_SO" LETW_STALL_DIR="$d" -- --records 20000
+	letw_wait_for test -e "$d/stalled" || letw_fail "the control thread never resized"
+	app_cmd a fork
+	sleep 1 # let the fork reach letw_fork_prepare while the resize is held
+	touch "$d/go"
+	app_expect a '^fork child=[0-9]+ status=' 120 || letw_fail "no answer to fork"
+	[[ $REPLY =~ status=0$ ]] || letw_fail "fork during a table resize: child failed ($REPLY)"
+	app_alive_and_working a
+	app_quit a
 }
 
 letw_ensure_sessiond
