@@ -37,8 +37,9 @@ failed=$(sed -E -n 's/^[0-9]+% tests passed, ([0-9]+) tests? failed.*/\1/p' <<<"
 echo "==== lttng-etw test command ===="
 if [ -n "$counts" ]; then
 	echo "tests: $total run, $((total - failed)) passed, $failed failed"
-	sed -n '/^The following tests FAILED:/,/^Errors while running CTest/p' "$log" |
-		grep -E '^[[:space:]]+[0-9]+ - ' || true
+	# The last list is ctest's own (a test's output may hold a sub-run's).
+	awk '/^The following tests FAILED:/ { list = "" } /^[[:space:]]+[0-9]+ - / { list = list $0 "\n" }
+	     END { printf "%s", list }' "$log"
 else
 	echo "tests: ctest printed no result (exit status $rc)"
 fi
