@@ -84,9 +84,13 @@ settle() {
 }
 
 # session_start PREFIX VPID [blocking]: a session recording one process.
+# It tracks only that process (or the processes in $TRACK_VPIDS), so other
+# lttng-etw processes on the machine run no pass for it (letw_session_track);
+# with neither (fork: the child's vpid is not known yet), every process.
 session_start() {
-	local s
+	local s track=${TRACK_VPIDS:-$2}
 	s=$(letw_session_create "$1") || exit 1
+	[ -n "$track" ] && letw_session_track "$s" "$track"
 	if [ "${3:-}" = blocking ]; then
 		# Small sub-buffers make a big pass long: the fault lands inside.
 		lttng enable-channel -u -s "$s" --subbuf-size=64k --num-subbuf=2 \
@@ -162,7 +166,7 @@ sc_ust_missing() {
 sc_disable() {
 	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_DISABLE=1 -- $CHURN
 	app_start b -- --records 100
-	session_start letw-fault-disable ""
+	TRACK_VPIDS="$a_vpid,$b_vpid" session_start letw-fault-disable ""
 	settle b
 	app_cmd a "capture 0x150"; app_expect a '^capture 0$' || letw_fail "disabled capture ran"
 	app_cmd b "capture 0x150"; app_expect b '^capture 3$' || letw_fail "control capture"
