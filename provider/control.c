@@ -257,7 +257,12 @@ static void *control_main(void *arg)
 			poll_keywords(prev);
 			serve_in_process_request();
 		}
-		/* Under pass_lock: a fork must not find a resize half done. */
+		/* Under pass_lock, so letw_fork_prepare excludes it like a
+		 * pass: cds_lfht_resize holds the table's resize mutex (and
+		 * allocates) across grace periods; a fork in the middle left
+		 * the child that mutex locked, and its control thread hung on
+		 * it at its first resize. No cycle: publishers, the only
+		 * readers a grace period waits for, never take pass_lock. */
 		pthread_mutex_lock(&letw_g.pass_lock);
 		letw_table_maintain(letw_g.table);
 		pthread_mutex_unlock(&letw_g.pass_lock);

@@ -15,7 +15,7 @@ letw_ensure_sessiond
 
 # anl_session PREFIX PID [CHANNEL] [EVENTS...]: a session recording the
 # given events (default: all runtime events and the DCStart rundown) of
-# process PID only, with the vpid/vtid contexts (unless ANL_NO_CONTEXT is
+# process PID only (tracked and filtered), with the vpid/vtid contexts (unless ANL_NO_CONTEXT is
 # set). Prints its name.
 anl_session() {
 	local prefix=$1 pid=$2 chan=${3:-} s ev
@@ -23,6 +23,9 @@ anl_session() {
 	local events=("$@")
 	[ ${#events[@]} -gt 0 ] || events=('letw_runtime:*' 'letw_rundown:*dcstart*')
 	s=$(letw_session_create "$prefix") || exit 1
+	# Only PID's tracepoints switch on for it: other lttng-etw processes
+	# on the machine (other tests, other developers) run no pass for us.
+	letw_session_track "$s" "$pid"
 	if [ -n "$chan" ]; then
 		lttng enable-channel -u -s "$s" $chan >/dev/null || letw_fail "enable-channel $chan"
 		chan=$(echo "$chan" | awk '{print $NF}')

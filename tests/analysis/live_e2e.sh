@@ -35,6 +35,7 @@ live_round() {
 	lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
 		--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
 	LETW_TEST_SESSIONS+=("$SESSION")
+	letw_session_track "$SESSION" "$PID"
 	for ev in 'letw_runtime:*' 'letw_rundown:*dcstart*'; do
 		lttng enable-event -u -s "$SESSION" "$ev" --filter "\$ctx.vpid == $PID" \
 			>/dev/null || letw_fail "enable-event $ev"

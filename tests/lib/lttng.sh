@@ -72,6 +72,16 @@ letw_track() {
 	LETW_TEST_PIDS+=("$1")
 }
 
+# letw_untrack PID : forget a process the test has reaped itself (its pid
+# may be reused by an unrelated process before the test ends).
+letw_untrack() {
+	local p keep=()
+	for p in "${LETW_TEST_PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	LETW_TEST_PIDS=("${keep[@]}")
+}
+
 # letw_wait_for CMD... : poll a condition for up to LETW_WAIT_SECONDS (30).
 letw_wait_for() {
 	local deadline=$((SECONDS + ${LETW_WAIT_SECONDS:-30}))

@@ -37,6 +37,7 @@ s=$(letw_session_create luajit-dcstart)
 # letw_session_create ran in a $(...) subshell: register the session here
 # too, or the EXIT trap would not destroy it.
 LETW_TEST_SESSIONS+=("$s")
+letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null ||
 	letw_fail "enable dcstart"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"

@@ -38,6 +38,7 @@ s=$(letw_session_create luajit-flush)
 # letw_session_create ran in a $(...) subshell: register the session here
 # too, or the EXIT trap would not destroy it.
 LETW_TEST_SESSIONS+=("$s")
+letw_session_track "$s" "$pid"
 lttng enable-channel -u -s "$s" --subbuf-size=4M --num-subbuf=8 --blocking-timeout=inf chan \
 	>/dev/null || letw_fail "enable-channel"
 for ev in 'letw_runtime:*' 'letw_rundown:*'; do

@@ -20,6 +20,7 @@ letw_track "$pid"
 letw_wait_for grep -q '^ready' "$out" || letw_fail "churn program did not get ready"
 
 s=$(letw_session_create letw-churn)
+letw_session_track "$s" "$pid"
 lttng enable-channel -u -s "$s" --subbuf-size=4M --num-subbuf=8 \
 	--blocking-timeout=inf chan >/dev/null || letw_fail "enable-channel"
 lttng add-context -u -s "$s" -c chan -t vpid -t vtid >/dev/null || letw_fail "add-context"

@@ -8,7 +8,8 @@
  *   capture-async [MASK] same without waiting -> "capture-async R"
  *   check               publish + unpublish a fresh method -> "check ok|FAIL ..."
  *   fork                fork with the fork hooks; the child checks itself and
- *                       exits -> "fork child=PID status=S"
+ *                       exits -> "fork child=PID status=S" (a child still
+ *                       running after 60 s is killed: status=hung)
  *   exit-in-pass        start a capture and exit(0) once its pass has begun
  *   quit                stop churning, letw_shutdown -> "quit errors=E", exit
  *
@@ -17,16 +18,24 @@
  * --records N pre-publishes N methods (a large N makes passes long);
  * --churn keeps a thread publishing/unpublishing until quit (or for
  * --churn-max operations), counting any API error. Exit status 0 only if no API call failed unexpectedly.
+ * --fork-quiesce parks the churn thread around fork() (after a publish or
+ * after an unpublish, whichever comes first), as a runtime quiesces its own
+ * threads: for allocators that are not fork-safe (GCC 12's ASan takes no
+ * allocator lock around fork(), so a child can inherit it held by the
+ * churn thread and hang in calloc). Without it the fork lands anywhere in
+ * the churn, which is what the plain build tests.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -36,6 +45,8 @@
 #include "ctlproto.h"
 
 static atomic_int stop_churn, pass_begun;
+static atomic_int park_req, parked, churn_done;
+static int opt_fork_quiesce;
 static atomic_uint_fast64_t errors;
 static unsigned long opt_records = 1000;
 static uint64_t opt_churn_max; /* 0: churn until quit */
@@ -73,6 +84,18 @@ static int publish_method(uint64_t start, const char *name)
 	return letw_method_publish(&m);
 }
 
+/* Churn thread: stay here, outside any library or libc call, while a fork
+ * is being made (--fork-quiesce). */
+static void maybe_park(void)
+{
+	if (!atomic_load(&park_req))
+		return;
+	atomic_store(&parked, 1);
+	while (atomic_load(&park_req))
+		usleep(100);
+	atomic_store(&parked, 0);
+}
+
 static void *churn_main(void *arg)
 {
 	uint64_t n = 0;
@@ -80,10 +103,29 @@ static void *churn_main(void *arg)
 	while (!atomic_load(&stop_churn) && (!opt_churn_max || n < opt_churn_max)) {
 		uint64_t start = 0x500000000000ull + 0x1000ull * (n++ % 512);
 
-		if (publish_method(start, "churn") || letw_method_unpublish(start))
+		if (publish_method(start, "churn"))
 			atomic_fetch_add(&errors, 1);
+		maybe_park();
+		if (letw_method_unpublish(start))
+			atomic_fetch_add(&errors, 1);
+		maybe_park();
 	}
+	atomic_store(&churn_done, 1);
 	return NULL;
+}
+
+static void park_churn(void)
+{
+	if (!opt_fork_quiesce || !opt_churn)
+		return;
+	atomic_store(&park_req, 1);
+	while (!atomic_load(&parked) && !atomic_load(&churn_done))
+		usleep(100);
+}
+
+static void unpark_churn(void)
+{
+	atomic_store(&park_req, 0);
 }
 
 /* Connect to a process's control socket and PING it: 0 or -errno. */
@@ -120,12 +162,16 @@ static int ping(pid_t pid)
 
 /* The child of `fork`: its inherited table, its own control thread and
  * socket, its own publishes and pass. Returns the exit status. */
-static int fork_child(void)
+static int fork_child(pid_t parent)
 {
 	struct letw_stats st;
 	uint64_t live_at_fork;
 	int bad = 0, ret;
 
+	/* If the parent dies (killed by the test on a failure), so do we. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		return 1;
 	letw_fork_child();
 	/* The parent's churn thread did not survive the fork; whatever it had
 	 * published is in our table, whole (never half a record). */
@@ -160,22 +206,37 @@ static int fork_child(void)
 	return bad ? 1 : 0;
 }
 
+#define FORK_CHILD_TIMEOUT_MS 60000
+
 static void do_fork(void)
 {
-	pid_t pid;
-	int status = -1;
+	pid_t pid, self = getpid();
+	int status = -1, waited = 0;
 
+	park_churn();
 	letw_fork_prepare();
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		_exit(fork_child());
+		_exit(fork_child(self));
 	letw_fork_parent();
+	unpark_churn();
 	if (pid < 0) {
 		say("fork FAIL %s", strerror(errno));
 		return;
 	}
-	waitpid(pid, &status, 0);
+	/* A hung child is a failure to report, not a reason to hang. */
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (waited >= FORK_CHILD_TIMEOUT_MS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			atomic_fetch_add(&errors, 1);
+			say("fork child=%d status=hung", (int)pid);
+			return;
+		}
+		usleep(10000);
+		waited += 10;
+	}
 	/* The parent's socket still answers after the fork. */
 	if (ping(getpid()))
 		atomic_fetch_add(&errors, 1);
@@ -243,6 +304,7 @@ int main(int argc, char **argv)
 		{ "records", required_argument, NULL, 'r' },
 		{ "churn", no_argument, NULL, 'c' },
 		{ "churn-max", required_argument, NULL, 'C' },
+		{ "fork-quiesce", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -255,8 +317,10 @@ int main(int argc, char **argv)
 		case 'r': opt_records = strtoul(optarg, NULL, 0); break;
 		case 'c': opt_churn = 1; break;
 		case 'C': opt_churn_max = strtoull(optarg, NULL, 0); break;
+		case 'q': opt_fork_quiesce = 1; break;
 		case 'h':
-			printf("usage: letw-faultapp [--records N] [--churn [--churn-max OPS]] < commands\n");
+			printf("usage: letw-faultapp [--records N] [--churn [--churn-max OPS]] "
+			       "[--fork-quiesce] < commands\n");
 			return 0;
 		default: return 2;
 		}

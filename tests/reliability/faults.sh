@@ -3,12 +3,15 @@
 # Fault injection around a running runtime (letw-faultapp, driven on its
 # stdin). usage: faults.sh BIN_DIR SCENARIO...
 # Scenarios: socket probe_missing ust_missing disable session_destroy
-#            sessiond_kill exit_in_pass fork
+#            sessiond_kill exit_in_pass fork (= fork_hooks + fork_preload)
+#            fork_in_resize (plain builds: needs LETW_FAULT_STALL_SO)
 # In every one the runtime must keep running (its API calls keep
 # succeeding), exit cleanly with no leak, and the next session must work.
 # Env: LETW_FAULT_WRAP (e.g. "valgrind --leak-check=full ...") wraps the
 # runtime in the scenarios that need no session (valgrind is too slow for
 # the big-table ones; those get LSan in the ASan sub-build).
+# LETW_FAULT_FORK_QUIESCE=1: the fork scenarios park the runtime's churn
+# thread around fork() (faultapp.c --fork-quiesce).
 # sessiond_kill kills the shared root lttng-sessiond on purpose (issue 5
 # asks for it) and restarts it; the EXIT trap restarts it on any failure.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,9 +84,13 @@ settle() {
 }
 
 # session_start PREFIX VPID [blocking]: a session recording one process.
+# It tracks only that process (or the processes in $TRACK_VPIDS), so other
+# lttng-etw processes on the machine run no pass for it (letw_session_track);
+# with neither (fork: the child's vpid is not known yet), every process.
 session_start() {
-	local s
+	local s track=${TRACK_VPIDS:-$2}
 	s=$(letw_session_create "$1") || exit 1
+	[ -n "$track" ] && letw_session_track "$s" "$track"
 	if [ "${3:-}" = blocking ]; then
 		# Small sub-buffers make a big pass long: the fault lands inside.
 		lttng enable-channel -u -s "$s" --subbuf-size=64k --num-subbuf=2 \
@@ -159,7 +166,7 @@ sc_ust_missing() {
 sc_disable() {
 	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LETW_DISABLE=1 -- $CHURN
 	app_start b -- --records 100
-	session_start letw-fault-disable ""
+	TRACK_VPIDS="$a_vpid,$b_vpid" session_start letw-fault-disable ""
 	settle b
 	app_cmd a "capture 0x150"; app_expect a '^capture 0$' || letw_fail "disabled capture ran"
 	app_cmd b "capture 0x150"; app_expect b '^capture 3$' || letw_fail "control capture"
@@ -232,12 +239,19 @@ sc_exit_in_pass() {
 }
 
 # One fork under a recording session; the child's own trace is checked.
+# The child's lttng-ust re-registers from lttng_ust_after_fork_child, which
+# waits for the sessiond like a constructor, but only LTTNG_UST_REGISTER_TIMEOUT
+# (3 s by default): slower than that (valgrind, a loaded machine) and the
+# child runs on before its session is set up, so its passes go nowhere
+# (seen under valgrind: "vpid N: 0 events"). Wait up to 60 s instead.
 fork_traced() { # [env for the runtime...]
-	app_start a "$@" -- $CHURN --records 1000
+	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LTTNG_UST_REGISTER_TIMEOUT=60000 "$@" -- \
+		$CHURN --records 1000 ${LETW_FAULT_FORK_QUIESCE:+--fork-quiesce}
 	session_start letw-fault-fork ""
 	app_cmd a fork
-	app_expect a '^fork child=[0-9]+ status=0$' 120 ||
-		{ cat "$LETW_TEST_TMP/a.err" >&2; letw_fail "forked child failed"; }
+	app_expect a '^fork child=[0-9]+ status=' 120 || letw_fail "no answer to fork"
+	[[ $REPLY =~ status=0$ ]] ||
+		{ cat "$LETW_TEST_TMP/a.err" >&2; letw_fail "forked child failed ($REPLY)"; }
 	local child=${REPLY#fork child=}; child=${child%% *}
 	app_alive_and_working a
 	app_quit a
@@ -248,18 +262,43 @@ fork_traced() { # [env for the runtime...]
 	session_check "$SESSION" "$child" --min-passes 2 --min-emitted 1000
 	lttng destroy "$SESSION" >/dev/null 2>&1
 }
-sc_fork() {
-	# letw_fork_* tell lttng-ust about the fork themselves, and step aside
-	# when the runtime preloads liblttng-ust-fork.so (lttng-ust's own
-	# answer): the child must be traced either way.
+# letw_fork_* tell lttng-ust about the fork themselves (fork_hooks), and
+# step aside when the runtime preloads liblttng-ust-fork.so, lttng-ust's own
+# answer (fork_preload): the child must be traced either way.
+sc_fork_hooks() {
+	fork_traced
+}
+sc_fork_preload() {
 	local pre
 	pre=$(ls /usr/lib/*/liblttng-ust-fork.so.1 2>/dev/null | head -1)
 	[ -n "$pre" ] || letw_fail "liblttng-ust-fork.so.1 not found"
-	fork_traced
-	# ASan (GCC 12) does not lock its allocator around a fork() that
-	# liblttng-ust-fork.so's wrapper makes: a child can inherit it locked
-	# by the churn thread and hang in calloc. Not ours; skipped there.
-	[ -n "${LETW_FAULT_SKIP_PRELOAD_FORK:-}" ] || fork_traced LD_PRELOAD="$pre"
+	fork_traced LD_PRELOAD="$pre"
+}
+sc_fork() {
+	sc_fork_hooks
+	sc_fork_preload
+}
+
+# A fork while the control thread is inside a table resize: cds_lfht_resize
+# (letw_table_maintain) holds the table's resize mutex across allocations
+# and grace periods. stall_resize.c holds the control thread in the resize's
+# first allocation until told to go; letw_fork_prepare must wait for the
+# resize (pass_lock) instead of giving the child that mutex locked, on which
+# the child's control thread hung at its first resize (status=hung).
+sc_fork_in_resize() {
+	[ -n "${LETW_FAULT_STALL_SO:-}" ] || letw_fail "LETW_FAULT_STALL_SO is not set"
+	local d="$LETW_TEST_TMP/stall"
+	mkdir -p "$d"
+	# 20000 records: maintain resizes once the table passes 4096.
+	app_start a LD_PRELOAD="$LETW_FAULT_STALL_SO" LETW_STALL_DIR="$d" -- --records 20000
+	letw_wait_for test -e "$d/stalled" || letw_fail "the control thread never resized"
+	app_cmd a fork
+	sleep 1 # let the fork reach letw_fork_prepare while the resize is held
+	touch "$d/go"
+	app_expect a '^fork child=[0-9]+ status=' 120 || letw_fail "no answer to fork"
+	[[ $REPLY =~ status=0$ ]] || letw_fail "fork during a table resize: child failed ($REPLY)"
+	app_alive_and_working a
+	app_quit a
 }
 
 letw_ensure_sessiond

@@ -17,7 +17,7 @@ for flavour in asan:address,undefined tsan:thread; do
 		{ cat "$dir.log" >&2; exit 1; }
 	# Only what the reliability tests run: other folders' tests are not
 	# ours to build here.
-	cmake --build "$dir" -j2 --target lttng-etw lttng-etw-tp letw-churn letw-hostile letw-ctlclient letw-faultapp \
+	cmake --build "$dir" -j2 --target letw-test-launch lttng-etw lttng-etw-tp letw-churn letw-hostile letw-ctlclient letw-faultapp \
 		>>"$dir.log" 2>&1 ||
 		{ tail -50 "$dir.log" >&2; exit 1; }
 	echo "# $name: running ctest -L $label" >&2
