@@ -49,7 +49,11 @@ struct letw_ctl_reply {
 	uint64_t last_dcend_pass_id;   /* same for dcend_complete; 0: none yet */
 	uint32_t pid;
 	uint16_t instance_id;
-	uint16_t reserved;
+	/* STATUS: session statedumps (`lttng start`, `lttng regenerate
+	 * statedump`) whose pass is queued or running. lttng-sessiond's
+	 * command returns once each process's callback returned, which may be
+	 * before a long pass ends: wait for 0 before relying on the trace. */
+	uint16_t pending_statedumps;
 };
 
 #endif /* LETW_CTLPROTO_H */

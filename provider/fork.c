@@ -4,10 +4,11 @@
  * pthread_atfork handlers: the runtime knows when it forks and which of its
  * own locks must be quiesced first).
  *
- * prepare: waits for a pass in progress to end (pass_lock) so the child
- *          never inherits a walk in progress, then quiesces liburcu and
- *          tells lttng-ust (so the child registers with the sessiond and
- *          traces under its own vpid).
+ * prepare: quiesces liburcu and tells lttng-ust (so the child registers
+ *          with the sessiond and traces under its own vpid). It takes no
+ *          lock of ours: lttng-ust's listener may be waiting for a pass
+ *          while holding the locks lttng_ust_before_fork takes, so waiting
+ *          here for the pass would close a cycle (internal.h).
  * child:   the control thread did not survive the fork; start a new one
  *          with a socket named after the child's pid. The table is kept:
  *          the child's address space holds the same code. Events from the
@@ -20,10 +21,10 @@
 #include "emit.h"
 #include "internal.h"
 #include "log.h"
+#include "statedump.h"
 
 LETW_API void letw_fork_prepare(void)
 {
-	pthread_mutex_lock(&letw_g.pass_lock);
 	urcu_bp_call_rcu_before_fork();
 	urcu_bp_before_fork();
 	letw_probe_fork_prepare();
@@ -34,16 +35,19 @@ LETW_API void letw_fork_parent(void)
 	letw_probe_fork_parent();
 	urcu_bp_after_fork_parent();
 	urcu_bp_call_rcu_after_fork_parent();
-	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
 LETW_API void letw_fork_child(void)
 {
+	/* First: lttng-ust's restart below runs the child's statedumps, whose
+	 * callbacks must queue, not wait for a control thread not yet there. */
+	letw_hook_fork_child();
 	letw_probe_fork_child();
 	letw_emit_set_pid();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
-	pthread_mutex_unlock(&letw_g.pass_lock);
+	/* The parent's control thread may have held it at fork. */
+	pthread_mutex_init(&letw_g.pass_lock, NULL);
 	/* The parent's threads are gone; their fds are ours to close. */
 	if (letw_g.control_running) {
 		letw_g.control_running = 0;

@@ -14,10 +14,14 @@
  *  - req_lock: guards the in-process request slot. Held for a few stores,
  *    never across a pass or a callback, and nothing is taken under it.
  *  - pass_lock: held by the control thread for the duration of each
- *    dispatch (callback + pass), and by letw_fork_prepare until the fork is
- *    done, so a child never inherits a walk in progress. Only req_lock may
- *    be taken under it (by the control thread, briefly): no cycle, since
- *    nothing takes pass_lock while holding req_lock.
+ *    dispatch (callback + pass), and by letw_set_control_fn for two stores.
+ *    Only req_lock and statedump.c's hook_lock may be taken under it (by
+ *    the control thread, briefly): no cycle, since nothing takes pass_lock
+ *    while holding either. The fork hooks no longer take it: lttng-ust's
+ *    listener waits (bounded) for a pass while holding ust_fork_mutex and
+ *    ust_lock, which lttng_ust_before_fork takes, so pass_lock -> ust locks
+ *    in fork_prepare would close a cycle. The child re-initialises it.
+ *  - the statedump hook's hook_lock: see statedump.c.
  */
 #ifndef LETW_INTERNAL_H
 #define LETW_INTERNAL_H
@@ -72,9 +76,12 @@ extern struct letw_state letw_g;
 int letw_control_start(void);
 void letw_control_stop(void);
 int letw_control_stop_timed(int timeout_ms);
-/* Run one control request on the control thread: callback, decision, pass.
- * Caller holds pass_lock. */
+/* Run one control request on the control thread: callback, decision, pass
+ * into target (NULL: every session recording the rundown events). Caller
+ * holds pass_lock. */
+struct letw_emit_target;
 void letw_control_dispatch(int code, uint64_t mask, int provider,
+			   const struct letw_emit_target *target,
 			   struct letw_pass_result *res);
 
 /* ctlsock.c: the per-process control socket, served by the control thread */
@@ -85,6 +92,7 @@ void letw_ctlsock_service(const struct pollfd *fds, int nfds);
 
 /* probe.c */
 int letw_probe_load(void);
+void *letw_probe_handle(void); /* NULL when not loaded */
 void letw_probe_fork_prepare(void);
 void letw_probe_fork_parent(void);
 void letw_probe_fork_child(void);
