@@ -34,12 +34,18 @@ struct letw_ctl_request {
 	uint64_t request_id;        /* echoed in the reply */
 };
 
+/* STATUS replies: `passes` carries this bit when the process serves each
+ * session through its statedump (`lttng start`, `lttng regenerate
+ * statedump`); without it the process polls (fallback) and answers
+ * statedumps with nothing. */
+#define LETW_CTL_STATUS_HOOK 0x1u
+
 struct letw_ctl_reply {
 	uint32_t magic;
 	uint16_t version;
 	uint16_t type;
 	int32_t status;             /* 0 or a negative errno */
-	uint32_t passes;            /* LETW_PASS_* bits that ran */
+	uint32_t passes;            /* LETW_PASS_* bits that ran; STATUS: LETW_CTL_STATUS_* */
 	uint64_t request_id;
 	uint64_t pass_id;           /* 0 when no pass ran */
 	uint64_t emitted;           /* records written, summed over the flavours run */

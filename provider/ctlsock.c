@@ -199,6 +199,7 @@ static int handle_request(int fd)
 	case LETW_CTL_STATUS:
 		r = reply_for(req.type, 0, req.request_id);
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
+		r.passes = letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0;
 		r.pending_statedumps = (uint16_t)(letw_hook_pending() > 0xffff ?
 						  0xffff : letw_hook_pending());
 		break;
