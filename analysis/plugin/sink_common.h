@@ -29,6 +29,8 @@ struct letw_sink_ops {
 	/* Return 0, or a negative errno to fail the graph (cause appended). */
 	int (*event)(struct letw_sink *s, const struct letw_ev *ev);
 	int (*discarded)(struct letw_sink *s, const bt_message *msg);
+	/* Optional: every packet beginning (per-stream facts). */
+	int (*packet)(struct letw_sink *s, const bt_message *msg);
 	int (*end)(struct letw_sink *s);
 };
 
