@@ -53,7 +53,7 @@ typedef int (*unreg_fn)(const char *, const char *, void (*)(void), void *);
 
 static unreg_fn unregister_probe;
 static int active;
-static int serving;   /* __atomic: the control thread runs and serves requests */
+static int serving;   /* under hook_lock: the control thread runs and serves requests */
 static long wait_ms = DEFAULT_WAIT_MS;
 
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +91,7 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	uint64_t seq;
 	struct timespec until;
 	uint64_t one = 1;
+	int wait;
 
 	if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 		return;
@@ -99,6 +100,9 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	events = letw_sess_events(session);
 	if (!events)
 		return;
+	/* The wake-up is written under hook_lock: letw_hook_serving(0) takes
+	 * it before the control thread's eventfd is closed, so a callback never
+	 * writes to a closed (or reused) descriptor. */
 	pthread_mutex_lock(&hook_lock);
 	if (q_tail - q_head == QUEUE_LEN) {
 		dropped++;
@@ -108,13 +112,15 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	seq = ++q_tail;
 	queue[seq % QUEUE_LEN] = (struct letw_hook_req){
 		.session = session, .events = events, .seq = seq };
+	wait = serving;
+	if (wait)
+		(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	pthread_mutex_unlock(&hook_lock);
-	if (!__atomic_load_n(&serving, __ATOMIC_ACQUIRE))
+	if (!wait)
 		return; /* queued for a control thread that is not there yet */
-	(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	deadline_after(&until, wait_ms);
 	pthread_mutex_lock(&hook_lock);
-	while (done_seq < seq && __atomic_load_n(&serving, __ATOMIC_ACQUIRE) &&
+	while (done_seq < seq && serving &&
 	       pthread_cond_timedwait(&hook_cond, &hook_lock, &until) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&hook_lock);
@@ -173,13 +179,12 @@ int letw_hook_start(void *probe_handle)
 
 void letw_hook_serving(int on)
 {
-	__atomic_store_n(&serving, on, __ATOMIC_RELEASE);
-	if (!on && active) {
-		/* Waiting callbacks return now: no pass will answer them. */
-		pthread_mutex_lock(&hook_lock);
+	pthread_mutex_lock(&hook_lock);
+	serving = on;
+	/* Waiting callbacks return now: no pass will answer them. */
+	if (!on && active)
 		pthread_cond_broadcast(&hook_cond);
-		pthread_mutex_unlock(&hook_lock);
-	}
+	pthread_mutex_unlock(&hook_lock);
 }
 
 void letw_hook_stop(void)
@@ -244,8 +249,8 @@ void letw_hook_fork_child(void)
 {
 	/* The parent's listeners are gone, one of them may have held the
 	 * lock, and the sessions they queued are not the child's. */
-	__atomic_store_n(&serving, 0, __ATOMIC_RELAXED);
 	pthread_mutex_init(&hook_lock, NULL);
+	serving = 0;
 	if (active)
 		init_cond();
 	q_head = q_tail = done_seq = dropped = 0;

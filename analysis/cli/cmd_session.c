@@ -250,6 +250,28 @@ static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
 	return 0;
 }
 
+/*
+ * What every command starts with: its options, then the processes' state
+ * before the session is touched. Returns -1 to go on (*o and *v filled),
+ * else the exit status (--help, usage error, no memory).
+ */
+static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
+		 int dcend, struct session_opts *o, struct proc **v, int *n)
+{
+	int ret = parse(argc, argv, cmd, o, usage);
+
+	if (ret) {
+		free(o->pids);
+		return ret < 0 ? LETW_EXIT_OK : ret;
+	}
+	*v = list_procs(o->pids, o->npids, n, dcend, o->timeout_s);
+	if (!*v) {
+		free(o->pids);
+		return LETW_EXIT_ERROR;
+	}
+	return -1;
+}
+
 static void start_usage(FILE *f)
 {
 	fprintf(f,
@@ -272,16 +294,9 @@ int letw_cmd_start(int argc, char **argv)
 	struct proc *v;
 	int n = 0, i, ret, failed = 0;
 
-	ret = parse(argc, argv, "start", &o, start_usage);
-	if (ret) {
-		free(o.pids);
-		return ret < 0 ? LETW_EXIT_OK : ret;
-	}
-	v = list_procs(o.pids, o.npids, &n, 0, o.timeout_s);
-	if (!v) {
-		free(o.pids);
-		return LETW_EXIT_ERROR;
-	}
+	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
+	if (ret >= 0)
+		return ret;
 	if (letw_lttng_start(o.session)) {
 		failed = 1;
 		goto out;
@@ -346,13 +361,10 @@ int letw_cmd_stop(int argc, char **argv)
 	char *filter = NULL, *chan = NULL;
 	int n = 0, i, ret, failed = 0, already = 0;
 
-	ret = parse(argc, argv, "stop", &o, stop_usage);
-	if (ret) {
-		free(o.pids);
-		return ret < 0 ? LETW_EXIT_OK : ret;
-	}
-	v = list_procs(o.pids, o.npids, &n, 1, o.timeout_s);
-	if (!v || (o.npids && !(filter = vpid_filter(o.pids, o.npids)))) {
+	ret = begin(argc, argv, "stop", stop_usage, 1, &o, &v, &n);
+	if (ret >= 0)
+		return ret;
+	if (o.npids && !(filter = vpid_filter(o.pids, o.npids))) {
 		free(o.pids);
 		free(v);
 		return LETW_EXIT_ERROR;
@@ -408,16 +420,9 @@ int letw_cmd_snapshot(int argc, char **argv)
 	struct proc *v;
 	int n = 0, i, ret, failed = 0;
 
-	ret = parse(argc, argv, "snapshot", &o, snapshot_usage);
-	if (ret) {
-		free(o.pids);
-		return ret < 0 ? LETW_EXIT_OK : ret;
-	}
-	v = list_procs(o.pids, o.npids, &n, 0, o.timeout_s);
-	if (!v) {
-		free(o.pids);
-		return LETW_EXIT_ERROR;
-	}
+	ret = begin(argc, argv, "snapshot", snapshot_usage, 0, &o, &v, &n);
+	if (ret >= 0)
+		return ret;
 	if (letw_lttng_regenerate(o.session)) {
 		failed = 1;
 	} else {
