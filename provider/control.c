@@ -1,12 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The control thread: turns LTTng session state into ETW control requests.
+ * Every pass runs here, on this thread, one at a time.
  *
- * LTTng-UST has no enable callback, but a tracepoint's enabled state flips
- * to true when a session that enabled it starts, and back at stop. We poll
- * each provider's live keyword mask (emit.c) every poll_ms and synthesise
- * ENABLE_PROVIDER / DISABLE_PROVIDER; CAPTURE_STATE comes from the control
- * socket or letw_capture_state. Every pass runs here, on this thread.
+ * Sessions reach us two ways:
+ *  - the statedump hook (statedump.c): each session's start and each
+ *    `lttng regenerate statedump` queue a request naming the session; we
+ *    answer it with a pass into that session alone, with ETW's keyword
+ *    semantics per session (sessions.c, letw_sessmem_statedump). Sessions
+ *    already started when the hook was connected (their statedump came
+ *    before it) are adopted once, with an ENABLE pass each;
+ *  - polling, the fallback where the hook is unavailable: a tracepoint's
+ *    enabled state flips when a session that enabled it starts, and back at
+ *    stop; we poll each provider's live keyword mask every poll_ms and
+ *    synthesise ENABLE_PROVIDER / DISABLE_PROVIDER, with passes written into
+ *    every session. With the hook, polling still reports the runtime
+ *    provider and DISABLE_PROVIDER of the rundown provider, but runs no pass.
+ * CAPTURE_STATE also comes from the control socket or letw_capture_state,
+ * written into every session that records the rundown events.
  */
 #include <errno.h>
 #include <poll.h>
@@ -22,6 +33,8 @@
 #include "emit.h"
 #include "internal.h"
 #include "log.h"
+#include "sessions.h"
+#include "statedump.h"
 #include "walker.h"
 
 #define TRIGGER_KEYWORDS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
@@ -34,7 +47,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-struct init_ctx {
+/* The walker sink's ctx: the target first (letw_lttng_sink's callbacks
+ * read it as a struct letw_emit_target), then what `begin` needs. */
+struct pass_ctx {
+	struct letw_emit_target target;
 	int passes;
 	struct letw_tp_pass_init init;
 };
@@ -42,14 +58,15 @@ struct init_ctx {
 /* The walker's `begin`: the Init events, at the pass's start instant. */
 static void emit_inits(void *ctx)
 {
-	struct init_ctx *ic = ctx;
+	struct pass_ctx *pc = ctx;
 
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++)
-		if (ic->passes & (1 << f))
-			letw_emit_pass_init((enum letw_flavour)f, &ic->init);
+		if (pc->passes & (1 << f))
+			letw_emit_pass_init(&pc->target, (enum letw_flavour)f, &pc->init);
 }
 
 static void run_pass(int passes, int code, uint64_t mask,
+		     const struct letw_emit_target *target,
 		     struct letw_pass_result *res)
 {
 	struct letw_table *t = letw_g.table; /* stable: only shutdown clears it,
@@ -57,7 +74,8 @@ static void run_pass(int passes, int code, uint64_t mask,
 	struct letw_walk_sink sink = letw_lttng_sink;
 	struct letw_walk_stats st;
 	uint64_t pass_id = ++letw_g.pass_seq;
-	struct init_ctx ic = {
+	struct pass_ctx pc = {
+		.target = *target,
 		.passes = passes,
 		.init = {
 			.pass_id = pass_id,
@@ -70,7 +88,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	int ret;
 
 	sink.begin = emit_inits;
-	sink.ctx = &ic;
+	sink.ctx = &pc;
 	sink.instance_id = letw_g.instance_id;
 	sink.cancel = &letw_g.stopping;
 	ret = letw_walk(t, (unsigned int)passes, &sink, &st);
@@ -95,7 +113,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 
 		if (!(passes & (1 << f)))
 			continue;
-		letw_emit_pass_complete((enum letw_flavour)f, &done);
+		letw_emit_pass_complete(target, (enum letw_flavour)f, &done);
 		/* Readers (socket STATUS on this thread, stats elsewhere). */
 		uatomic_set(&letw_g.last_pass_id[f], pass_id);
 		uatomic_add(&letw_g.rundown_emitted, st.emitted[f]);
@@ -106,11 +124,12 @@ static void run_pass(int passes, int code, uint64_t mask,
 	uatomic_set(&letw_g.last_pass_sections, st.sections);
 	if (st.max_section_ns > uatomic_read(&letw_g.max_section_ns))
 		uatomic_set(&letw_g.max_section_ns, st.max_section_ns);
-	letw_debug("pass %llu (%s%s): %llu+%llu emitted, %llu raced, %llu sections, "
+	letw_debug("pass %llu (%s%s) into %s: %llu+%llu emitted, %llu raced, %llu sections, "
 		   "longest %llu ns, %llu ns read side",
 		   (unsigned long long)pass_id,
 		   (passes & LETW_PASS_DCSTART) ? "dcstart" : "",
 		   (passes & LETW_PASS_DCEND) ? " dcend" : "",
+		   target->session ? "its session" : "every session",
 		   (unsigned long long)st.emitted[0], (unsigned long long)st.emitted[1],
 		   (unsigned long long)st.skipped_raced, (unsigned long long)st.sections,
 		   (unsigned long long)st.max_section_ns,
@@ -124,9 +143,11 @@ static void run_pass(int passes, int code, uint64_t mask,
 }
 
 void letw_control_dispatch(int code, uint64_t mask, int provider,
+			   const struct letw_emit_target *target,
 			   struct letw_pass_result *res)
 {
 	letw_control_fn fn = letw_g.control_fn;
+	struct letw_emit_target all;
 	int passes;
 
 	if (res)
@@ -134,8 +155,13 @@ void letw_control_dispatch(int code, uint64_t mask, int provider,
 	if (fn)
 		fn(code, LETW_LEVEL_VERBOSE, mask, provider, letw_g.control_ctx);
 	passes = letw_rundown_pass(code, mask, provider);
-	if (passes > 0 && letw_g.tracing)
-		run_pass(passes, code, mask, res);
+	if (passes <= 0 || !letw_g.tracing)
+		return;
+	if (!target) {
+		letw_emit_target_all(&all);
+		target = &all;
+	}
+	run_pass(passes, code, mask, target, res);
 }
 
 /*
@@ -183,15 +209,17 @@ static void poll_keywords(uint64_t prev[2])
 			continue;
 		pthread_mutex_lock(&letw_g.pass_lock);
 		if (mask == 0) {
-			letw_control_dispatch(LETW_CONTROL_DISABLE_PROVIDER, 0, p, NULL);
-		} else {
+			letw_control_dispatch(LETW_CONTROL_DISABLE_PROVIDER, 0, p,
+					      NULL, NULL);
+		} else if (p == LETW_PROVIDER_RUNTIME || !letw_hook_active()) {
 			uint64_t reported = mask;
 
 			if (p == LETW_PROVIDER_RUNDOWN)
 				reported &= ~(prev[p] & TRIGGER_KEYWORDS);
 			letw_control_dispatch(LETW_CONTROL_ENABLE_PROVIDER, reported,
-					      p, NULL);
+					      p, NULL, NULL);
 		}
+		/* else: the statedump hook serves each session's ENABLE. */
 		pthread_mutex_unlock(&letw_g.pass_lock);
 		prev[p] = mask;
 	}
@@ -213,13 +241,68 @@ static void serve_in_process_request(void)
 		mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
 	pthread_mutex_lock(&letw_g.pass_lock);
 	letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, mask,
-			      LETW_PROVIDER_RUNDOWN, &res);
+			      LETW_PROVIDER_RUNDOWN, NULL, &res);
 	pthread_mutex_unlock(&letw_g.pass_lock);
 	pthread_mutex_lock(&letw_g.req_lock);
 	letw_g.req_result = res;
 	letw_g.req_done_seq = seq;
 	pthread_cond_broadcast(&letw_g.req_cond);
 	pthread_mutex_unlock(&letw_g.req_lock);
+}
+
+/* Sessions served through the statedump hook; this thread only. */
+static struct letw_sessmem served;
+
+static void serve_session(struct lttng_ust_session *session, uint32_t events)
+{
+	struct letw_emit_target target = { .session = session, .events = events };
+	uint64_t run_mask;
+	int code = letw_sessmem_statedump(&served, session,
+					  letw_rd_events_mask(events), &run_mask);
+
+	pthread_mutex_lock(&letw_g.pass_lock);
+	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &target, NULL);
+	pthread_mutex_unlock(&letw_g.pass_lock);
+}
+
+/* Every queued statedump request, oldest first. */
+static void serve_statedumps(void)
+{
+	struct letw_hook_req r;
+
+	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
+	       letw_hook_take(&r)) {
+		serve_session(r.session, r.events);
+		letw_hook_done(r.seq);
+	}
+}
+
+/*
+ * Once, when the thread starts with the hook connected: sessions that were
+ * started before it (lttng-ust ran their statedump before our probe was
+ * there, e.g. while letw_init loaded lttng-ust) get their ENABLE pass now.
+ * Queued requests go first, so a session they served is not adopted again.
+ */
+static void adopt_sessions(void)
+{
+	struct letw_sess live[LETW_SESSMEM_MAX];
+	int n = letw_sess_list(live, LETW_SESSMEM_MAX, NULL);
+
+	for (int i = 0; i < n; i++)
+		if (!letw_sessmem_known(&served, live[i].session))
+			serve_session(live[i].session, live[i].events);
+}
+
+/* Forget sessions that stopped or vanished: a session started again is new
+ * (ENABLE), and a new session reusing an old one's address is not taken
+ * for it. */
+static void prune_sessions(void)
+{
+	struct letw_sess live[LETW_SESSMEM_MAX];
+
+	if (served.n)
+		letw_sessmem_prune(&served, live,
+				   letw_sess_list(live, LETW_SESSMEM_MAX, NULL));
 }
 
 #define MAX_POLLFDS 40
@@ -234,6 +317,10 @@ static void *control_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	/* Named so perf, top and gdb show which thread runs the passes. */
 	pthread_setname_np(pthread_self(), "letw-control");
+	if (letw_hook_active()) {
+		serve_statedumps();
+		adopt_sessions();
+	}
 
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE)) {
 		struct pollfd fds[MAX_POLLFDS];
@@ -254,6 +341,8 @@ static void *control_main(void *arg)
 		if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 			break;
 		if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
+			serve_statedumps();
+			prune_sessions();
 			poll_keywords(prev);
 			serve_in_process_request();
 		}
@@ -281,14 +370,22 @@ int letw_control_start(void)
 	if (letw_g.wake_fd < 0)
 		return -errno;
 	letw_g.listen_fd = -1;
+	/* Before the thread: it adopts the sessions the hook will not see.
+	 * No hook without rundowns (NO_CONTROL_THREAD): a statedump would
+	 * only wait out its timeout for a pass nobody runs. */
+	if (letw_g.tracing && !(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD))
+		(void)letw_hook_start(letw_probe_handle());
+	memset(&served, 0, sizeof(served));
 	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {
 		ret = letw_ctlsock_open();
 		if (ret)
 			letw_warn("control socket unavailable (%s); capture-state "
 				  "requests will not be served", strerror(-ret));
 	}
+	letw_hook_serving(1);
 	ret = pthread_create(&letw_g.control_thread, NULL, control_main, NULL);
 	if (ret) {
+		letw_hook_serving(0);
 		letw_ctlsock_close();
 		close(letw_g.wake_fd);
 		letw_g.wake_fd = -1;
@@ -312,6 +409,7 @@ int letw_control_stop_timed(int timeout_ms)
 	if (pthread_equal(pthread_self(), letw_g.control_thread))
 		return -EDEADLK;
 	__atomic_store_n(&letw_g.stopping, 1, __ATOMIC_RELEASE);
+	letw_hook_serving(0); /* statedump callbacks stop waiting for us */
 	(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	if (timeout_ms < 0) {
 		pthread_join(letw_g.control_thread, NULL);
@@ -339,7 +437,10 @@ int letw_control_stop_timed(int timeout_ms)
 	return 0;
 }
 
+/* letw_shutdown: also disconnect the statedump hook (not at exit, where
+ * lttng-ust is being torn down: callbacks then return at once). */
 void letw_control_stop(void)
 {
-	(void)letw_control_stop_timed(-1);
+	if (letw_control_stop_timed(-1) == 0)
+		letw_hook_stop();
 }

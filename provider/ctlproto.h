@@ -34,12 +34,18 @@ struct letw_ctl_request {
 	uint64_t request_id;        /* echoed in the reply */
 };
 
+/* STATUS replies: `passes` carries this bit when the process serves each
+ * session through its statedump (`lttng start`, `lttng regenerate
+ * statedump`); without it the process polls (fallback) and answers
+ * statedumps with nothing. */
+#define LETW_CTL_STATUS_HOOK 0x1u
+
 struct letw_ctl_reply {
 	uint32_t magic;
 	uint16_t version;
 	uint16_t type;
 	int32_t status;             /* 0 or a negative errno */
-	uint32_t passes;            /* LETW_PASS_* bits that ran */
+	uint32_t passes;            /* LETW_PASS_* bits that ran; STATUS: LETW_CTL_STATUS_* */
 	uint64_t request_id;
 	uint64_t pass_id;           /* 0 when no pass ran */
 	uint64_t emitted;           /* records written, summed over the flavours run */
@@ -49,7 +55,11 @@ struct letw_ctl_reply {
 	uint64_t last_dcend_pass_id;   /* same for dcend_complete; 0: none yet */
 	uint32_t pid;
 	uint16_t instance_id;
-	uint16_t reserved;
+	/* STATUS: session statedumps (`lttng start`, `lttng regenerate
+	 * statedump`) whose pass is queued or running. lttng-sessiond's
+	 * command returns once each process's callback returned, which may be
+	 * before a long pass ends: wait for 0 before relying on the trace. */
+	uint16_t pending_statedumps;
 };
 
 #endif /* LETW_CTLPROTO_H */

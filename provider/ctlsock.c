@@ -24,6 +24,7 @@
 #include "emit.h"
 #include "internal.h"
 #include "log.h"
+#include "statedump.h"
 
 #define MAX_CLIENTS 16
 #define CLIENT_IDLE_MS 2000
@@ -198,6 +199,9 @@ static int handle_request(int fd)
 	case LETW_CTL_STATUS:
 		r = reply_for(req.type, 0, req.request_id);
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
+		r.passes = letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0;
+		r.pending_statedumps = (uint16_t)(letw_hook_pending() > 0xffff ?
+						  0xffff : letw_hook_pending());
 		break;
 	case LETW_CTL_CAPTURE_STATE: {
 		uint64_t mask = req.match_any_keyword ?
@@ -206,7 +210,7 @@ static int handle_request(int fd)
 
 		pthread_mutex_lock(&letw_g.pass_lock);
 		letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, mask,
-				      LETW_PROVIDER_RUNDOWN, &res);
+				      LETW_PROVIDER_RUNDOWN, NULL, &res);
 		pthread_mutex_unlock(&letw_g.pass_lock);
 		r = reply_for(req.type, letw_g.tracing ? 0 : -ENOTCONN,
 			      req.request_id);

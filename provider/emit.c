@@ -3,7 +3,9 @@
 
 #include "letw_runtime_tp.h"
 #include "letw_rundown_tp.h"
+#include "letw_fanout.h"
 #include "emit.h"
+#include "sessions.h"
 
 #define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
 
@@ -114,95 +116,123 @@ void letw_emit_module(int unload, const struct letw_tp_module *md)
 		lttng_ust_tracepoint(letw_runtime, module_load, md);
 }
 
-void letw_emit_pass_init(enum letw_flavour f, const struct letw_tp_pass_init *p)
+/*
+ * The one way into a rundown event: into the target session, or, for a
+ * pass meant for every session (no session asked: polling fallback,
+ * capture-state), into each session through its own probe.
+ */
+#define RUNDOWN(tgt, ev, T, arg)                                               \
+	do {                                                                   \
+		if ((tgt)->session)                                            \
+			lttng_ust_tracepoint(letw_rundown, ev, (tgt)->session, arg); \
+		else                                                           \
+			LETW_TP_FANOUT(letw_rundown, ev, T, arg);              \
+	} while (0)
+
+void letw_emit_target_all(struct letw_emit_target *t)
 {
-	if (f == LETW_FLAVOUR_DCSTART)
-		lttng_ust_tracepoint(letw_rundown, dcstart_init, p);
-	else
-		lttng_ust_tracepoint(letw_rundown, dcend_init, p);
+	uint32_t any = 0;
+	struct letw_sess s[1];
+
+	(void)letw_sess_list(s, 0, &any);
+	*t = (struct letw_emit_target){ .session = NULL, .events = any };
 }
 
-void letw_emit_pass_complete(enum letw_flavour f,
+void letw_emit_pass_init(const struct letw_emit_target *t, enum letw_flavour f,
+			 const struct letw_tp_pass_init *p)
+{
+	if (f == LETW_FLAVOUR_DCSTART)
+		RUNDOWN(t, dcstart_init, const struct letw_tp_pass_init *, p);
+	else
+		RUNDOWN(t, dcend_init, const struct letw_tp_pass_init *, p);
+}
+
+void letw_emit_pass_complete(const struct letw_emit_target *t, enum letw_flavour f,
 			     const struct letw_tp_pass_complete *p)
 {
 	if (f == LETW_FLAVOUR_DCSTART)
-		lttng_ust_tracepoint(letw_rundown, dcstart_complete, p);
+		RUNDOWN(t, dcstart_complete, const struct letw_tp_pass_complete *, p);
 	else
-		lttng_ust_tracepoint(letw_rundown, dcend_complete, p);
+		RUNDOWN(t, dcend_complete, const struct letw_tp_pass_complete *, p);
 }
 
 /*
- * Walker sink. The enabled test and the tracepoint read the same state; a
- * session stopping between the two makes us count one record that did not
- * reach it, which the report then shows as emitted > seen at the very end
- * of a cut pass — the truthful reading of a pass cut by `lttng stop`.
+ * Walker sink; ctx is the pass's struct letw_emit_target. A record counts
+ * as emitted when the target records the event (its event set, read when
+ * the pass began) and the event is still enabled: a session stopping in
+ * between makes us count one record that did not reach it, which the
+ * report then shows as emitted > seen at the very end of a cut pass — the
+ * truthful reading of a pass cut by `lttng stop`.
  */
+#define SINK(tgt, bit, ev, T, arg)                                             \
+	do {                                                                   \
+		if (!((tgt)->events & LETW_RD_BIT(bit)) ||                     \
+		    !ENABLED(letw_rundown, ev))                                \
+			return 0;                                              \
+		RUNDOWN(tgt, ev, T, arg);                                      \
+		return 1;                                                      \
+	} while (0)
+
 static int sink_module(void *ctx, enum letw_flavour f, const struct letw_tp_module *md)
 {
-	if (f == LETW_FLAVOUR_DCSTART) {
-		if (!ENABLED(letw_rundown, module_dcstart))
-			return 0;
-		lttng_ust_tracepoint(letw_rundown, module_dcstart, md);
-	} else {
-		if (!ENABLED(letw_rundown, module_dcend))
-			return 0;
-		lttng_ust_tracepoint(letw_rundown, module_dcend, md);
-	}
-	return 1;
+	const struct letw_emit_target *t = ctx;
+
+	if (f == LETW_FLAVOUR_DCSTART)
+		SINK(t, LETW_RD_MODULE_DCSTART, module_dcstart, const struct letw_tp_module *, md);
+	SINK(t, LETW_RD_MODULE_DCEND, module_dcend, const struct letw_tp_module *, md);
 }
 
 static int sink_method(void *ctx, enum letw_flavour f, const struct letw_tp_method *m)
 {
-	if (f == LETW_FLAVOUR_DCSTART) {
-		if (!ENABLED(letw_rundown, method_dcstart))
-			return 0;
-		lttng_ust_tracepoint(letw_rundown, method_dcstart, m);
-	} else {
-		if (!ENABLED(letw_rundown, method_dcend))
-			return 0;
-		lttng_ust_tracepoint(letw_rundown, method_dcend, m);
-	}
-	return 1;
+	const struct letw_emit_target *t = ctx;
+
+	if (f == LETW_FLAVOUR_DCSTART)
+		SINK(t, LETW_RD_METHOD_DCSTART, method_dcstart, const struct letw_tp_method *, m);
+	SINK(t, LETW_RD_METHOD_DCEND, method_dcend, const struct letw_tp_method *, m);
 }
 
 static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s)
 {
-	if (f == LETW_FLAVOUR_DCSTART) {
-		if (!ENABLED(letw_rundown, stub_dcstart))
-			return 0;
-		lttng_ust_tracepoint(letw_rundown, stub_dcstart, s);
-	} else {
-		if (!ENABLED(letw_rundown, stub_dcend))
-			return 0;
-		lttng_ust_tracepoint(letw_rundown, stub_dcend, s);
-	}
-	return 1;
+	const struct letw_emit_target *t = ctx;
+
+	if (f == LETW_FLAVOUR_DCSTART)
+		SINK(t, LETW_RD_STUB_DCSTART, stub_dcstart, const struct letw_tp_stub *, s);
+	SINK(t, LETW_RD_STUB_DCEND, stub_dcend, const struct letw_tp_stub *, s);
 }
 
 static void sink_lines(void *ctx, enum letw_flavour f, const struct letw_tp_lines *l)
 {
+	const struct letw_emit_target *t = ctx;
+
 	if (f == LETW_FLAVOUR_DCSTART)
-		lttng_ust_tracepoint(letw_rundown, method_lines_start, l);
+		RUNDOWN(t, method_lines_start, const struct letw_tp_lines *, l);
 	else
-		lttng_ust_tracepoint(letw_rundown, method_lines_end, l);
+		RUNDOWN(t, method_lines_end, const struct letw_tp_lines *, l);
 }
 
 static void sink_code(void *ctx, enum letw_flavour f, const struct letw_tp_code *c)
 {
+	const struct letw_emit_target *t = ctx;
+
 	if (f == LETW_FLAVOUR_DCSTART)
-		lttng_ust_tracepoint(letw_rundown, method_code_bytes_start, c);
+		RUNDOWN(t, method_code_bytes_start, const struct letw_tp_code *, c);
 	else
-		lttng_ust_tracepoint(letw_rundown, method_code_bytes_end, c);
+		RUNDOWN(t, method_code_bytes_end, const struct letw_tp_code *, c);
 }
 
+/* Whether the target records a record's line table / code bytes in this
+ * flavour: the walker only builds the chunks for a yes. */
 static int sink_wants(void *ctx, enum letw_flavour f, int what)
 {
+	const struct letw_emit_target *t = ctx;
 	int start = f == LETW_FLAVOUR_DCSTART;
 
 	if (what == LETW_WANT_LINES)
-		return (start ? ENABLED(letw_rundown, method_lines_start) :
+		return (t->events & LETW_RD_BIT(start ? LETW_RD_LINES_START : LETW_RD_LINES_END)) &&
+		       (start ? ENABLED(letw_rundown, method_lines_start) :
 				ENABLED(letw_rundown, method_lines_end)) ? LETW_WANT_LINES : 0;
-	return (start ? ENABLED(letw_rundown, method_code_bytes_start) :
+	return (t->events & LETW_RD_BIT(start ? LETW_RD_CODE_START : LETW_RD_CODE_END)) &&
+	       (start ? ENABLED(letw_rundown, method_code_bytes_start) :
 			ENABLED(letw_rundown, method_code_bytes_end)) ? LETW_WANT_CODE : 0;
 }
 
@@ -235,32 +265,15 @@ uint64_t letw_live_mask(int provider)
 			mask |= LETW_KW_CODE_BYTES;
 		return mask;
 	}
-	if (ENABLED(letw_rundown, dcstart_init) ||
-	    ENABLED(letw_rundown, dcstart_complete) ||
-	    ENABLED(letw_rundown, method_dcstart) ||
-	    ENABLED(letw_rundown, stub_dcstart) ||
-	    ENABLED(letw_rundown, module_dcstart))
-		mask |= LETW_KW_RUNDOWN_START;
-	if (ENABLED(letw_rundown, dcend_init) ||
-	    ENABLED(letw_rundown, dcend_complete) ||
-	    ENABLED(letw_rundown, method_dcend) ||
-	    ENABLED(letw_rundown, stub_dcend) ||
-	    ENABLED(letw_rundown, module_dcend))
-		mask |= LETW_KW_RUNDOWN_END;
-	if (ENABLED(letw_rundown, method_dcstart) ||
-	    ENABLED(letw_rundown, method_dcend))
-		mask |= LETW_KW_JIT_RUNDOWN;
-	if (ENABLED(letw_rundown, module_dcstart) ||
-	    ENABLED(letw_rundown, module_dcend))
-		mask |= LETW_KW_LOADER_RUNDOWN;
-	if (ENABLED(letw_rundown, stub_dcstart) ||
-	    ENABLED(letw_rundown, stub_dcend))
-		mask |= LETW_KW_STUB_RUNDOWN;
-	if (ENABLED(letw_rundown, method_lines_start) ||
-	    ENABLED(letw_rundown, method_lines_end))
-		mask |= LETW_KW_LINES_RUNDOWN;
-	if (ENABLED(letw_rundown, method_code_bytes_start) ||
-	    ENABLED(letw_rundown, method_code_bytes_end))
-		mask |= LETW_KW_CODE_BYTES_RUNDOWN;
+	/* Event recorders of started sessions only: a trigger (event
+	 * notifier) on our rundown events switches the tracepoints on too,
+	 * but it is no session and asks for no rundown. */
+	{
+		uint32_t any = 0;
+		struct letw_sess none[1];
+
+		(void)letw_sess_list(none, 0, &any);
+		mask = letw_rd_events_mask(any);
+	}
 	return mask;
 }

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "jitdump_mark.h"
 #include "log.h"
+#include "statedump.h"
 
 LETW_API void letw_fork_prepare(void)
 {
@@ -46,6 +47,10 @@ LETW_API void letw_fork_parent(void)
 
 LETW_API void letw_fork_child(void)
 {
+	/* First: lttng-ust's restart (letw_probe_fork_child) runs the child's
+	 * statedumps, whose callbacks must queue, not wait for a control
+	 * thread not yet there. */
+	letw_hook_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);

@@ -15,10 +15,16 @@
  *    never across a pass or a callback, and nothing is taken under it.
  *  - pass_lock: held by the control thread for the duration of each
  *    dispatch (callback + pass) and of each table maintenance (store
- *    growth, hash-table resizes), and by letw_fork_prepare until the fork
- *    is done, so a child never inherits a walk or a resize in progress.
- *    Only req_lock may be taken under it (by the control thread, briefly):
- *    no cycle, since nothing takes pass_lock while holding req_lock.
+ *    growth, hash-table resizes), by letw_set_control_fn for two stores,
+ *    and by letw_fork_prepare until the fork is done, so a child never
+ *    inherits a walk or a resize in progress. fork_prepare takes it after
+ *    lttng_ust_before_fork (ust_fork_mutex, ust_lock): order ust locks ->
+ *    pass_lock, and the control thread never takes a ust lock. lttng-ust's
+ *    listener, holding those ust locks, waits for a pass only bounded
+ *    (statedump.c), taking hook_lock. Only req_lock and hook_lock may be
+ *    taken under pass_lock (by the control thread, briefly): no cycle,
+ *    since nothing takes pass_lock while holding either.
+ *  - the statedump hook's hook_lock: see statedump.c.
  */
 #ifndef LETW_INTERNAL_H
 #define LETW_INTERNAL_H
@@ -74,9 +80,12 @@ extern struct letw_state letw_g;
 int letw_control_start(void);
 void letw_control_stop(void);
 int letw_control_stop_timed(int timeout_ms);
-/* Run one control request on the control thread: callback, decision, pass.
- * Caller holds pass_lock. */
+/* Run one control request on the control thread: callback, decision, pass
+ * into target (NULL: every session recording the rundown events). Caller
+ * holds pass_lock. */
+struct letw_emit_target;
 void letw_control_dispatch(int code, uint64_t mask, int provider,
+			   const struct letw_emit_target *target,
 			   struct letw_pass_result *res);
 
 /* ctlsock.c: the per-process control socket, served by the control thread */
@@ -89,6 +98,7 @@ void letw_ctlsock_service(const struct pollfd *fds, int nfds);
 int letw_probe_load(void);
 /* lttng-ust's lttng_ust_init_thread, or NULL (no probe object). */
 extern void (*letw_ust_init_thread)(void);
+void *letw_probe_handle(void); /* NULL when not loaded */
 void letw_probe_fork_prepare(void);
 void letw_probe_fork_parent(void);
 void letw_probe_fork_child(void);

@@ -105,6 +105,11 @@ int letw_probe_load(void)
 	return 1;
 }
 
+void *letw_probe_handle(void)
+{
+	return probe_handle;
+}
+
 /*
  * Called from the fork hooks (fork.c). lttng-ust must be told about a fork
  * for the child to register with the session daemon and trace.

@@ -25,24 +25,28 @@ int letw_cmd_capture_state(int argc, char **argv);
 int letw_cmd_status(int argc, char **argv);
 int letw_cmd_start(int argc, char **argv);
 int letw_cmd_stop(int argc, char **argv);
+int letw_cmd_snapshot(int argc, char **argv);
+int letw_cmd_watch(int argc, char **argv);
 
 /* Parse a non-negative decimal number; -1 on error. */
 int letw_parse_u64(const char *s, uint64_t *out);
 /* Parse a positive pid; -1 on error. */
 int letw_parse_pid(const char *s, pid_t *out);
 
-/* Run a program (argv[0] looked up in PATH), output to our stderr when
- * quiet is 0 (discarded otherwise). Returns its exit status, or -1 when it
- * could not run (message printed). */
-int letw_run(char *const argv[], int quiet);
-
-/* Run a program and return its standard output (malloc()ed, NUL
- * terminated), or NULL when it could not run or exited non-zero. */
-char *letw_run_capture(char *const argv[]);
-
+/* lttngctl.c: lttng-sessiond through liblttng-ctl. Each returns 0, or -1
+ * after printing why (lttng_strerror). */
+int letw_lttng_start(const char *session);
+int letw_lttng_stop(const char *session);
+int letw_lttng_regenerate(const char *session);
+int letw_lttng_snapshot(const char *session);
+/* Enable letw_rundown:*dcend* in SESSION's user-space CHANNEL (NULL: the
+ * default), with an optional filter; *already when it was enabled. */
+int letw_lttng_enable_dcend(const char *session, const char *channel,
+			    const char *filter, int *already);
 /* The channel of SESSION's user-space domain that holds letw_rundown event
- * rules (from `lttng --mi xml list`), malloc()ed; NULL when none or on
- * error. */
+ * rules, malloc()ed; NULL when none or on error. */
 char *letw_session_rundown_channel(const char *session);
+/* Names of every session (malloc()ed, NULL-terminated); count or -1. */
+int letw_lttng_sessions(char ***names);
 
 #endif /* LETW_CLI_H */

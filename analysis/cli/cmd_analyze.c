@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* `perfmap` and `report`: run a trace through one of the etw sinks. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "graph.h"
@@ -17,7 +24,8 @@ static void perfmap_usage(FILE *f)
 		"DCStart/DCEnd rundown records. Point perf at it with\n"
 		"  cp DIR/perf-PID.map /tmp/ && perf report ...\n"
 		"\n"
-		"  -o, --output DIR   directory to write the maps into (created if missing)\n"
+		"  -o, --output DIR   directory to write the maps into (created if missing);\n"
+		"                     a rotated session's chunks get DIR/<chunk>/ each\n"
 		"  -m, --mode MODE    address ranges that held different code over time:\n"
 		"                     latest (default) writes the most recent code there,\n"
 		"                     all writes every region (a summary goes to stderr)\n"
@@ -41,11 +49,69 @@ static void report_usage(FILE *f)
 		"  -o, --output FILE  write the report to FILE (default: stdout)\n"
 		"      --progress, --no-progress, -v, --verbose, -h, --help\n"
 		"\n"
+		"A session directory whose chunks were rotated (TRACE/archives/*) is reported\n"
+		"chunk by chunk: a `chunk NAME` line before each text report, one JSON document\n"
+		"per line, or FILE.<chunk> per chunk with -o.\n"
+		"\n"
 		"Exit status: 0 all passes complete, 3 some pass is not complete, 1 error.\n",
 		letw_prog);
 }
 
 enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS };
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The trace chunks of a session directory that was rotated: each
+ * TRACE/archives/<chunk> is a trace of its own (own metadata, own rundown
+ * passes), so it is analysed on its own, in chunk order. Returns the
+ * number of chunks (names malloc()ed into *out), 0 when TRACE is a plain
+ * trace or a live URL.
+ */
+static int trace_chunks(const char *trace, char ***out)
+{
+	char *dir = NULL, **v = NULL;
+	struct dirent *de;
+	DIR *d;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	if (!strncmp(trace, "net://", 6) || asprintf(&dir, "%s/archives", trace) < 0)
+		return 0;
+	d = opendir(dir);
+	free(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char **nv;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			if (!(nv = realloc(v, (size_t)cap * sizeof(*v))))
+				break;
+			v = nv;
+		}
+		if (asprintf(&v[n], "%s", de->d_name) >= 0)
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), cmp_str);
+	*out = v;
+	return n;
+}
+
+static void free_chunks(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
 
 int letw_cmd_perfmap(int argc, char **argv)
 {
@@ -62,7 +128,8 @@ int letw_cmd_perfmap(int argc, char **argv)
 	struct letw_sink_result res = { 0 };
 	const char *dir = NULL, *mode = "latest";
 	bt_value *params;
-	int c, ret;
+	char **chunks = NULL;
+	int c, ret = 0, nchunks;
 
 	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -84,22 +151,45 @@ int letw_cmd_perfmap(int argc, char **argv)
 		letw_err("perfmap: --mode must be latest or all, not `%s`", mode);
 		return LETW_EXIT_USAGE;
 	}
-	o.trace = argv[optind];
-	params = bt_value_map_create();
-	if (!params || bt_value_map_insert_string_entry(params, "output-dir", dir) ||
-	    bt_value_map_insert_string_entry(params, "mode", mode)) {
-		letw_err("out of memory");
-		bt_value_put_ref(params);
+	nchunks = trace_chunks(argv[optind], &chunks);
+	if (nchunks && mkdir(dir, 0755) && errno != EEXIST) {
+		letw_err("perfmap: cannot create `%s`: %s", dir, strerror(errno));
+		free_chunks(chunks, nchunks);
 		return LETW_EXIT_ERROR;
 	}
-	o.params = params;
-	ret = letw_graph_run(&o, &res);
-	bt_value_put_ref(params);
-	if (ret)
-		return LETW_EXIT_ERROR;
-	letw_note("wrote %d map(s), %llu symbol(s), into %s", res.processes,
-		  (unsigned long long)res.map_lines, dir);
-	return LETW_EXIT_OK;
+	/* A rotated session: DIR/<chunk>/perf-PID.map for each chunk. */
+	for (int i = 0; i < (nchunks ? nchunks : 1); i++) {
+		char *trace = NULL, *out = NULL;
+
+		if (nchunks && (asprintf(&trace, "%s/archives/%s", argv[optind], chunks[i]) < 0 ||
+				asprintf(&out, "%s/%s", dir, chunks[i]) < 0)) {
+			free(trace);
+			ret = -1;
+			break;
+		}
+		o.trace = nchunks ? trace : argv[optind];
+		memset(&res, 0, sizeof(res));
+		params = bt_value_map_create();
+		if (!params ||
+		    bt_value_map_insert_string_entry(params, "output-dir", nchunks ? out : dir) ||
+		    bt_value_map_insert_string_entry(params, "mode", mode)) {
+			letw_err("out of memory");
+			ret = -1;
+		} else {
+			o.params = params;
+			ret = letw_graph_run(&o, &res);
+		}
+		bt_value_put_ref(params);
+		if (!ret)
+			letw_note("wrote %d map(s), %llu symbol(s), into %s", res.processes,
+				  (unsigned long long)res.map_lines, nchunks ? out : dir);
+		free(trace);
+		free(out);
+		if (ret)
+			break;
+	}
+	free_chunks(chunks, nchunks);
+	return ret ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }
 
 int letw_cmd_report(int argc, char **argv)
@@ -117,7 +207,8 @@ int letw_cmd_report(int argc, char **argv)
 	struct letw_sink_result res = { 0 };
 	const char *out = NULL;
 	bt_value *params;
-	int c, json = 0, ret;
+	char **chunks = NULL;
+	int c, json = 0, ret = 0, nchunks, incomplete = 0;
 
 	while ((c = getopt_long(argc, argv, "jo:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -135,25 +226,52 @@ int letw_cmd_report(int argc, char **argv)
 		report_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}
-	o.trace = argv[optind];
-	params = bt_value_map_create();
-	/* The CLI reads the verdict from the result rather than from a
-	 * component failure, so an incomplete pass is not an error. */
-	if (!params || bt_value_map_insert_string_entry(params, "format", json ? "json" : "text") ||
-	    bt_value_map_insert_bool_entry(params, "fail-on-incomplete", BT_FALSE) ||
-	    (out && bt_value_map_insert_string_entry(params, "output", out))) {
-		letw_err("out of memory");
+	nchunks = trace_chunks(argv[optind], &chunks);
+	/* A rotated session: one report per chunk, in chunk order (text: a
+	 * `chunk NAME` line before each; JSON: one document per line; -o
+	 * FILE: FILE.<chunk> each). */
+	for (int i = 0; i < (nchunks ? nchunks : 1); i++) {
+		char *trace = NULL, *file = NULL;
+
+		if (nchunks && (asprintf(&trace, "%s/archives/%s", argv[optind], chunks[i]) < 0 ||
+				(out && asprintf(&file, "%s.%s", out, chunks[i]) < 0))) {
+			free(trace);
+			ret = -1;
+			break;
+		}
+		o.trace = nchunks ? trace : argv[optind];
+		if (nchunks && !json && !out) {
+			printf("chunk %s\n", chunks[i]);
+			fflush(stdout);
+		}
+		memset(&res, 0, sizeof(res));
+		params = bt_value_map_create();
+		/* The CLI reads the verdict from the result rather than from a
+		 * component failure, so an incomplete pass is not an error. */
+		if (!params ||
+		    bt_value_map_insert_string_entry(params, "format", json ? "json" : "text") ||
+		    bt_value_map_insert_bool_entry(params, "fail-on-incomplete", BT_FALSE) ||
+		    ((file || out) &&
+		     bt_value_map_insert_string_entry(params, "output", file ? file : out))) {
+			letw_err("out of memory");
+			ret = -1;
+		} else {
+			o.params = params;
+			ret = letw_graph_run(&o, &res);
+		}
 		bt_value_put_ref(params);
-		return LETW_EXIT_ERROR;
+		free(trace);
+		free(file);
+		if (ret)
+			break;
+		if (res.incomplete_passes) {
+			letw_err("%s%s%d rundown pass(es) not complete", nchunks ? "chunk " : "",
+				 nchunks ? chunks[i] : "", res.incomplete_passes);
+			incomplete = 1;
+		}
 	}
-	o.params = params;
-	ret = letw_graph_run(&o, &res);
-	bt_value_put_ref(params);
+	free_chunks(chunks, nchunks);
 	if (ret)
 		return LETW_EXIT_ERROR;
-	if (res.incomplete_passes) {
-		letw_err("%d rundown pass(es) not complete", res.incomplete_passes);
-		return LETW_EXIT_INCOMPLETE;
-	}
-	return LETW_EXIT_OK;
+	return incomplete ? LETW_EXIT_INCOMPLETE : LETW_EXIT_OK;
 }

@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `start` and `stop`: lttng start/stop wrapped with the rundowns LTTng
- * alone cannot trigger (DESIGN §4). Tracepoint enablement is global per
- * process, so a session starting while another already enabled the rundown
- * events flips nothing (start asks those processes for a capture-state),
- * and a DCEnd rundown needs its events enabled in the running session
- * before the stop (stop enables them, waits, then stops).
+ * `start`, `stop` and `snapshot`: LTTng session commands with the waits a
+ * complete rundown needs (DESIGN §4, README "Which command runs which
+ * pass").
+ *
+ * A process using lttng-etw answers each session's statedump (`lttng
+ * start`, `lttng regenerate statedump`) with a pass into that session.
+ * lttng-sessiond's command returns when every process's statedump callback
+ * returned, which is before the end of a pass longer than the callback's
+ * bound: so after the command we ask each process (control socket STATUS)
+ * until it has no statedump pass queued or running. A process that polls
+ * instead (LETW_STATEDUMP=0, or an lttng-ust without the hook) learns of a
+ * start from the enabled state only and of nothing from a regenerate: it is
+ * sent a capture-state where the statedump would not reach it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,6 +36,7 @@ struct proc {
 	pid_t pid;
 	int alive;
 	int done;
+	int hook;             /* serves statedumps (else: polls) */
 	uint64_t mask_before, last_before;
 };
 
@@ -63,8 +71,8 @@ static int gone(int err)
 
 /* The processes to act on: the --pid list, or every lttng-etw process,
  * with their state before we touch the session. */
-static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend,
-			     double timeout_s)
+static struct proc *list_procs(const pid_t *only, int nonly, int *n, int dcend,
+			       double timeout_s)
 {
 	pid_t *pids = NULL;
 	struct proc *v;
@@ -97,6 +105,7 @@ static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend,
 					 (int)v[i].pid);
 			continue;
 		}
+		v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
 		v[i].mask_before = r.rundown_mask;
 		v[i].last_before = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 	}
@@ -105,9 +114,13 @@ static struct proc *snapshot(const pid_t *only, int nonly, int *n, int dcend,
 	return v;
 }
 
-/* Wait until every live process completed a pass of the flavour after its
- * snapshot. give_up_s: a process whose live mask still lacks the flavour's
- * keyword after that long is not traced by this session; skip it. */
+/*
+ * After a session command: wait until each live process is done with it.
+ * A statedump-served process is done when it has no statedump pass queued
+ * or running. A polling process is done when it completed a pass of the
+ * flavour after list_procs, or, after give_up_s, if its live mask still
+ * lacks the flavour's keyword (the session does not trace it).
+ */
 static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 		       double give_up_s)
 {
@@ -132,12 +145,14 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 				pending++;
 				continue;
 			}
-			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
-			if (last > v[i].last_before) {
-				v[i].done = 1;
+			if (v[i].hook) {
+				v[i].done = r.pending_statedumps == 0;
+				pending += !v[i].done;
 				continue;
 			}
-			if (!(r.rundown_mask & kw) && now_s() - t0 > give_up_s) {
+			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
+			if (last > v[i].last_before ||
+			    (!(r.rundown_mask & kw) && now_s() - t0 > give_up_s)) {
 				v[i].done = 1;
 				continue;
 			}
@@ -151,14 +166,15 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 	}
 	for (i = 0; i < n; i++) {
 		if (v[i].alive && !v[i].done) {
-			letw_err("pid %d: no %s complete within %.0f s", (int)v[i].pid,
-				 dcend ? "DCEnd" : "DCStart", timeout_s);
+			letw_err("pid %d: %s not done within %.0f s", (int)v[i].pid,
+				 dcend ? "DCEnd pass" : "rundown pass", timeout_s);
 			late++;
 		}
 	}
 	return late;
 }
 
+/* A polling process the statedump does not reach: ask it directly. */
 static int capture(struct proc *p, uint64_t mask, double timeout_s)
 {
 	struct letw_ctl_reply r;
@@ -234,16 +250,38 @@ static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
 	return 0;
 }
 
+/*
+ * What every command starts with: its options, then the processes' state
+ * before the session is touched. Returns -1 to go on (*o and *v filled),
+ * else the exit status (--help, usage error, no memory).
+ */
+static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
+		 int dcend, struct session_opts *o, struct proc **v, int *n)
+{
+	int ret = parse(argc, argv, cmd, o, usage);
+
+	if (ret) {
+		free(o->pids);
+		return ret < 0 ? LETW_EXIT_OK : ret;
+	}
+	*v = list_procs(o->pids, o->npids, n, dcend, o->timeout_s);
+	if (!*v) {
+		free(o->pids);
+		return LETW_EXIT_ERROR;
+	}
+	return -1;
+}
+
 static void start_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s start SESSION [--timeout S] [--pid PID]...\n"
 		"\n"
-		"`lttng start SESSION`, then make sure every lttng-etw process ran a DCStart\n"
-		"rundown into it: a process whose rundown events were already enabled by\n"
-		"another started session does not notice this start (LTTng's enabled state is\n"
-		"global), so it is sent a capture-state; the others start their rundown on\n"
-		"their own and are waited for.\n"
+		"`lttng start SESSION`, then wait until every lttng-etw process finished the\n"
+		"DCStart rundown it runs into SESSION (each process answers the session's\n"
+		"statedump with a pass into that session; `lttng start` alone returns before\n"
+		"a long pass ends). A process that polls instead and whose rundown events\n"
+		"another session had already enabled is sent a capture-state.\n"
 		"\n"
 		"  -t, --timeout S  wait at most S seconds for the rundowns (default 30)\n"
 		"  -p, --pid PID    only these processes (default: all lttng-etw processes)\n"
@@ -254,35 +292,22 @@ int letw_cmd_start(int argc, char **argv)
 {
 	struct session_opts o;
 	struct proc *v;
-	char *lttng_argv[] = { "lttng", "start", NULL, NULL };
 	int n = 0, i, ret, failed = 0;
 
-	ret = parse(argc, argv, "start", &o, start_usage);
-	if (ret) {
-		free(o.pids);
-		return ret < 0 ? LETW_EXIT_OK : ret;
-	}
-	v = snapshot(o.pids, o.npids, &n, 0, o.timeout_s);
-	if (!v) {
-		free(o.pids);
-		return LETW_EXIT_ERROR;
-	}
-	lttng_argv[2] = (char *)o.session;
-	ret = letw_run(lttng_argv, 0);
-	if (ret != 0) {
-		letw_err("`lttng start %s` failed", o.session);
+	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
+	if (ret >= 0)
+		return ret;
+	if (letw_lttng_start(o.session)) {
 		failed = 1;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (!v[i].alive || !(v[i].mask_before & KW_RUNDOWN_START))
+		if (!v[i].alive || v[i].hook || !(v[i].mask_before & KW_RUNDOWN_START))
 			continue;
-		printf("pid %d: rundown already enabled by another session: capture-state\n",
+		printf("pid %d: polls, and its rundown events were already enabled: capture-state\n",
 		       (int)v[i].pid);
 		failed |= capture(&v[i], 0, o.timeout_s) != 0;
 	}
-	/* A process the session does not trace keeps a mask without
-	 * RUNDOWN_START: a few poll periods tell, then it is skipped. */
 	failed |= wait_passes(v, n, 0, o.timeout_s, 1.0) != 0;
 out:
 	free(v);
@@ -295,12 +320,12 @@ static void stop_usage(FILE *f)
 	fprintf(f,
 		"Usage: %s stop SESSION [--timeout S] [--pid PID]... [--channel NAME]\n"
 		"\n"
-		"Run a DCEnd rundown in every traced lttng-etw process, then `lttng stop`:\n"
-		"enables `letw_rundown:*dcend*` in the running SESSION (which makes each\n"
-		"process run a DCEnd pass), waits until each process reports a DCEnd complete\n"
-		"newer than before (or exits, or the timeout passes), then stops the session.\n"
-		"If DCEnd events were already enabled, enabling flips nothing, so processes\n"
-		"are sent a DCEnd capture-state instead.\n"
+		"Run a DCEnd rundown into SESSION in every traced lttng-etw process, then\n"
+		"`lttng stop`: enables `letw_rundown:*dcend*` in the running SESSION,\n"
+		"regenerates its statedump (each process then runs a DCEnd pass into SESSION\n"
+		"only: the session gained the DCEnd keyword), waits until each process is done\n"
+		"(or exits, or the timeout passes), then stops the session. If the DCEnd events\n"
+		"were already enabled, the statedump runs a capture-state of both flavours.\n"
 		"\n"
 		"  -t, --timeout S    wait at most S seconds (default 30); the session is\n"
 		"                     stopped anyway, and the exit status is 1\n"
@@ -333,64 +358,84 @@ int letw_cmd_stop(int argc, char **argv)
 {
 	struct session_opts o;
 	struct proc *v;
-	char *filter = NULL, *chan = NULL, *ev_argv[12];
-	char *stop_argv[] = { "lttng", "stop", NULL, NULL };
-	int n = 0, i, k = 0, ret, failed = 0, already = 0;
+	char *filter = NULL, *chan = NULL;
+	int n = 0, i, ret, failed = 0, already = 0;
 
-	ret = parse(argc, argv, "stop", &o, stop_usage);
-	if (ret) {
-		free(o.pids);
-		return ret < 0 ? LETW_EXIT_OK : ret;
-	}
-	v = snapshot(o.pids, o.npids, &n, 1, o.timeout_s);
-	if (!v || (o.npids && !(filter = vpid_filter(o.pids, o.npids)))) {
+	ret = begin(argc, argv, "stop", stop_usage, 1, &o, &v, &n);
+	if (ret >= 0)
+		return ret;
+	if (o.npids && !(filter = vpid_filter(o.pids, o.npids))) {
 		free(o.pids);
 		free(v);
 		return LETW_EXIT_ERROR;
 	}
-	for (i = 0; i < n; i++)
-		already |= v[i].alive && (v[i].mask_before & KW_RUNDOWN_END);
 	/* The dcend events go where the session's rundown events are: a
 	 * channel cannot be added to a started session, and a blocking or
 	 * large channel chosen for the rundown should serve DCEnd too. */
 	if (!o.channel)
 		o.channel = chan = letw_session_rundown_channel(o.session);
-	ev_argv[k++] = "lttng";
-	ev_argv[k++] = "enable-event";
-	ev_argv[k++] = "-u";
-	ev_argv[k++] = "-s";
-	ev_argv[k++] = (char *)o.session;
-	if (o.channel) {
-		ev_argv[k++] = "-c";
-		ev_argv[k++] = (char *)o.channel;
-	}
-	if (filter) {
-		ev_argv[k++] = "--filter";
-		ev_argv[k++] = filter;
-	}
-	ev_argv[k++] = "letw_rundown:*dcend*";
-	ev_argv[k] = NULL;
-	ret = letw_run(ev_argv, already);
-	if (ret != 0 && !already) {
-		letw_err("cannot enable the dcend events in session `%s`", o.session);
+	if (letw_lttng_enable_dcend(o.session, o.channel, filter, &already) ||
+	    letw_lttng_regenerate(o.session)) {
 		failed = 1;
 		goto stop;
 	}
-	/* Processes whose DCEnd events were enabled before did not see a
-	 * change: ask them directly, DCEnd flavour only. */
+	/* A polling process hears nothing of the statedump; one whose DCEnd
+	 * events were already enabled did not see a change either. */
 	for (i = 0; i < n; i++)
-		if (v[i].alive && (v[i].mask_before & KW_RUNDOWN_END))
+		if (v[i].alive && !v[i].hook && (v[i].mask_before & KW_RUNDOWN_END))
 			failed |= capture(&v[i], (v[i].mask_before & ~KW_RUNDOWN_START) |
 						 KW_RUNDOWN_END, o.timeout_s) != 0;
 	failed |= wait_passes(v, n, 1, o.timeout_s, 1.0) != 0;
 stop:
-	stop_argv[2] = (char *)o.session;
-	if (letw_run(stop_argv, 0) != 0) {
-		letw_err("`lttng stop %s` failed", o.session);
+	if (letw_lttng_stop(o.session))
 		failed = 1;
-	}
 	free(filter);
 	free(chan);
+	free(v);
+	free(o.pids);
+	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+}
+
+static void snapshot_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s snapshot SESSION [--timeout S] [--pid PID]...\n"
+		"\n"
+		"Record a snapshot of SESSION (a `lttng create --snapshot` session) that holds a\n"
+		"complete rundown pass: regenerates SESSION's statedump (each traced lttng-etw\n"
+		"process writes a capture-state pass into SESSION), waits until every process\n"
+		"is done, then `lttng snapshot record`. The pass must fit in the channel that\n"
+		"records the letw_rundown events: give them a channel of their own, sized for\n"
+		"a pass (`lttng-etw report` says how many bytes an overwritten pass needed).\n"
+		"\n"
+		"  -t, --timeout S  wait at most S seconds for the passes (default 30); the\n"
+		"                   snapshot is recorded anyway, and the exit status is 1\n"
+		"  -p, --pid PID    only wait for these processes\n"
+		"  -h, --help\n", letw_prog);
+}
+
+int letw_cmd_snapshot(int argc, char **argv)
+{
+	struct session_opts o;
+	struct proc *v;
+	int n = 0, i, ret, failed = 0;
+
+	ret = begin(argc, argv, "snapshot", snapshot_usage, 0, &o, &v, &n);
+	if (ret >= 0)
+		return ret;
+	if (letw_lttng_regenerate(o.session)) {
+		failed = 1;
+	} else {
+		for (i = 0; i < n; i++)
+			if (v[i].alive && !v[i].hook &&
+			    (v[i].mask_before & (KW_RUNDOWN_START | KW_RUNDOWN_END)))
+				failed |= capture(&v[i], 0, o.timeout_s) != 0;
+		failed |= wait_passes(v, n, 0, o.timeout_s, 1.0) != 0;
+	}
+	if (letw_lttng_snapshot(o.session))
+		failed = 1;
+	else
+		printf("snapshot of `%s` recorded\n", o.session);
 	free(v);
 	free(o.pids);
 	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;

@@ -7,13 +7,10 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -70,96 +67,6 @@ int letw_parse_pid(const char *s, pid_t *out)
 	return 0;
 }
 
-int letw_run(char *const argv[], int quiet)
-{
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		letw_err("fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		if (quiet) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			if (fd >= 0) {
-				dup2(fd, STDOUT_FILENO);
-				dup2(fd, STDERR_FILENO);
-			}
-		} else {
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "%s: cannot run %s: %s\n", letw_prog, argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		letw_err("cannot run `%s` (is it installed?)", argv[0]);
-		return -1;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-char *letw_run_capture(char *const argv[])
-{
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	int pfd[2], st, ok;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(pfd[1], STDOUT_FILENO);
-		if (fd >= 0)
-			dup2(fd, STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 16384;
-			nb = realloc(buf, cap);
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		n = read(pfd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	ok = buf && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-	if (!ok) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -174,9 +81,14 @@ static void usage(FILE *f)
 		"  capture-state [--pid PID|--all] [--wait]\n"
 		"                           ask processes for a rundown (CAPTURE_STATE)\n"
 		"  status [--pid PID|--all] rundown mask and last pass ids of each process\n"
-		"  start SESSION            lttng start, then capture-state for processes whose\n"
-		"                           rundown events another session had already enabled\n"
-		"  stop SESSION             DCEnd rundown in every traced process, then lttng stop\n"
+		"  start SESSION            lttng start, then wait for every process's DCStart\n"
+		"                           pass into SESSION\n"
+		"  stop SESSION             DCEnd pass into SESSION in every traced process, then\n"
+		"                           lttng stop\n"
+		"  snapshot SESSION         regenerate SESSION's statedump, wait for every pass,\n"
+		"                           then lttng snapshot record\n"
+		"  watch [--session NAME]   daemon: each new trace chunk of a rotating session\n"
+		"                           gets its own rundown\n"
 		"\n"
 		"TRACE is an LTTng trace or session output directory, or a live session URL\n"
 		"net://HOST[:PORT]/host/HOSTNAME/SESSION (lttng-relayd).\n"
@@ -199,6 +111,8 @@ int main(int argc, char **argv)
 		{ "status", letw_cmd_status },
 		{ "start", letw_cmd_start },
 		{ "stop", letw_cmd_stop },
+		{ "snapshot", letw_cmd_snapshot },
+		{ "watch", letw_cmd_watch },
 	};
 	size_t i;
 

@@ -133,6 +133,30 @@ static char *region_name(const struct letw_ev *ev)
 	return letw_name_stub(ev->stub_kind, ev->owner, ev->name);
 }
 
+/*
+ * About how many bytes of ring buffer a rundown record takes: an LTTng
+ * event header with a vpid/vtid context (~16) and the payload
+ * (letw_fields.h: fixed fields, then NUL-terminated strings). Used only to
+ * say how large a sub-buffer an overwritten pass needed.
+ */
+static uint64_t slen(const char *s)
+{
+	return s ? strlen(s) + 1 : 1;
+}
+
+static uint64_t record_bytes(const struct letw_ev *ev, int obj)
+{
+	uint64_t b = 16;
+
+	if (obj == LETW_OBJ_METHOD)
+		b += 46 + slen(ev->ns) + slen(ev->name) + slen(ev->signature);
+	else if (obj == LETW_OBJ_STUB)
+		b += 30 + slen(ev->name);
+	else
+		b += 14 + slen(ev->name);
+	return b;
+}
+
 static int on_record(struct letw_report *r, struct letw_rproc *p,
 		     const struct letw_ev *ev, enum letw_flavour fl, int obj)
 {
@@ -144,10 +168,12 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 	if (obj == LETW_OBJ_MODULE) {
 		if (!ps) {
 			p->orphan_records++;
+			p->orphan_bytes += record_bytes(ev, obj);
 			return 0;
 		}
 		ps->seen_modules++;
 		ps->last_ns = ev->ts_ns;
+		ps->bytes_seen += record_bytes(ev, obj);
 		return add_key(&ps->module_keys, &ps->nmod, &ps->capmod, ev->module_id);
 	}
 	name = region_name(ev);
@@ -159,9 +185,11 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		return m;
 	if (!ps) {
 		p->orphan_records++;
+		p->orphan_bytes += record_bytes(ev, obj);
 		return 0;
 	}
 	ps->last_ns = ev->ts_ns;
+	ps->bytes_seen += record_bytes(ev, obj);
 	if (obj == LETW_OBJ_METHOD)
 		ps->seen_methods++;
 	else
@@ -319,9 +347,21 @@ static int report_end(struct letw_sink *s)
 	return 0;
 }
 
+static int report_packet(struct letw_sink *s, const bt_message *msg)
+{
+	struct letw_report *r = (struct letw_report *)s;
+
+	if (letw_report_stream_packet(r, msg)) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static const struct letw_sink_ops report_ops = {
 	.event = report_event,
 	.discarded = report_discarded,
+	.packet = report_packet,
 	.end = report_end,
 };
 
@@ -384,6 +424,8 @@ void letw_report_finalize(bt_self_component_sink *self)
 	free(r->procs);
 	free(r->passes);
 	free(r->discards);
+	free(r->streams);
+	free(r->gaps);
 	if (r->out)
 		fclose(r->out);
 	free(r->output_path);

@@ -22,6 +22,10 @@ enum letw_pass_status {
 	LETW_PASS_LOSSY,        /* paired, but records or events were lost */
 	LETW_PASS_INCONSISTENT, /* paired, nothing lost, wrong contents */
 	LETW_PASS_TRUNCATED,    /* init without complete, or the reverse */
+	LETW_PASS_OVERWRITTEN,  /* not whole, and the ring buffer overwrote
+				   packets in its window (snapshot, overwrite
+				   channel): undersized buffers, not a bug */
+	LETW_PASS_NR_STATUS,
 };
 
 struct letw_example {
@@ -49,6 +53,10 @@ struct letw_pass {
 	uint64_t raced;      /* record of code unloaded during the pass: legal */
 	uint64_t missing;    /* live before the pass, never unloaded, absent */
 	uint64_t missing_maybe_raced; /* absent, unloaded after the pass */
+	uint64_t missing_overwritten; /* absent, but its unload may be in
+					 packets the ring buffer overwrote */
+	uint64_t bytes_seen;  /* estimated encoded size of its records */
+	uint64_t bytes_needed; /* overwritten: estimated size of the whole pass */
 	uint64_t discarded_events, discarded_msgs;
 	int discarded_unknown_count;
 	struct letw_example stale_ex[LETW_EXAMPLES], missing_ex[LETW_EXAMPLES];
@@ -61,6 +69,7 @@ struct letw_rproc {
 	struct letw_codemap map;
 	long open[2];          /* index of the open pass per flavour, or -1 */
 	uint64_t orphan_records; /* rundown records outside any pass */
+	uint64_t orphan_bytes;   /* their estimated size (see record_bytes) */
 	uint64_t events;
 };
 
@@ -70,6 +79,23 @@ struct letw_discard {
 	uint64_t count;
 	int64_t vpid; /* from the trace environment, or -1: any process */
 	int has_vpid;
+};
+
+/* Per-stream facts: when a stream's retained packets begin. A snapshot of
+ * an overwrite channel keeps only each stream's latest packets, so a stream
+ * beginning after the trace's earliest packet lost what came before. */
+struct letw_stream_fact {
+	const bt_stream *stream;
+	int64_t first_ns;
+	int has_vpid;
+	int64_t vpid;
+};
+
+/* A window in which a stream may have lost events: [begin, end]. */
+struct letw_gap {
+	int64_t begin_ns, end_ns;
+	int has_vpid;
+	int64_t vpid;
 };
 
 struct letw_report {
@@ -84,6 +110,10 @@ struct letw_report {
 	struct letw_discard *discards;
 	size_t ndiscards, capdiscards;
 	uint64_t discarded_total, discarded_unattributed;
+	struct letw_stream_fact *streams;
+	size_t nstreams, capstreams;
+	struct letw_gap *gaps; /* built by letw_report_gaps */
+	size_t ngaps;
 };
 
 bt_component_class_initialize_method_status
@@ -91,6 +121,13 @@ letw_report_initialize(bt_self_component_sink *self,
 		       bt_self_component_sink_configuration *config,
 		       const bt_value *params, void *init_data);
 void letw_report_finalize(bt_self_component_sink *self);
+
+/* report_gaps.c: per-stream facts and the windows where packets were lost
+ * (discarded-packets messages, streams beginning after the trace does). */
+int letw_report_stream_packet(struct letw_report *r, const bt_message *msg);
+int letw_report_gaps(struct letw_report *r);
+/* 1 when a stream that may carry vpid's events lost packets in [a, b]. */
+int letw_report_gap_in(const struct letw_report *r, int64_t vpid, int64_t a, int64_t b);
 
 /* report_check.c: fills the analysis fields of every pass; returns the
  * number of passes that are not complete, or -ENOMEM. */

@@ -5,6 +5,7 @@
  * that come after the pass, and discarded-events messages arrive with the
  * packet after the loss.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "report.h"
@@ -18,6 +19,7 @@ const char *letw_pass_status_name(enum letw_pass_status st)
 	case LETW_PASS_COMPLETE: return "complete";
 	case LETW_PASS_LOSSY: return "lossy";
 	case LETW_PASS_INCONSISTENT: return "inconsistent";
+	case LETW_PASS_OVERWRITTEN: return "overwritten";
 	default: return "truncated";
 	}
 }
@@ -61,7 +63,8 @@ static struct letw_rproc *proc_of(struct letw_report *r, int64_t vpid)
 /* Code live across the whole pass must be listed (DESIGN §5). Only code
  * whose load is in the trace is checked: anything else the trace cannot
  * vouch for. */
-static void check_missing(struct letw_pass *ps, const struct letw_rproc *p)
+static void check_missing(const struct letw_report *r, struct letw_pass *ps,
+			  const struct letw_rproc *p)
 {
 	uint64_t mask = ps->match_any_keyword;
 	size_t i;
@@ -77,6 +80,12 @@ static void check_missing(struct letw_pass *ps, const struct letw_rproc *p)
 			continue;
 		if (contains(ps->code_keys, ps->ncode, rg->start))
 			continue;
+		/* Its unload may sit in packets the ring buffer overwrote
+		 * between its load and the pass: the trace cannot tell. */
+		if (letw_report_gap_in(r, ps->vpid, rg->birth_ns, ps->init_ns)) {
+			ps->missing_overwritten++;
+			continue;
+		}
 		/* Unloaded only after the complete: its removal may still
 		 * have happened during the walk (the unload event is emitted
 		 * after the removal), which skipped_raced then counts. */
@@ -115,11 +124,44 @@ static void check_discards(struct letw_report *r, struct letw_pass *ps)
 	}
 }
 
+/*
+ * A pass that is not whole, with packets of its process lost inside its
+ * window (for a pass without its Init: from where the Init would be), was
+ * overwritten by the ring buffer: say so, and how big the pass is, rather
+ * than calling it truncated, lossy or inconsistent.
+ */
+static void check_overwritten(const struct letw_report *r, struct letw_pass *ps,
+			      const struct letw_rproc *p)
+{
+	uint64_t seen = ps->seen_methods + ps->seen_stubs + ps->seen_modules;
+	uint64_t n = seen, bytes = ps->bytes_seen;
+	int64_t b = ps->has_init ? ps->init_ns :
+		    ps->has_complete ? ps->complete_ns - (int64_t)ps->duration_ns :
+		    ps->first_ns;
+	int64_t e = ps->has_complete ? ps->complete_ns : ps->last_ns;
+
+	if (ps->status == LETW_PASS_COMPLETE || !letw_report_gap_in(r, ps->vpid, b, e))
+		return;
+	ps->status = LETW_PASS_OVERWRITTEN;
+	/* Records of a pass whose Init was overwritten belong to no pass:
+	 * size them from those when the pass itself kept none. */
+	if (!n && p && p->orphan_records) {
+		n = p->orphan_records;
+		bytes = p->orphan_bytes;
+	}
+	/* Init + Complete + every record, at the size of those seen. */
+	ps->bytes_needed = bytes + 2 * 48;
+	if (ps->has_complete && n && ps->emitted > seen)
+		ps->bytes_needed = bytes / n * ps->emitted + 2 * 48;
+}
+
 int letw_report_check(struct letw_report *r)
 {
 	size_t i;
 	int bad = 0;
 
+	if (letw_report_gaps(r))
+		return -ENOMEM;
 	for (i = 0; i < r->ndiscards; i++)
 		if (!r->discards[i].has_times && !r->discards[i].packets)
 			r->discarded_unattributed += r->discards[i].count;
@@ -132,7 +174,7 @@ int letw_report_check(struct letw_report *r)
 				 sort_count_dups(ps->module_keys, ps->nmod);
 		check_discards(r, ps);
 		if (ps->has_init && ps->has_complete && p)
-			check_missing(ps, p);
+			check_missing(r, ps, p);
 
 		if (!ps->has_init || !ps->has_complete)
 			ps->status = LETW_PASS_TRUNCATED;
@@ -146,6 +188,7 @@ int letw_report_check(struct letw_report *r)
 			ps->status = LETW_PASS_INCONSISTENT;
 		else
 			ps->status = LETW_PASS_COMPLETE;
+		check_overwritten(r, ps, p);
 		bad += ps->status != LETW_PASS_COMPLETE;
 	}
 	return bad;

@@ -40,7 +40,15 @@ static void text_pass(const struct letw_pass *ps, FILE *f)
 	if (ps->missing_maybe_raced)
 		fprintf(f, " (+%" PRIu64 " absent but unloaded just after: may have raced)",
 			ps->missing_maybe_raced);
+	if (ps->missing_overwritten)
+		fprintf(f, " (+%" PRIu64 " absent whose unload may have been overwritten)",
+			ps->missing_overwritten);
 	fprintf(f, "\n");
+	if (ps->status == LETW_PASS_OVERWRITTEN)
+		fprintf(f, "    overwritten: the ring buffer dropped packets in this pass's window;"
+			" the pass needs about %" PRIu64 " bytes of sub-buffer space in the channel"
+			" recording letw_rundown events (give them a channel of their own)\n",
+			ps->bytes_needed);
 	for (i = 0; i < ps->n_stale_ex; i++)
 		fprintf(f, "      unloaded before the pass: 0x%" PRIx64 " %s (unload at %" PRId64 ")\n",
 			ps->stale_ex[i].start, ps->stale_ex[i].name, ps->stale_ex[i].ts_ns);
@@ -52,7 +60,7 @@ static void text_pass(const struct letw_pass *ps, FILE *f)
 void letw_report_write_text(const struct letw_report *r, FILE *f)
 {
 	size_t i, j;
-	int counts[4] = { 0 };
+	int counts[LETW_PASS_NR_STATUS] = { 0 };
 
 	for (i = 0; i < r->nprocs; i++) {
 		const struct letw_rproc *p = &r->procs[i];
@@ -67,10 +75,11 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 	}
 	for (j = 0; j < r->npasses; j++)
 		counts[r->passes[j].status]++;
-	fprintf(f, "summary: %zu process(es), %zu pass(es): %d complete, %d truncated, %d lossy, %d inconsistent; %" PRIu64 " discarded event(s) in the trace\n",
+	fprintf(f, "summary: %zu process(es), %zu pass(es): %d complete, %d truncated, %d lossy, %d inconsistent, %d overwritten; %" PRIu64 " discarded event(s) in the trace\n",
 		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
-		counts[LETW_PASS_INCONSISTENT], r->discarded_total);
+		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
+		r->discarded_total);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -124,11 +133,13 @@ static void json_pass(const struct letw_pass *ps, FILE *f)
 		",\"discarded_messages\":%" PRIu64 ",\"discarded_uncounted\":%s"
 		",\"duplicates\":%" PRIu64 ",\"unloaded_before_pass\":%" PRIu64
 		",\"raced_with_unload\":%" PRIu64 ",\"missing\":%" PRIu64
-		",\"missing_maybe_raced\":%" PRIu64,
+		",\"missing_maybe_raced\":%" PRIu64 ",\"missing_overwritten\":%" PRIu64
+		",\"bytes_needed\":%" PRIu64,
 		seen_of(ps), ps->seen_methods, ps->seen_stubs, ps->seen_modules,
 		ps->discarded_events, ps->discarded_msgs,
 		ps->discarded_unknown_count ? "true" : "false", ps->duplicates,
-		ps->stale, ps->raced, ps->missing, ps->missing_maybe_raced);
+		ps->stale, ps->raced, ps->missing, ps->missing_maybe_raced,
+		ps->missing_overwritten, ps->bytes_needed);
 	json_examples(f, "unloaded_before_pass_examples", ps->stale_ex, ps->n_stale_ex);
 	json_examples(f, "missing_examples", ps->missing_ex, ps->n_missing_ex);
 	fputc('}', f);
@@ -137,7 +148,7 @@ static void json_pass(const struct letw_pass *ps, FILE *f)
 void letw_report_write_json(const struct letw_report *r, FILE *f)
 {
 	size_t i, j;
-	int first, counts[4] = { 0 };
+	int first, counts[LETW_PASS_NR_STATUS] = { 0 };
 
 	fprintf(f, "{\"processes\":[");
 	for (i = 0; i < r->nprocs; i++) {
@@ -159,10 +170,10 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	for (j = 0; j < r->npasses; j++)
 		counts[r->passes[j].status]++;
 	fprintf(f, "],\"summary\":{\"processes\":%zu,\"passes\":%zu,\"complete\":%d,"
-		"\"truncated\":%d,\"lossy\":%d,\"inconsistent\":%d,"
+		"\"truncated\":%d,\"lossy\":%d,\"inconsistent\":%d,\"overwritten\":%d,"
 		"\"discarded_events\":%" PRIu64 ",\"discarded_events_unattributed\":%" PRIu64 "}}\n",
 		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
-		counts[LETW_PASS_INCONSISTENT], r->discarded_total,
-		r->discarded_unattributed);
+		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
+		r->discarded_total, r->discarded_unattributed);
 }

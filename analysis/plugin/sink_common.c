@@ -93,6 +93,8 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		return s->ops->packet ? s->ops->packet(s, msg) : 0;
 	default:
 		return 0;
 	}

@@ -35,6 +35,8 @@ struct letw_sink_ops {
 	 * leaves to the sink that wants them). */
 	int (*other)(struct letw_sink *s, const bt_message *msg);
 	int (*discarded)(struct letw_sink *s, const bt_message *msg);
+	/* Optional: every packet beginning (per-stream facts). */
+	int (*packet)(struct letw_sink *s, const bt_message *msg);
 	int (*end)(struct letw_sink *s);
 };
 

@@ -14,7 +14,7 @@ REP = struct.Struct("=IHHiIQQQQQQQIHH")        # see struct letw_ctl_reply
 REP_FIELDS = ("magic", "version", "type", "status", "passes", "request_id",
               "pass_id", "emitted", "skipped_raced", "rundown_mask",
               "last_dcstart_pass_id", "last_dcend_pass_id", "pid",
-              "instance_id", "reserved")
+              "instance_id", "pending_statedumps")
 
 
 def request(pid, kind, mask=0, request_id=1, timeout=60.0, raw=None):

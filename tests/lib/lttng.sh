@@ -21,6 +21,11 @@ letw_cleanup() {
 	for s in "${LETW_TEST_SESSIONS[@]}"; do
 		lttng destroy "$s" >/dev/null 2>&1
 	done
+	if [ -f "$LETW_TEST_TMP/triggers" ]; then
+		while read -r s; do
+			lttng remove-trigger "$s" >/dev/null 2>&1
+		done < "$LETW_TEST_TMP/triggers"
+	fi
 	if [ -f "$LETW_TEST_TMP/sessions" ]; then
 		while read -r s; do
 			lttng destroy "$s" >/dev/null 2>&1
@@ -64,6 +69,16 @@ letw_session_create() {
 	lttng create "$name" --output="$LETW_TEST_TMP/$name" "$@" >/dev/null ||
 		letw_fail "lttng create $name"
 	echo "$name" >> "$LETW_TEST_TMP/sessions"
+	echo "$name"
+}
+
+# letw_trigger_add NAME_PREFIX [lttng add-trigger args...] : add a trigger
+# removed on exit; prints its unique name.
+letw_trigger_add() {
+	local prefix=$1; shift
+	local name="${prefix}-$$-${RANDOM}"
+	echo "$name" >> "$LETW_TEST_TMP/triggers"
+	lttng add-trigger --name="$name" "$@" >/dev/null || letw_fail "lttng add-trigger $name"
 	echo "$name"
 }
 

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions, as lttng-ust's probe arrays show them (letw_fanout.h), and the
+ * control thread's memory of the sessions it served.
+ *
+ * Why the probe arrays: lttng-ust connects a probe to one of our rundown
+ * tracepoints exactly when an event recorder of a started session (or an
+ * event notifier) enables it, with the event as the probe's data. So
+ * walking the arrays tells, per session, which rundown events it records —
+ * the per-session keyword mask LTTng's global enabled state cannot give —
+ * and tells triggers apart from sessions.
+ */
+#include <string.h>
+
+#include "letw_rundown_tp.h"
+#include "letw_fanout.h"
+#include "sessions.h"
+
+#include <lttng-etw/lttng-etw.h>
+
+static struct lttng_ust_tracepoint *const rd_tp[LETW_RD_NR] = {
+	[LETW_RD_DCSTART_INIT] = &lttng_ust_tracepoint_letw_rundown___dcstart_init,
+	[LETW_RD_DCSTART_COMPLETE] = &lttng_ust_tracepoint_letw_rundown___dcstart_complete,
+	[LETW_RD_DCEND_INIT] = &lttng_ust_tracepoint_letw_rundown___dcend_init,
+	[LETW_RD_DCEND_COMPLETE] = &lttng_ust_tracepoint_letw_rundown___dcend_complete,
+	[LETW_RD_METHOD_DCSTART] = &lttng_ust_tracepoint_letw_rundown___method_dcstart,
+	[LETW_RD_METHOD_DCEND] = &lttng_ust_tracepoint_letw_rundown___method_dcend,
+	[LETW_RD_STUB_DCSTART] = &lttng_ust_tracepoint_letw_rundown___stub_dcstart,
+	[LETW_RD_STUB_DCEND] = &lttng_ust_tracepoint_letw_rundown___stub_dcend,
+	[LETW_RD_MODULE_DCSTART] = &lttng_ust_tracepoint_letw_rundown___module_dcstart,
+	[LETW_RD_MODULE_DCEND] = &lttng_ust_tracepoint_letw_rundown___module_dcend,
+	[LETW_RD_LINES_START] = &lttng_ust_tracepoint_letw_rundown___method_lines_start,
+	[LETW_RD_LINES_END] = &lttng_ust_tracepoint_letw_rundown___method_lines_end,
+	[LETW_RD_CODE_START] = &lttng_ust_tracepoint_letw_rundown___method_code_bytes_start,
+	[LETW_RD_CODE_END] = &lttng_ust_tracepoint_letw_rundown___method_code_bytes_end,
+};
+
+#define B(e) LETW_RD_BIT(LETW_RD_##e)
+#define START_EVENTS (B(DCSTART_INIT) | B(DCSTART_COMPLETE) | B(METHOD_DCSTART) | \
+		      B(STUB_DCSTART) | B(MODULE_DCSTART))
+#define END_EVENTS (B(DCEND_INIT) | B(DCEND_COMPLETE) | B(METHOD_DCEND) | \
+		    B(STUB_DCEND) | B(MODULE_DCEND))
+
+/* Same mapping as letw_live_mask always had (DESIGN §3). */
+uint64_t letw_rd_events_mask(uint32_t ev)
+{
+	uint64_t mask = 0;
+
+	if (ev & START_EVENTS)
+		mask |= LETW_KW_RUNDOWN_START;
+	if (ev & END_EVENTS)
+		mask |= LETW_KW_RUNDOWN_END;
+	if (ev & (B(METHOD_DCSTART) | B(METHOD_DCEND)))
+		mask |= LETW_KW_JIT_RUNDOWN;
+	if (ev & (B(MODULE_DCSTART) | B(MODULE_DCEND)))
+		mask |= LETW_KW_LOADER_RUNDOWN;
+	if (ev & (B(STUB_DCSTART) | B(STUB_DCEND)))
+		mask |= LETW_KW_STUB_RUNDOWN;
+	if (ev & (B(LINES_START) | B(LINES_END)))
+		mask |= LETW_KW_LINES_RUNDOWN;
+	if (ev & (B(CODE_START) | B(CODE_END)))
+		mask |= LETW_KW_CODE_BYTES_RUNDOWN;
+	return mask;
+}
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/*
+ * The session an enabled event recorder writes into right now, else NULL
+ * (notifier, disabled event or channel, inactive session): the same tests
+ * the generated probe makes before it writes. Under the tracepoint RCU
+ * read lock.
+ */
+static struct lttng_ust_session *recording_session(const void *data)
+{
+	const struct lttng_ust_event_common *ev = data;
+	const struct lttng_ust_channel_common *cc;
+	struct lttng_ust_session *s;
+	int rec;
+
+	s = letw_probe_session(data, &rec);
+	if (!s || !LOAD(ev->enabled))
+		return NULL;
+	cc = ((const struct lttng_ust_event_recorder *)ev->child)->chan->parent;
+	if (!LOAD(cc->enabled))
+		return NULL;
+	if (LETW_FIELD_IN(s, struct lttng_ust_session, active) && !LOAD(s->active))
+		return NULL;
+	return s;
+}
+
+/* Calls fn for every recording probe of every rundown tracepoint. */
+static void for_each_recorder(void (*fn)(void *arg, int ev, struct lttng_ust_session *s),
+			      void *arg)
+{
+	if (!LTTNG_UST_TP_RCU_LINK_TEST())
+		return; /* lttng-ust not loaded: nothing can be enabled */
+	lttng_ust_tp_rcu_read_lock();
+	for (int i = 0; i < LETW_RD_NR; i++) {
+		struct lttng_ust_tracepoint_probe *p;
+
+		if (!LOAD(rd_tp[i]->state))
+			continue;
+		p = lttng_ust_tp_rcu_dereference(rd_tp[i]->probes);
+		for (; p && p->func; p++) {
+			struct lttng_ust_session *s = recording_session(p->data);
+
+			if (s)
+				fn(arg, i, s);
+		}
+	}
+	lttng_ust_tp_rcu_read_unlock();
+}
+
+struct list_ctx {
+	struct letw_sess *out;
+	int max, n;
+	uint32_t any;
+};
+
+static void list_one(void *arg, int ev, struct lttng_ust_session *s)
+{
+	struct list_ctx *c = arg;
+	int i;
+
+	c->any |= LETW_RD_BIT(ev);
+	for (i = 0; i < c->n && c->out[i].session != s; i++)
+		;
+	if (i == c->n) {
+		if (c->n == c->max)
+			return;
+		c->out[c->n++] = (struct letw_sess){ .session = s };
+	}
+	c->out[i].events |= LETW_RD_BIT(ev);
+}
+
+int letw_sess_list(struct letw_sess *out, int max, uint32_t *any)
+{
+	struct list_ctx c = { .out = out, .max = max };
+
+	for_each_recorder(list_one, &c);
+	if (any)
+		*any = c.any;
+	return c.n;
+}
+
+struct one_ctx {
+	const struct lttng_ust_session *s;
+	uint32_t events;
+};
+
+static void one_session(void *arg, int ev, struct lttng_ust_session *s)
+{
+	struct one_ctx *c = arg;
+
+	if (s == c->s)
+		c->events |= LETW_RD_BIT(ev);
+}
+
+uint32_t letw_sess_events(const struct lttng_ust_session *session)
+{
+	struct one_ctx c = { .s = session };
+
+	for_each_recorder(one_session, &c);
+	return c.events;
+}
+
+/* ---- the control thread's memory ---- */
+
+#define TRIGGERS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
+
+static int find(const struct letw_sessmem *m, const struct lttng_ust_session *s)
+{
+	for (int i = 0; i < m->n; i++)
+		if (m->e[i].session == s)
+			return i;
+	return -1;
+}
+
+int letw_sessmem_known(const struct letw_sessmem *m,
+		       const struct lttng_ust_session *session)
+{
+	return find(m, session) >= 0;
+}
+
+int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
+			   uint64_t mask, uint64_t *run_mask)
+{
+	int i = find(m, session), code;
+
+	if (i < 0) {
+		code = LETW_CONTROL_ENABLE_PROVIDER;
+		*run_mask = mask;
+		if (m->n < LETW_SESSMEM_MAX) {
+			i = m->n++;
+		} else {
+			i = 0;
+			for (int k = 1; k < m->n; k++)
+				if (m->e[k].used < m->e[i].used)
+					i = k;
+		}
+		m->e[i].session = session;
+	} else {
+		uint64_t gained = mask & TRIGGERS & ~m->e[i].mask;
+
+		if (gained) {
+			code = LETW_CONTROL_ENABLE_PROVIDER;
+			*run_mask = (mask & ~TRIGGERS) | gained;
+		} else {
+			code = LETW_CONTROL_CAPTURE_STATE;
+			*run_mask = mask;
+		}
+	}
+	m->e[i].mask = mask;
+	m->e[i].used = ++m->clock;
+	return code;
+}
+
+void letw_sessmem_prune(struct letw_sessmem *m, const struct letw_sess *live, int n)
+{
+	for (int i = 0; i < m->n;) {
+		int alive = 0;
+
+		for (int k = 0; k < n && !alive; k++)
+			alive = live[k].session == m->e[i].session;
+		if (alive)
+			i++;
+		else
+			m->e[i] = m->e[--m->n];
+	}
+}

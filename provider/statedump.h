@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The statedump hook: a probe on lttng-ust's own lttng_ust_statedump:start
+ * tracepoint, through which each LTTng session's start and each `lttng
+ * regenerate statedump` reach us with that session (statedump.c).
+ */
+#ifndef LETW_STATEDUMP_H
+#define LETW_STATEDUMP_H
+
+#include <stdint.h>
+
+#include "letw_session.h"
+
+struct letw_hook_req {
+	struct lttng_ust_session *session; /* compared by address only */
+	uint32_t events;                   /* its rundown events at the statedump */
+	uint64_t seq;
+};
+
+/*
+ * Connect the hook (probe object loaded, LETW_STATEDUMP not "0"). Returns 1
+ * when connected, 0 when the polling fallback must serve the sessions.
+ * Called by letw_control_start before the control thread exists.
+ */
+int letw_hook_start(void *probe_handle);
+/* Let callbacks wait for the control thread (it is running) or not. */
+void letw_hook_serving(int on);
+/* Disconnect (letw_shutdown, after the control thread was joined). Waits
+ * for lttng-ust's grace period: no callback runs after it returns. */
+void letw_hook_stop(void);
+/* 1 while the hook is connected. */
+int letw_hook_active(void);
+
+/* Control thread: the oldest queued request (1), or 0 when none. */
+int letw_hook_take(struct letw_hook_req *out);
+/* Control thread: the request's pass is over (or ran nothing). */
+void letw_hook_done(uint64_t seq);
+/* Requests queued or being served (for STATUS). */
+uint32_t letw_hook_pending(void);
+
+/* Fork child, before lttng-ust restarts its listeners in it. */
+void letw_hook_fork_child(void);
+
+#endif

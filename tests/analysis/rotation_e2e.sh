@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Rotation: with `lttng-etw watch` running, a session rotated twice and
+# destroyed leaves three trace chunks, each holding a complete pass of its
+# own (the start's DCStart in the first, a capture-state at each rotation
+# in the next), each reported complete on its own; perfmap writes a map per
+# chunk. The watch daemon stops on SIGTERM and leaves no trigger behind.
+. "$(dirname "$0")/common.sh"
+
+T=$LETW_TEST_TMP
+"$LETW_MINIJIT" --functions 1000 --seconds 120 --list "$T/live" >/dev/null &
+pid=$!
+letw_track "$pid"
+anl_wait_file "$T/live.ready"
+
+s=$(letw_session_create rotate) || exit 1
+letw_session_track "$s" "$pid"
+lttng enable-event -u -s "$s" 'letw_runtime:*,letw_rundown:*dcstart*' >/dev/null ||
+	letw_fail "enable-event"
+lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+"$LETW_CLI" watch --session "$s" -v >"$T/watch.out" 2>&1 &
+watch=$!
+letw_track "$watch"
+letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
+	letw_fail "watch did not register: $(cat "$T/watch.out")"
+"$LETW_CLI" start "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw start"
+for i in 1 2; do
+	lttng rotate "$s" >/dev/null || letw_fail "rotate $i"
+	letw_wait_for grep -q "rotation $((i - 1)) began, statedump regenerated" "$T/watch.out" ||
+		letw_fail "watch missed rotation $i: $(cat "$T/watch.out")"
+	letw_wait_for test "$($LETW_PY "$(dirname "$0")/../e2e/letw_ctl.py" "$pid" status |
+		tr ' ' '\n' | sed -n 's/^pending_statedumps=//p')" = 0 || letw_fail "pass $i never ended"
+done
+lttng stop "$s" >/dev/null || letw_fail "stop"
+lttng destroy "$s" >/dev/null || letw_fail "destroy" # archives the last chunk
+kill -TERM "$watch"
+wait "$watch" || letw_fail "watch exited with $? on SIGTERM: $(cat "$T/watch.out")"
+[ "$(lttng list-triggers 2>/dev/null | grep -c "lttng-etw-watch\.$watch\.")" = 0 ] ||
+	letw_fail "watch left a trigger registered"
+
+tr=$(anl_trace "$s")
+[ "$(ls "$tr/archives" | wc -l)" = 3 ] || letw_fail "expected 3 chunks: $(ls "$tr/archives")"
+"$LETW_CLI" report "$tr" --json --no-progress >"$T/report.jsonl" ||
+	letw_fail "report per chunk: exit $? ($(cat "$T/report.jsonl"))"
+$LETW_PY - "$T/report.jsonl" "$pid" <<'PY' || letw_fail "a chunk is not complete on its own"
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pid = int(sys.argv[2])
+assert len(docs) == 3, "%d chunk reports" % len(docs)
+for i, r in enumerate(docs):
+    passes = [p for x in r["processes"] if x["vpid"] == pid for p in x["passes"]]
+    assert len(passes) == 1 and passes[0]["status"] == "complete", (i, passes)
+    assert passes[0]["control_code"] == (1 if i == 0 else 2), (i, passes)
+PY
+"$LETW_CLI" perfmap "$tr" -o "$T/maps" --no-progress 2>/dev/null || letw_fail "perfmap per chunk"
+[ "$(ls "$T"/maps/*/perf-"$pid".map | wc -l)" = 3 ] || letw_fail "expected a map per chunk"
+kill -TERM "$pid"
+wait "$pid" || letw_fail "minijit failed"
+echo "rotation_e2e: ok"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Snapshot mode (README "Snapshots"): a snapshot session with small
+# overwrite buffers and heavy churn, rundown events in a channel of their
+# own sized for a pass, through the documented procedure (`lttng-etw
+# snapshot`: regenerate the statedump, wait for every pass, record): the
+# snapshot holds a complete pass. Then the same with the rundown sharing
+# the small churn channel: the report calls its pass overwritten and says
+# how many bytes it needed, not "inconsistent".
+. "$(dirname "$0")/common.sh"
+
+T=$LETW_TEST_TMP
+"$LETW_MINIJIT" --functions 2000 --seconds 120 --churn --churn-pause-us 100 \
+	--list "$T/live" >/dev/null &
+pid=$!
+letw_track "$pid"
+anl_wait_file "$T/live.ready"
+
+snap_session() { # PREFIX RUNDOWN_CHANNEL_ARGS (empty: share the churn channel)
+	local s chan=churn
+	s=$(letw_session_create "$1" --snapshot) || exit 1
+	letw_session_track "$s" "$pid"
+	lttng enable-channel -u -s "$s" --overwrite --subbuf-size=16k --num-subbuf=4 churn \
+		>/dev/null || letw_fail "enable-channel churn"
+	lttng add-context -u -s "$s" -c churn -t vpid -t vtid >/dev/null || letw_fail "add-context"
+	lttng enable-event -u -s "$s" -c churn 'letw_runtime:*' >/dev/null || letw_fail "enable runtime"
+	if [ -n "$2" ]; then
+		chan=rundown
+		lttng enable-channel -u -s "$s" --overwrite $2 rundown >/dev/null ||
+			letw_fail "enable-channel rundown"
+		lttng add-context -u -s "$s" -c rundown -t vpid -t vtid >/dev/null ||
+			letw_fail "add-context"
+	fi
+	lttng enable-event -u -s "$s" -c "$chan" 'letw_rundown:*dcstart*' \
+		>/dev/null || letw_fail "enable rundown"
+	lttng start "$s" >/dev/null || letw_fail "start"
+	echo "$s"
+}
+
+# 1. The documented procedure, rundown in its own channel: complete.
+s=$(snap_session snap-own "--subbuf-size=256k --num-subbuf=4")
+sleep 2 # churn fills and wraps the small buffers many times
+"$LETW_CLI" snapshot "$s" --pid "$pid" >"$T/snap1.out" || letw_fail "lttng-etw snapshot: $(cat "$T/snap1.out")"
+lttng stop "$s" >/dev/null
+"$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/r1.json" --no-progress ||
+	letw_fail "report of the snapshot: exit $? ($(cat "$T/r1.json"))"
+[ "$(anl_json "$T/r1.json" "sum(1 for x in r['processes'] if x['vpid']==$pid for p in x['passes'] if p['status']=='complete' and p['control_code']==2)")" -ge 1 ] ||
+	letw_fail "the snapshot holds no complete capture-state pass: $(cat "$T/r1.json")"
+
+# 2. Rundown squeezed into the churn channel: the report names the
+# overwrite and the size the pass needed.
+s=$(snap_session snap-shared "")
+sleep 1
+"$LETW_CLI" snapshot "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw snapshot (shared)"
+lttng stop "$s" >/dev/null
+"$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/r2.json" --no-progress
+rc=$?
+[ "$rc" = 3 ] || letw_fail "report of an overwritten pass exited $rc, expected 3"
+[ "$(anl_json "$T/r2.json" "sorted(set(p['status'] for x in r['processes'] for p in x['passes']) - {'complete'})")" = "['overwritten']" ] ||
+	letw_fail "an overwritten pass is not reported as such: $(cat "$T/r2.json")"
+[ "$(anl_json "$T/r2.json" "min(p['bytes_needed'] for x in r['processes'] for p in x['passes'] if p['status']=='overwritten')")" -gt 65536 ] ||
+	letw_fail "the overwritten pass claims to fit the 64 KiB it overflowed"
+kill -TERM "$pid"
+wait "$pid" || letw_fail "minijit failed"
+echo "snapshot_e2e: ok"
