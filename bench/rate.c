@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "session.h"
+#include "taskstat.h"
 
 static const char *const rundown_events[] = { BENCH_RUNDOWN_EVENTS, NULL };
 
@@ -38,6 +39,8 @@ int bench_rate(const struct bench_opts *o)
 
 	struct letw_store_stats ss = { .size = sizeof(ss) };
 	uint64_t section_max = 0, sections = 0, slow0 = 0;
+	struct bench_task wsum = { 0 };
+	pid_t walker;
 
 	rates = calloc(o->passes, sizeof(*rates));
 	if (!rates || bench_letw_init()) {
@@ -55,12 +58,20 @@ int bench_rate(const struct bench_opts *o)
 	}
 	if (!letw_get_store_stats(&ss))
 		slow0 = ss.slow_grows;
+	/* The walker's thread: how much of a pass it spent on a CPU, and
+	 * whether it was preempted (a read-side section's wall time includes
+	 * the time its thread waited for a CPU) or slept (a blocking channel
+	 * full: between sections, where emission happens). */
+	walker = bench_find_thread("letw-control");
 	for (; done < o->passes; done++) {
+		struct bench_task w0, w1, wd;
 		struct letw_stats a, b;
 		uint64_t t0, t1;
 		int r;
 
 		letw_get_stats(&a);
+		if (walker)
+			bench_task_read(walker, &w0);
 		t0 = bench_now_ns();
 		r = letw_capture_state(LETW_KW_RUNDOWN_START | LETW_KW_JIT_RUNDOWN, 1);
 		t1 = bench_now_ns();
@@ -71,6 +82,10 @@ int bench_rate(const struct bench_opts *o)
 		}
 		rates[done] = (double)(b.rundown_emitted - a.rundown_emitted) * 1e9 /
 			      (double)(t1 - t0);
+		if (walker && !bench_task_read(walker, &w1)) {
+			bench_task_delta(&w0, &w1, &wd);
+			bench_task_add(&wsum, &wd);
+		}
 		if (!letw_get_store_stats(&ss)) {
 			if (ss.last_pass_max_section_ns > section_max)
 				section_max = ss.last_pass_max_section_ns;
@@ -103,6 +118,16 @@ int bench_rate(const struct bench_opts *o)
 	bench_row("rate", o->variant, o->methods, "sections_per_pass",
 		  done ? (double)sections / done : 0, "sections");
 	bench_row("rate", o->variant, o->methods, "slow_grows_fill", (double)slow0, "grows");
+	if (walker) {
+		bench_row("rate", o->variant, o->methods, "walker_invol_cs", (double)wsum.invol_cs,
+			  "switches");
+		bench_row("rate", o->variant, o->methods, "walker_vol_cs", (double)wsum.vol_cs,
+			  "switches");
+		bench_row("rate", o->variant, o->methods, "walker_cpu_ns", (double)wsum.cpu_ns, "ns");
+		bench_row("rate", o->variant, o->methods, "walker_runqueue_wait_ns",
+			  (double)wsum.run_delay_ns, "ns");
+		bench_row("rate", o->variant, o->methods, "walker_wall_ns", (double)wsum.wall_ns, "ns");
+	}
 	bench_row("rate", o->variant, o->methods, "discarded_events",
 		  (double)discarded, "events");
 	bench_row("rate", o->variant, o->methods, "lost_packets", (double)lost,

@@ -279,8 +279,9 @@ class Report:
     def rate_table(self):
         out = ["| methods | channel | lock-free | global-lock | raw loop (limit) | lock-free / raw "
                "| global-lock / raw | longest read-side section (lf / gl) | sections per pass "
+               "| walker (lf): CPU per section, preempted / slept per pass, run-queue wait "
                "| discarded (lf / gl / raw) |",
-               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
         for n in self.sizes:
             for ch in ("blocking", "discard"):
                 r = {v: self.get(ch, "rate", v, n, "records_per_s_best") for v in (LF, GL, RAW)}
@@ -288,10 +289,18 @@ class Report:
                 if all(x is None for x in d.values()):
                     continue
                 rs = [self.get(ch, "rate", v, n, "section_max_ns") for v in (LF, GL)]
+                g = lambda m: self.get(ch, "rate", LF, n, m)
+                npass = int(self.meta.get("passes") or 0)
+                secs = g("sections_per_pass")
+                walker = "—"
+                if g("walker_cpu_ns") is not None and secs and npass:
+                    walker = (f"{t(g('walker_cpu_ns') / (secs * npass))}, "
+                              f"{g('walker_invol_cs') / npass:,.0f} / {g('walker_vol_cs') / npass:,.0f}, "
+                              f"{100 * g('walker_runqueue_wait_ns') / g('walker_wall_ns'):.0f} % of the passes")
                 out.append(f"| {n:,} | {ch} | {rate(r[LF])} | {rate(r[GL])} | {rate(r[RAW])} "
                            f"| {ratio(r[LF], r[RAW])} | {ratio(r[GL], r[RAW])} "
                            f"| {t(rs[0])} / {t(rs[1])} "
-                           f"| {count(self.get(ch, 'rate', LF, n, 'sections_per_pass'))} "
+                           f"| {count(secs)} | {walker} "
                            f"| {count(d[LF])} / {count(d[GL])} / {count(d[RAW])} |")
         return "\n".join(out)
 
@@ -516,6 +525,12 @@ the pass's Complete event (Init, the slot-order walk, emission, Complete). Rates
 discarded or lost events are not reported (—).
 
 {self.rate_table()}
+
+The walker column reads the library's control thread ("letw-control") in
+`/proc/self/task/TID/{{status,schedstat}}` around the timed passes: its CPU time per section (copying
+inside the section and emitting after it), how often it was preempted or slept per pass, and the
+share of the passes it spent runnable but waiting for a CPU. A read-side section's length is wall
+time: one preemption inside it (a CFS time slice is a few ms on this machine) makes it that long.
 
 ![rundown rate](rate.png)
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,32 @@
 pid_t bench_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+static int slurp(const char *path, char *buf, size_t len);
+
+pid_t bench_find_thread(const char *comm)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	pid_t found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		char path[300], name[64];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (slurp(path, name, sizeof(name)))
+			continue;
+		name[strcspn(name, "\n")] = '\0';
+		if (!strcmp(name, comm))
+			found = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return found;
 }
 
 /* The whole of a small /proc file into buf (NUL-terminated): 0 or -1. */

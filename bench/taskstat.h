@@ -22,6 +22,9 @@ struct bench_task {
 
 /* The calling thread's id (gettid). */
 pid_t bench_gettid(void);
+/* The id of this process's thread named `comm` (e.g. the library's
+ * "letw-control"), or 0. */
+pid_t bench_find_thread(const char *comm);
 /* 0, or -1 if a file could not be read (the fields read stay set). */
 int bench_task_read(pid_t tid, struct bench_task *out);
 /* b - a, field by field. */
