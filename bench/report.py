@@ -211,7 +211,7 @@ class Report:
     def stall_table(self):
         out = ["| methods | session | variant | publish max (rundown / idle) | p99.9 (rundown / idle) "
                "| p99 | p50 | calls > 1 ms (rundown / idle) | publishes/s during rundowns "
-               "| passes / windows | pass mean / max |",
+               "| passes (in idle windows) / windows | pass mean / max |",
                "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for n, cfg, v, g in self.stall_runs(CONFIGS + (("perf-rundown-only", "rundown-only, under perf"),
                                                 ("perf-shared", "shared, under perf"))):

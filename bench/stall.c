@@ -379,7 +379,7 @@ int bench_stall(const struct bench_opts *o)
 	struct bench_channel ch[2];
 	struct jit *jits = NULL;
 	pthread_t sampler;
-	struct letw_stats st0, st1;
+	struct letw_stats st0, st1, sti0, sti1;
 	struct letw_store_stats ss_fill, ss0, ss1, ssp;
 	struct bench_hist pub[3], unpub[3];
 	struct bench_task task[3];
@@ -388,6 +388,7 @@ int bench_stall(const struct bench_opts *o)
 	uint64_t discarded = 0, lost = 0, rt_discarded = 0, rt_lost = 0;
 	uint64_t rd_ns = 0, idle_ns = 0, window_ns = (uint64_t)(o->seconds / 3 * 1e9);
 	unsigned passes = 0, sections_over = 0, nwin = 0, nch;
+	uint64_t idle_passes = 0;
 	int runtime, threads_started = 0, capture_failed = 0, ret = -1;
 	pid_t perf = -1;
 	char chan[2][160];
@@ -473,8 +474,13 @@ int bench_stall(const struct bench_opts *o)
 		win[nwin++] = (struct window){ t0, t1, PHASE_RUNDOWN };
 		rd_ns += t1 - t0;
 
+		letw_get_stats(&sti0);
 		bench_sleep_ns(t1 - t0);
 		mark_jits(jits, o->threads, PHASE_IDLE);
+		/* Nothing of ours runs a pass now: any pass here (another
+		 * session's start, say) contaminates the baseline. */
+		letw_get_stats(&sti1);
+		idle_passes += sti1.passes - sti0.passes;
 		win[nwin] = (struct window){ t1, bench_now_ns(), PHASE_IDLE };
 		idle_ns += win[nwin].t1 - win[nwin].t0;
 		nwin++;
@@ -540,6 +546,7 @@ out_threads:
 	report_task(o, "_idle", &task[PHASE_IDLE]);
 	bench_row("stall", o->variant, o->methods, "passes", passes, "passes");
 	bench_row("stall", o->variant, o->methods, "windows", nwin / 2, "windows");
+	bench_row("stall", o->variant, o->methods, "passes_idle", (double)idle_passes, "passes");
 	bench_row("stall", o->variant, o->methods, "rundown_phase_ns", (double)rd_ns, "ns");
 	bench_row("stall", o->variant, o->methods, "idle_phase_ns", (double)idle_ns, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_max_ns", (double)pass_max, "ns");
