@@ -224,7 +224,7 @@ class Report:
                        f"| {t(g('publish_p99_ns'))} | {t(g('publish_p50_ns'))} "
                        f"| {count(calls[0])} / {count(calls[1])} "
                        f"| {'—' if thr is None else f'{thr * 1e9:,.0f}'} "
-                       f"| {count(g('passes'))} / {count(g('windows'))} "
+                       f"| {count(g('passes'))} ({count(g('passes_idle'))}) / {count(g('windows'))} "
                        f"| {t(g('pass_mean_ns'))} / {t(g('pass_max_ns'))} |")
         return "\n".join(out)
 
