@@ -29,7 +29,19 @@ struct bench_opts {
 	unsigned iterations;    /* start/stop cycles (latency) */
 	int keep_trace;
 	double fill_timeout;    /* give up filling a table after this (s); 0: never */
+	const char *config;     /* stall: session layout (stall.c), default "rundown-only" */
+	const char *perf_out;   /* stall: perf sched_switch profile of the JIT thread */
 };
+
+/*
+ * The event rules every session uses, as the README recommends: the DCStart
+ * family and the load/unload events. Not `letw_rundown:*` / `letw_runtime:*`:
+ * those also name the optional line-table and code-bytes events, and the
+ * code-bytes ones make every publish and every rundown record copy the
+ * method's code with process_vm_readv — another measure (letw-bench-extras).
+ */
+#define BENCH_RUNDOWN_EVENTS "letw_rundown:*dcstart*"
+#define BENCH_RUNTIME_EVENTS "letw_runtime:*load"
 
 static inline uint64_t bench_now_ns(void)
 {

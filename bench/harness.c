@@ -23,13 +23,15 @@ static const char usage[] =
 	"Benchmarks of liblttng-etw (variant " BENCH_VARIANT ") inside real LTTng\n"
 	"sessions it creates and destroys itself.\n"
 	"Commands:\n"
-	"  stall     publish/unpublish latency of JIT threads while rundowns run\n"
-	"            back to back (also: peak deferred frees during the passes)\n"
+	"  stall     JIT threads' publish/unpublish latency, context switches and\n"
+	"            page faults in windows of back-to-back rundowns and idle\n"
+	"            windows as long; store memory and read-side sections\n"
 	"  rate      rundown records/s with no churn\n"
 	"  pubcost   letw_method_publish cost, tracing off and on\n"
 	"  lfht      the same key inserted into a plain cds_lfht (urcu-bp)\n"
-	"  memory    table bytes per method, from mallinfo2() deltas\n"
-	"  latency   `lttng start` to dcstart_init event timestamp\n";
+	"  memory    bytes per method from letw_get_store_stats (and heap, RSS)\n"
+	"  latency   `lttng start` to dcstart_init event timestamp\n"
+	"  bigrange  publishing one 4 GiB - 1 range into a table of N methods\n";
 
 struct ctl_event {
 	uint64_t ns;
@@ -199,6 +201,7 @@ static const struct {
 	{ "stall", bench_stall },     { "rate", bench_rate },
 	{ "pubcost", bench_pubcost }, { "lfht", bench_lfht },
 	{ "memory", bench_memory },   { "latency", bench_latency },
+	{ "bigrange", bench_bigrange },
 };
 
 int main(int argc, char **argv)

@@ -35,6 +35,7 @@ int bench_pubcost(const struct bench_opts *o);
 int bench_lfht(const struct bench_opts *o);
 int bench_memory(const struct bench_opts *o);
 int bench_latency(const struct bench_opts *o);
+int bench_bigrange(const struct bench_opts *o);
 
 /*
  * Control requests the library synthesised since bench_letw_init (the

@@ -20,7 +20,7 @@
 #include "harness.h"
 #include "session.h"
 
-static const char *const rundown_events[] = { "letw_rundown:*", NULL };
+static const char *const rundown_events[] = { BENCH_RUNDOWN_EVENTS, NULL };
 
 static int cmp_u64(const void *a, const void *b)
 {

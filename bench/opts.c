@@ -22,6 +22,8 @@ static const struct option longopts[] = {
 	{ "discard", no_argument, NULL, 'd' },
 	{ "keep-trace", no_argument, NULL, 'k' },
 	{ "fill-timeout", required_argument, NULL, 'F' },
+	{ "config", required_argument, NULL, 'C' },
+	{ "perf-out", required_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -44,6 +46,9 @@ static const char common_help[] =
 	"  -d, --discard         discard-mode channel\n"
 	"  -k, --keep-trace      keep the trace directory\n"
 	"      --fill-timeout=S  give up when filling the table takes longer (default: never)\n"
+	"      --config=NAME     stall session layout: rundown-only (default), split, shared\n"
+	"      --perf-out=FILE   stall: record the JIT thread's context switches with perf\n"
+	"                        into FILE (FILE.windows: the phases' CLOCK_MONOTONIC spans)\n"
 	"  -h, --help            this help\n"
 	"Output: CSV rows measure,variant,methods,metric,value,unit on stdout;\n"
 	"lines starting with '#' are notes.\n";
@@ -80,6 +85,7 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o,
 		.threads = 2,
 		.ops = 50000,
 		.iterations = 5,
+		.config = "rundown-only",
 	};
 	while ((c = getopt_long(argc, argv, "n:s:t:p:o:i:P:O:S:N:bdkh", longopts,
 				NULL)) != -1) {
@@ -119,6 +125,8 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o,
 		case 'b': o->blocking = 1; break;
 		case 'd': o->blocking = 0; break;
 		case 'k': o->keep_trace = 1; break;
+		case 'C': o->config = optarg; break;
+		case 'R': o->perf_out = optarg; break;
 		case 'F':
 			o->fill_timeout = strtod(optarg, NULL);
 			if (o->fill_timeout < 0) {

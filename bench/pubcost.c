@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Measure 3 — the cost of letw_method_publish with tracing off (no session)
- * and on (a started session recording letw_runtime:*), against a plain
- * cds_lfht_add_unique of the same key with a malloc'd node (urcu-bp
- * flavour): what a bare RCU hash table costs before validation, the string
- * copy, the overlap index and the tracepoint.
+ * and on (a started session recording letw_runtime:*load), against a plain
+ * cds_lfht_add_unique of the same key (urcu-bp flavour, same hash, same
+ * table sizing), with a malloc'd node and with a preallocated one: what a
+ * bare RCU hash table costs before validation, the string copy and
+ * interning, the overlap check and the tracepoint.
  *
  * Each timed operation publishes into a table of N methods; an untimed
  * unpublish of an older record keeps the size at N.
@@ -93,12 +94,13 @@ static int timed_publishes(const struct bench_opts *o, unsigned long first,
 	return 0;
 }
 
-static const char *const runtime_events[] = { "letw_runtime:*", NULL };
+static const char *const runtime_events[] = { BENCH_RUNTIME_EVENTS, NULL };
 
 int bench_pubcost(const struct bench_opts *o)
 {
 	struct bench_session s = { 0 };
-	uint64_t *ns, overhead, discarded = 0, lost = 0;
+	struct letw_store_stats ss = { .size = sizeof(ss) };
+	uint64_t *ns, overhead, discarded = 0, lost = 0, slow_fill = 0;
 	char chan[160];
 	int ret = -1;
 
@@ -110,6 +112,8 @@ int bench_pubcost(const struct bench_opts *o)
 	overhead = bench_clock_overhead_ns();
 	if (bench_fill(o, "pubcost"))
 		goto out;
+	if (!letw_get_store_stats(&ss))
+		slow_fill = ss.slow_grows;
 	if (timed_publishes(o, o->methods, ns))
 		goto out;
 	report(o, o->variant, "publish_off", ns, o->ops, overhead);
@@ -125,6 +129,12 @@ int bench_pubcost(const struct bench_opts *o)
 	if (bench_session_stop(&s) || bench_session_discarded(&s, &discarded, &lost))
 		goto out;
 	report(o, o->variant, "publish_on", ns, o->ops, overhead);
+	if (!letw_get_store_stats(&ss)) {
+		bench_row("pubcost", o->variant, o->methods, "slow_grows_fill", (double)slow_fill,
+			  "grows");
+		bench_row("pubcost", o->variant, o->methods, "slow_grows_timed",
+			  (double)(ss.slow_grows - slow_fill), "grows");
+	}
 	bench_row("pubcost", o->variant, o->methods, "discarded_events",
 		  (double)discarded, "events");
 	ret = bench_report_control(o, "pubcost", 0, 1) ? BENCH_PERTURBED : 0;
@@ -144,8 +154,17 @@ struct plain_node {
 	uint64_t key;
 };
 
-/* Keyed exactly as the library's table. */
-#define hash_key letw_hash_u64
+/*
+ * Keyed and hashed exactly as the library's code table: the key is the
+ * code start, the hash is that of its 4 KiB page (records on one page
+ * share a chain, as they do in the library), and the table is sized once
+ * to one bucket per node without auto-resize (the library's control thread
+ * keeps it so; liburcu's lazy auto-resize would malloc on the inserter).
+ */
+static unsigned long hash_key(uint64_t key)
+{
+	return letw_hash_u64(key >> 12);
+}
 
 static int match_key(struct cds_lfht_node *node, const void *key)
 {
@@ -158,9 +177,11 @@ static void free_node(struct rcu_head *h)
 	free(caa_container_of(h, struct plain_node, rcu));
 }
 
-static int plain_insert(struct cds_lfht *ht, uint64_t key)
+/* pool: NULL to malloc the node (freed after a grace period on removal),
+ * else the node to use (never reused during the run). */
+static int plain_insert(struct cds_lfht *ht, uint64_t key, struct plain_node *pool)
 {
-	struct plain_node *n = malloc(sizeof(*n));
+	struct plain_node *n = pool ? pool : malloc(sizeof(*n));
 	struct cds_lfht_node *got;
 
 	if (!n)
@@ -171,13 +192,14 @@ static int plain_insert(struct cds_lfht *ht, uint64_t key)
 	got = cds_lfht_add_unique(ht, hash_key(key), match_key, &n->key, &n->node);
 	urcu_bp_read_unlock();
 	if (got != &n->node) {
-		free(n);
+		if (!pool)
+			free(n);
 		return -1;
 	}
 	return 0;
 }
 
-static int plain_remove(struct cds_lfht *ht, uint64_t key)
+static int plain_remove(struct cds_lfht *ht, uint64_t key, int pooled)
 {
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
@@ -190,26 +212,35 @@ static int plain_remove(struct cds_lfht *ht, uint64_t key)
 		return -1;
 	}
 	urcu_bp_read_unlock();
-	urcu_bp_call_rcu(&caa_container_of(node, struct plain_node, node)->rcu,
-			 free_node);
+	if (!pooled)
+		urcu_bp_call_rcu(&caa_container_of(node, struct plain_node, node)->rcu,
+				 free_node);
 	return 0;
 }
 
-int bench_lfht(const struct bench_opts *o)
+/* One baseline: fill N keys, then ops timed inserts (an untimed removal of
+ * an older key keeps N), as timed_publishes does. */
+static int lfht_case(const struct bench_opts *o, int pooled, const char *what,
+		     uint64_t *ns, uint64_t overhead)
 {
+	unsigned long size = 1024, total = o->methods + o->ops;
+	struct plain_node *pool = NULL;
 	struct cds_lfht *ht;
-	uint64_t *ns, overhead;
 	int ret = -1;
 
-	ns = calloc(o->ops, sizeof(*ns));
-	ht = cds_lfht_new_flavor(1024, 1024, 0,
-				 CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
-				 &urcu_bp_flavor, NULL);
-	if (!ns || !ht)
+	while (size < o->methods)
+		size <<= 1;
+	ht = cds_lfht_new_flavor(size, 1024, 0, 0, &urcu_bp_flavor, NULL);
+	if (pooled) {
+		pool = calloc(total, sizeof(*pool)); /* touched now, not while timed */
+		if (pool)
+			memset(pool, 0, total * sizeof(*pool));
+	}
+	if (!ht || (pooled && !pool))
 		goto out;
-	overhead = bench_clock_overhead_ns();
 	for (unsigned long i = 0; i < o->methods; i++)
-		if (plain_insert(ht, bench_code_start(BENCH_TABLE_BASE, i)))
+		if (plain_insert(ht, bench_code_start(BENCH_TABLE_BASE, i),
+				 pooled ? &pool[i] : NULL))
 			goto out;
 	for (unsigned k = 0; k < o->ops; k++) {
 		unsigned long i = o->methods + k;
@@ -217,18 +248,40 @@ int bench_lfht(const struct bench_opts *o)
 		int r;
 
 		if (k >= CHURN_RING &&
-		    plain_remove(ht, bench_code_start(BENCH_TABLE_BASE, i - CHURN_RING)))
+		    plain_remove(ht, bench_code_start(BENCH_TABLE_BASE, i - CHURN_RING), pooled))
 			goto out;
 		t0 = bench_now_ns();
-		r = plain_insert(ht, bench_code_start(BENCH_TABLE_BASE, i));
+		r = plain_insert(ht, bench_code_start(BENCH_TABLE_BASE, i),
+				 pooled ? &pool[i] : NULL);
 		ns[k] = bench_now_ns() - t0;
 		if (r)
 			goto out;
 	}
-	report(o, "cds_lfht", "insert", ns, o->ops, overhead);
+	report(o, "cds_lfht", what, ns, o->ops, overhead);
 	ret = 0;
 out:
+	/* The process exits next: the table and its nodes are left to it
+	 * (a pooled node may still be read by a late reader). */
+	return ret;
+}
+
+/*
+ * Two baselines: "insert", cds_lfht_add_unique of a malloc'd node — what a
+ * runtime keeping its own RCU hash table pays per record (the baseline of
+ * issue #10's figure) — and "insert_prealloc", the table operation alone
+ * with nodes from a pre-touched array.
+ */
+int bench_lfht(const struct bench_opts *o)
+{
+	uint64_t *ns = calloc(o->ops, sizeof(*ns)), overhead;
+	int ret = -1;
+
+	if (!ns)
+		return -1;
+	overhead = bench_clock_overhead_ns();
+	if (!lfht_case(o, 0, "insert", ns, overhead) &&
+	    !lfht_case(o, 1, "insert_prealloc", ns, overhead))
+		ret = 0;
 	free(ns);
-	/* The process exits next: the nodes are left to it. */
 	return ret;
 }

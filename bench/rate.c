@@ -2,8 +2,10 @@
 /*
  * Measure 2, library side — rundown records/s with no churn, timed around
  * letw_capture_state(..., wait=1), i.e. from the request to the pass's
- * Complete event (pin phase, emission, Init/Complete included). The raw
- * loop (raw.c) gives the limit on the same channel.
+ * Complete event (Init, the slot-order walk, emission and Complete
+ * included). The raw loop (raw.c) gives the limit on the same channel.
+ * Also reports, from letw_get_store_stats, the longest read-side section
+ * of the timed passes and the store's slow-path count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,31 +17,9 @@
 
 #include "harness.h"
 #include "session.h"
+#include "taskstat.h"
 
-static const char *const rundown_events[] = { "letw_rundown:*", NULL };
-
-/*
- * The walker's phase 1 (pinning every record inside one read-side section)
- * is reported only in the library's debug log line "pass N (...): ...,
- * X pinned, Y ns read side". We read it through the public log callback;
- * if the wording changes the figure is simply absent. Called on the
- * control thread; the main thread reads it after the pass it waited for.
- */
-static uint64_t read_side_ns, read_side_max_ns;
-
-static void on_log(enum letw_log_level level, const char *msg, void *ctx)
-{
-	const char *p = strstr(msg, " ns read side");
-	unsigned long long ns;
-
-	(void)ctx;
-	if (level != LETW_LOG_DEBUG || !p)
-		return;
-	while (p > msg && p[-1] >= '0' && p[-1] <= '9')
-		p--;
-	if (sscanf(p, "%llu", &ns) == 1)
-		uatomic_set(&read_side_ns, (uint64_t)ns);
-}
+static const char *const rundown_events[] = { BENCH_RUNDOWN_EVENTS, NULL };
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -57,14 +37,16 @@ int bench_rate(const struct bench_opts *o)
 	char chan[160];
 	int ret = -1;
 
+	struct letw_store_stats ss = { .size = sizeof(ss) };
+	uint64_t section_max = 0, sections = 0, slow0 = 0;
+	struct bench_task wsum = { 0 };
+	pid_t walker;
+
 	rates = calloc(o->passes, sizeof(*rates));
-	/* Debug level carries the per-pass walker figures (see on_log). */
-	setenv("LETW_LOG", "debug", 1);
 	if (!rates || bench_letw_init()) {
 		free(rates);
 		return -1;
 	}
-	letw_set_log_fn(on_log, NULL);
 	if (bench_fill(o, "rate"))
 		goto out;
 	if (bench_session_create(&s, o, "rate", rundown_events) ||
@@ -74,12 +56,22 @@ int bench_rate(const struct bench_opts *o)
 		fprintf(stderr, "bench: no rundown after lttng start\n");
 		goto out;
 	}
+	if (!letw_get_store_stats(&ss))
+		slow0 = ss.slow_grows;
+	/* The walker's thread: how much of a pass it spent on a CPU, and
+	 * whether it was preempted (a read-side section's wall time includes
+	 * the time its thread waited for a CPU) or slept (a blocking channel
+	 * full: between sections, where emission happens). */
+	walker = bench_find_thread("letw-control");
 	for (; done < o->passes; done++) {
+		struct bench_task w0, w1, wd;
 		struct letw_stats a, b;
 		uint64_t t0, t1;
 		int r;
 
 		letw_get_stats(&a);
+		if (walker)
+			bench_task_read(walker, &w0);
 		t0 = bench_now_ns();
 		r = letw_capture_state(LETW_KW_RUNDOWN_START | LETW_KW_JIT_RUNDOWN, 1);
 		t1 = bench_now_ns();
@@ -90,8 +82,15 @@ int bench_rate(const struct bench_opts *o)
 		}
 		rates[done] = (double)(b.rundown_emitted - a.rundown_emitted) * 1e9 /
 			      (double)(t1 - t0);
-		if (uatomic_read(&read_side_ns) > read_side_max_ns)
-			read_side_max_ns = uatomic_read(&read_side_ns);
+		if (walker && !bench_task_read(walker, &w1)) {
+			bench_task_delta(&w0, &w1, &wd);
+			bench_task_add(&wsum, &wd);
+		}
+		if (!letw_get_store_stats(&ss)) {
+			if (ss.last_pass_max_section_ns > section_max)
+				section_max = ss.last_pass_max_section_ns;
+			sections += ss.last_pass_sections;
+		}
 	}
 	if (bench_session_stop(&s) || bench_session_discarded(&s, &discarded, &lost))
 		goto out;
@@ -111,9 +110,24 @@ int bench_rate(const struct bench_opts *o)
 		bench_note("rate %s N=%lu: %llu events discarded, rate not reported",
 			   o->variant, o->methods, (unsigned long long)discarded);
 	}
-	if (read_side_max_ns)
-		bench_row("rate", o->variant, o->methods, "read_side_max_ns",
-			  (double)read_side_max_ns, "ns");
+	/* Longest read-side section of the timed passes, and of any pass of
+	 * this process (the start's pass included). */
+	bench_row("rate", o->variant, o->methods, "section_max_ns", (double)section_max, "ns");
+	bench_row("rate", o->variant, o->methods, "section_max_any_pass_ns",
+		  (double)ss.max_section_ns, "ns");
+	bench_row("rate", o->variant, o->methods, "sections_per_pass",
+		  done ? (double)sections / done : 0, "sections");
+	bench_row("rate", o->variant, o->methods, "slow_grows_fill", (double)slow0, "grows");
+	if (walker) {
+		bench_row("rate", o->variant, o->methods, "walker_invol_cs", (double)wsum.invol_cs,
+			  "switches");
+		bench_row("rate", o->variant, o->methods, "walker_vol_cs", (double)wsum.vol_cs,
+			  "switches");
+		bench_row("rate", o->variant, o->methods, "walker_cpu_ns", (double)wsum.cpu_ns, "ns");
+		bench_row("rate", o->variant, o->methods, "walker_runqueue_wait_ns",
+			  (double)wsum.run_delay_ns, "ns");
+		bench_row("rate", o->variant, o->methods, "walker_wall_ns", (double)wsum.wall_ns, "ns");
+	}
 	bench_row("rate", o->variant, o->methods, "discarded_events",
 		  (double)discarded, "events");
 	bench_row("rate", o->variant, o->methods, "lost_packets", (double)lost,

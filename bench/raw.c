@@ -27,7 +27,7 @@ static const char usage[] =
 	"from a flat array, inside a real LTTng session it creates; prints the\n"
 	"records/s (the limit the library's rundown rate is compared with).\n";
 
-static const char *const rundown_events[] = { "letw_rundown:*", NULL };
+static const char *const rundown_events[] = { BENCH_RUNDOWN_EVENTS, NULL };
 
 struct flat {
 	struct letw_tp_method *m;

@@ -7,6 +7,13 @@ import csv
 import os
 
 LF, GL, RAW = "lockfree", "globallock", "raw"
+# Stall session layouts, by the channel tag run.sh gives their rows.
+CONFIGS = (("blocking", "rundown-only"), ("split", "split"), ("shared", "shared"))
+CONFIG_TEXT = {
+    "rundown-only": "rundown events only (blocking channel); runtime events not recorded",
+    "split": "rundown events in a blocking channel, runtime events in a discard channel of their own",
+    "shared": "rundown and runtime events in one blocking channel",
+}
 
 
 def load(path):
@@ -36,7 +43,7 @@ def t(ns):
     if ns < 1e6:
         return f"{ns / 1e3:.1f} µs"
     if ns < 1e9:
-        return f"{ns / 1e6:.1f} ms"
+        return f"{ns / 1e6:.2f} ms"
     return f"{ns / 1e9:.2f} s"
 
 
@@ -44,97 +51,256 @@ def rate(v):
     return "—" if v is None else f"{v / 1e6:.2f} M/s"
 
 
-def ratio(a, b, digits=0):
+def mib(v):
+    return "—" if v is None else f"{v / 2**20:.1f} MiB"
+
+
+def ratio(a, b, digits=2):
     if a is None or b is None or b == 0:
         return "—"
     r = a / b
-    if digits or r < 10:
-        return f"{r:.{digits or 2}f}×"
-    return f"{r:,.0f}×"
+    if r >= 100:
+        return f"{r:,.0f}×"
+    return f"{r:.{digits}f}×"
 
 
 def count(v):
     return "—" if v is None else f"{v:,.0f}"
 
 
+def div(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def verdict(v, ok):
+    """met / NOT met for a figure v against the predicate ok."""
+    if v is None:
+        return "—"
+    return "met" if ok(v) else "**not met**"
+
+
 class Report:
     def __init__(self, rows, meta):
         self.rows, self.meta = rows, meta
-        self.sizes = sorted({k[3] for k in rows if k[1] in ("stall", "rate")} |
-                            {k[3] for k in rows if k[1] == "pubcost"})
+        self.sizes = sorted({k[3] for k in rows if k[1] in ("stall", "rate", "pubcost", "memory")})
 
     def get(self, channel, measure, variant, n, metric):
         return self.rows.get((channel, measure, variant, n, metric))
 
-    def stall_table(self):
-        g = lambda v, n, m: self.get("blocking", "stall", v, n, m)
-        out = ["| methods | lock-free max | p99.9 | p99 | global-lock max | p99.9 | p99 "
-               "| ratio max | ratio p99.9 | ratio p99 | lock-free max, no rundown "
-               "| publishes/s during rundowns (lf / gl) | passes (lf / gl) |",
-               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for n in self.sizes:
-            lf = [g(LF, n, f"publish_{q}_ns") for q in ("max", "p999", "p99")]
-            gl = [g(GL, n, f"publish_{q}_ns") for q in ("max", "p999", "p99")]
-            if all(x is None for x in lf + gl):
-                continue
-            out.append(f"| {n:,} | " + " | ".join(t(x) for x in lf) + " | " +
-                       " | ".join(t(x) for x in gl) + " | " +
-                       " | ".join(ratio(b, a) for a, b in zip(lf, gl)) +
-                       f" | {t(g(LF, n, 'publish_max_ns_idle'))}"
-                       f" | {self.throughput(LF, n)} / {self.throughput(GL, n)}"
-                       f" | {count(g(LF, n, 'passes'))} / {count(g(GL, n, 'passes'))} |")
+    def st(self, ch, v, n, m):
+        return self.get(ch, "stall", v, n, m)
+
+    # --- the issue #10 targets --------------------------------------------
+    def targets(self):
+        sizes = self.sizes
+        head = "| measure | target | " + " | ".join(f"{n:,} methods" for n in sizes) + " |"
+        out = [head, "|---|---|" + "---|" * len(sizes)]
+
+        def line(name, target, cells):
+            out.append(f"| {name} | {target} | " + " | ".join(cells) + " |")
+
+        for ch, cfg in CONFIGS:
+            cells = []
+            for n in sizes:
+                v = self.st(ch, LF, n, "jit_vol_cs")
+                idle = self.st(ch, LF, n, "jit_vol_cs_idle")
+                if v is None:
+                    cells.append("—")
+                    continue
+                status = verdict(v, lambda x: x == 0) if cfg != "shared" else "session config"
+                cells.append(f"{count(v)} ({count(idle)} idle) — {status}")
+            line(f"JIT thread voluntary context switches during rundowns, `{cfg}`", "0", cells)
+        for ch, cfg in CONFIGS[:2]:
+            cells = []
+            for n in sizes:
+                a, b = self.st(ch, LF, n, "publish_max_ns"), self.st(ch, LF, n, "publish_max_ns_idle")
+                r = div(a, b)
+                cells.append("—" if r is None else
+                             f"{t(a)} / {t(b)} = {ratio(a, b)} — {verdict(r, lambda x: x <= 2)}")
+            line(f"publish max during rundowns / without (same run, interleaved windows), `{cfg}`",
+                 "≤ 2×", cells)
+        for chan in ("blocking", "discard"):
+            cells = []
+            for n in sizes:
+                a = self.get(chan, "rate", LF, n, "records_per_s_best")
+                b = self.get(chan, "rate", RAW, n, "records_per_s_best")
+                r = div(a, b)
+                cells.append("—" if r is None else
+                             f"{rate(a)} / {rate(b)} = {ratio(a, b)} — {verdict(r, lambda x: x >= 0.8)}")
+            line(f"rundown rate / raw tracepoint loop, {chan} channel", "≥ 0.8×", cells)
+        cells = []
+        for n in sizes:
+            a = self.get("blocking", "rate", LF, n, "section_max_ns")
+            b = self.st("blocking", LF, n, "section_max_ns")
+            worst = max((x for x in (a, b) if x is not None), default=None)
+            cells.append("—" if worst is None else
+                         f"{t(a)} no churn / {t(b)} churn — {verdict(worst, lambda x: x <= 1e6)}")
+        line("longest read-side section of a pass (letw_get_store_stats)", "≤ 1 ms", cells)
+        cells = []
+        for n in sizes:
+            a = self.get("blocking", "pubcost", LF, n, "publish_off_median_ns")
+            b = self.get("none", "pubcost", "cds_lfht", n, "insert_median_ns")
+            c = self.get("none", "pubcost", "cds_lfht", n, "insert_prealloc_median_ns")
+            r = div(a, b)
+            cells.append("—" if r is None else
+                         f"{t(a)} / {t(b)} = {ratio(a, b)} — {verdict(r, lambda x: x <= 1.5)} "
+                         f"(node preallocated: {t(c)}, {ratio(a, c)})")
+        line("publish median, tracing off / `cds_lfht_add_unique` of the same key (malloc'd node)",
+             "≤ 1.5×", cells)
+        cells = []
+        for n in sizes:
+            a = self.get("none", "memory", LF, n, "bytes_per_method_no_names")
+            cells.append("—" if a is None else f"{a:.1f} B — {verdict(a, lambda x: x <= 64)}")
+        line("bytes per method, 1-byte name (bytes_in_use / live methods)", "≤ 64 B", cells)
+        cells = []
+        for n in sizes:
+            a = self.get("none", "memory", LF, n, "bytes_per_method_with_names")
+            u = self.get("none", "memory", LF, n, "unique_string_bytes_per_method")
+            cells.append("—" if a is None or u is None else
+                         f"{a:.1f} B vs 64 + {u:.1f} = {64 + u:.1f} B — "
+                         f"{verdict(a, lambda x: x <= 64 + u)}")
+        line("bytes per method, with names", "≤ 64 B + unique string bytes", cells)
+        for ch, cfg in CONFIGS[:1]:
+            cells = []
+            for n in sizes:
+                a, b = self.st(ch, LF, n, "bytes_in_use_peak"), self.st(ch, LF, n, "bytes_in_use_peak_idle")
+                c, d = self.st(ch, LF, n, "rss_peak"), self.st(ch, LF, n, "rss_peak_idle")
+                r = div(a, b)
+                cells.append("—" if r is None else
+                             f"in use {mib(a)} / {mib(b)} = {ratio(a, b)} — "
+                             f"{verdict(r, lambda x: x <= 1.25)}; RSS {mib(c)} / {mib(d)} = {ratio(c, d)}")
+            line("memory held during passes under churn / the same churn without passes "
+                 "(peaks: bytes_in_use; RSS)", "≤ 1.25× (at 10^6)", cells)
+        cells = []
+        for n in sizes:
+            a = self.get("none", "bigrange", LF, n, "publish_big_median_ns")
+            m = self.get("none", "bigrange", LF, n, "publish_big_max_ns")
+            cells.append("—" if a is None else f"{t(a)} (max {t(m)}) — {verdict(a, lambda x: x < 1e7)}")
+        line("publish one 4 GiB − 1 range (median of 7)", "< 10 ms", cells)
         return "\n".join(out)
 
-    def throughput(self, v, n):
-        ops = self.get("blocking", "stall", v, n, "publish_count")
-        phase = self.get("blocking", "stall", v, n, "rundown_phase_ns")
-        return "—" if ops is None or not phase else f"{ops * 1e9 / phase:,.0f}"
+    def slow_grows(self):
+        out = ["| run | " + " | ".join(f"{n:,}" for n in self.sizes) + " |",
+               "|---|" + "---:|" * len(self.sizes)]
+        spec = [("stall rundown-only, fill / churn", "blocking", "stall", ("slow_grows_fill", "slow_grows_churn")),
+                ("stall split, fill / churn", "split", "stall", ("slow_grows_fill", "slow_grows_churn")),
+                ("stall shared, fill / churn", "shared", "stall", ("slow_grows_fill", "slow_grows_churn")),
+                ("rate (blocking), fill", "blocking", "rate", ("slow_grows_fill",)),
+                ("pubcost, fill / timed publishes", "blocking", "pubcost", ("slow_grows_fill", "slow_grows_timed")),
+                ("memory, 1-byte names / with names (fill)", "none", "memory",
+                 ("slow_grows_no_names", "slow_grows_with_names")),
+                ("bigrange, fill / timed", "none", "bigrange", ("slow_grows_fill", "slow_grows_timed"))]
+        for label, ch, meas, metrics in spec:
+            cells = []
+            for n in self.sizes:
+                vals = [self.get(ch, meas, LF, n, m) for m in metrics]
+                cells.append(" / ".join(count(v) for v in vals))
+            out.append(f"| {label} | " + " | ".join(cells) + " |")
+        return "\n".join(out)
 
-    def stall_detail(self):
-        g = lambda v, n, m: self.get("blocking", "stall", v, n, m)
-        out = ["| methods | variant | publishes timed | p50 | calls > 1 ms (publish + unpublish) "
-               "| time in them | share of rundown phase | JIT thread running / waiting for a CPU / asleep "
-               "| unpublish max | pass mean | pass max "
-               "| records emitted | skipped (raced) | discarded events |",
-               "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    # --- detail tables ------------------------------------------------------
+    def stall_runs(self, configs=CONFIGS):
+        """(n, config name, variant, getter) for every stall run there is."""
         for n in self.sizes:
-            for v in (LF, GL):
-                if g(v, n, "passes") is None:
-                    continue
-                parts = [g(v, n, f"{w}_over_1ms_ns") for w in ("publish", "unpublish")]
-                calls = [g(v, n, f"{w}_over_1ms") for w in ("publish", "unpublish")]
-                stalled = None if None in parts else sum(parts)
-                ncalls = None if None in calls else sum(calls)
-                phase = g(v, n, "rundown_phase_ns")
-                share = "—" if stalled is None or not phase else f"{100 * stalled / phase:.1f} %"
-                wall, cpu, wait = (g(v, n, f"jit_{k}_ns") for k in ("wall", "cpu", "runqueue_wait"))
-                split = "—"
-                if wall and cpu is not None and wait is not None:
-                    split = (f"{100 * cpu / wall:.0f} % / {100 * wait / wall:.0f} % / "
-                             f"{100 * max(0.0, wall - cpu - wait) / wall:.0f} %")
-                out.append(f"| {n:,} | {v} | {count(g(v, n, 'publish_count'))} "
-                           f"| {t(g(v, n, 'publish_p50_ns'))} | {count(ncalls)} "
-                           f"| {t(stalled)} | {share} | {split} | {t(g(v, n, 'unpublish_max_ns'))} "
-                           f"| {t(g(v, n, 'pass_mean_ns'))} | {t(g(v, n, 'pass_max_ns'))} "
-                           f"| {count(g(v, n, 'emitted'))} | {count(g(v, n, 'skipped_raced'))} "
-                           f"| {count(g(v, n, 'discarded_events'))} |")
+            for ch, cfg in configs:
+                for v in (LF, GL):
+                    g = (lambda c, vv, nn: lambda m: self.st(c, vv, nn, m))(ch, v, n)
+                    if g("passes") is not None:
+                        yield n, cfg, v, g
+
+    def stall_table(self):
+        out = ["| methods | session | variant | publish max (rundown / idle) | p99.9 (rundown / idle) "
+               "| p99 | p50 | calls > 1 ms (rundown / idle) | publishes/s during rundowns "
+               "| passes (in idle windows) / windows | pass mean / max |",
+               "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for n, cfg, v, g in self.stall_runs(CONFIGS + (("perf-rundown-only", "rundown-only, under perf"),
+                                                ("perf-shared", "shared, under perf"))):
+            calls = [None if g(f"publish_over_1ms{s}") is None else
+                     g(f"publish_over_1ms{s}") + (g(f"unpublish_over_1ms{s}") or 0)
+                     for s in ("", "_idle")]
+            thr = div(g("publish_count"), g("rundown_phase_ns"))
+            out.append(f"| {n:,} | {cfg} | {v} | {t(g('publish_max_ns'))} / {t(g('publish_max_ns_idle'))} "
+                       f"| {t(g('publish_p999_ns'))} / {t(g('publish_p999_ns_idle'))} "
+                       f"| {t(g('publish_p99_ns'))} | {t(g('publish_p50_ns'))} "
+                       f"| {count(calls[0])} / {count(calls[1])} "
+                       f"| {'—' if thr is None else f'{thr * 1e9:,.0f}'} "
+                       f"| {count(g('passes'))} ({count(g('passes_idle'))}) / {count(g('windows'))} "
+                       f"| {t(g('pass_mean_ns'))} / {t(g('pass_max_ns'))} |")
+        return "\n".join(out)
+
+    def kernel_table(self):
+        out = ["| methods | session | variant | voluntary switches (rundown / idle) "
+               "| involuntary (rundown / idle) | page faults (rundown / idle) "
+               "| JIT thread running / waiting for a CPU / asleep, rundown windows "
+               "| same, idle windows |",
+               "|---:|---|---|---:|---:|---:|---|---|"]
+
+        def split(g, s):
+            wall, cpu, wait = (g(f"jit_{k}_ns{s}") for k in ("wall", "cpu", "runqueue_wait"))
+            if not wall or cpu is None or wait is None:
+                return "—"
+            return (f"{100 * cpu / wall:.0f} % / {100 * wait / wall:.0f} % / "
+                    f"{100 * max(0.0, wall - cpu - wait) / wall:.0f} %")
+
+        for n, cfg, v, g in self.stall_runs():
+            out.append(f"| {n:,} | {cfg} | {v} | {count(g('jit_vol_cs'))} / {count(g('jit_vol_cs_idle'))} "
+                       f"| {count(g('jit_invol_cs'))} / {count(g('jit_invol_cs_idle'))} "
+                       f"| {count(g('jit_minflt'))} / {count(g('jit_minflt_idle'))} "
+                       f"| {split(g, '')} | {split(g, '_idle')} |")
+        return "\n".join(out)
+
+    def walker_table(self):
+        out = ["| methods | session | variant | records emitted | skipped (raced) | longest read-side "
+               "section (these passes / any pass) | passes with a section > 1 ms "
+               "| discarded events (rundown channel / runtime channel) |",
+               "|---:|---|---|---:|---:|---:|---:|---:|"]
+        for n, cfg, v, g in self.stall_runs():
+            out.append(f"| {n:,} | {cfg} | {v} | {count(g('emitted'))} | {count(g('skipped_raced'))} "
+                       f"| {t(g('section_max_ns'))} / {t(g('section_max_any_pass_ns'))} "
+                       f"| {count(g('passes_section_over_1ms'))} of {count(g('passes'))} "
+                       f"| {count(g('discarded_events'))} / {count(g('runtime_discarded_events'))} |")
+        return "\n".join(out)
+
+    def store_memory_table(self):
+        out = ["| methods | session | variant | bytes_in_use after fill | peak in rundown windows "
+               "| peak in idle windows | ratio | RSS after fill | RSS peak rundown / idle | ratio "
+               "| pending frees, peak rundown / idle | committed at the end |",
+               "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for n, cfg, v, g in self.stall_runs():
+            out.append(f"| {n:,} | {cfg} | {v} | {mib(g('bytes_in_use_filled'))} "
+                       f"| {mib(g('bytes_in_use_peak'))} | {mib(g('bytes_in_use_peak_idle'))} "
+                       f"| {ratio(g('bytes_in_use_peak'), g('bytes_in_use_peak_idle'))} "
+                       f"| {mib(g('rss_filled'))} | {mib(g('rss_peak'))} / {mib(g('rss_peak_idle'))} "
+                       f"| {ratio(g('rss_peak'), g('rss_peak_idle'))} "
+                       f"| {count(g('pending_free_peak'))} / {count(g('pending_free_peak_idle'))} "
+                       f"| {mib(g('bytes_committed_end'))} |")
         return "\n".join(out)
 
     def rate_table(self):
         out = ["| methods | channel | lock-free | global-lock | raw loop (limit) | lock-free / raw "
-               "| global-lock / raw | walker phase 1 (pinning, inside rcu_read_lock), longest (lf / gl) "
+               "| global-lock / raw | longest read-side section (lf / gl) | sections per pass "
+               "| walker (lf): CPU per section, preempted / slept per pass, run-queue wait "
                "| discarded (lf / gl / raw) |",
-               "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
         for n in self.sizes:
             for ch in ("blocking", "discard"):
                 r = {v: self.get(ch, "rate", v, n, "records_per_s_best") for v in (LF, GL, RAW)}
                 d = {v: self.get(ch, "rate", v, n, "discarded_events") for v in (LF, GL, RAW)}
                 if all(x is None for x in d.values()):
                     continue
-                rs = [self.get(ch, "rate", v, n, "read_side_max_ns") for v in (LF, GL)]
+                rs = [self.get(ch, "rate", v, n, "section_max_ns") for v in (LF, GL)]
+                g = lambda m: self.get(ch, "rate", LF, n, m)
+                npass = int(self.meta.get("passes") or 0)
+                secs = g("sections_per_pass")
+                walker = "—"
+                if g("walker_cpu_ns") is not None and secs and npass:
+                    walker = (f"{t(g('walker_cpu_ns') / (secs * npass))}, "
+                              f"{g('walker_invol_cs') / npass:,.0f} / {g('walker_vol_cs') / npass:,.0f}, "
+                              f"{100 * g('walker_runqueue_wait_ns') / g('walker_wall_ns'):.0f} % of the passes")
                 out.append(f"| {n:,} | {ch} | {rate(r[LF])} | {rate(r[GL])} | {rate(r[RAW])} "
-                           f"| {ratio(r[LF], r[RAW], 2)} | {ratio(r[GL], r[RAW], 2)} "
+                           f"| {ratio(r[LF], r[RAW])} | {ratio(r[GL], r[RAW])} "
                            f"| {t(rs[0])} / {t(rs[1])} "
+                           f"| {count(secs)} | {walker} "
                            f"| {count(d[LF])} / {count(d[GL])} / {count(d[RAW])} |")
         return "\n".join(out)
 
@@ -142,20 +308,58 @@ class Report:
         g = lambda v, n, m: self.get("blocking", "pubcost", v, n, m)
         lfht = lambda n, m: self.get("none", "pubcost", "cds_lfht", n, m)
         out = ["| methods | lock-free off | lock-free on | global-lock off | global-lock on "
-               "| plain cds_lfht insert | lock-free off / cds_lfht | populate, mean per method (lf / gl) |",
-               "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+               "| cds_lfht, malloc'd node | cds_lfht, preallocated node "
+               "| lock-free off / malloc'd | / preallocated | populate, mean per method (lf / gl) |",
+               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for n in self.sizes:
             cells = []
             for v in (LF, GL):
                 for m in ("off", "on"):
                     med, mean = g(v, n, f"publish_{m}_median_ns"), g(v, n, f"publish_{m}_mean_ns")
                     cells.append("—" if med is None else f"{t(med)} / {t(mean)}")
-            lm, lmean = lfht(n, "insert_median_ns"), lfht(n, "insert_mean_ns")
-            pop = [self.get("blocking", "stall", v, n, "populate_ns_per_method") for v in (LF, GL)]
+            for m in ("insert", "insert_prealloc"):
+                med, mean = lfht(n, f"{m}_median_ns"), lfht(n, f"{m}_mean_ns")
+                cells.append("—" if med is None else f"{t(med)} / {t(mean)}")
+            off = g(LF, n, "publish_off_median_ns")
+            pop = [self.st("blocking", v, n, "populate_ns_per_method") for v in (LF, GL)]
             out.append(f"| {n:,} | " + " | ".join(cells) +
-                       f" | {'—' if lm is None else t(lm) + ' / ' + t(lmean)}"
-                       f" | {ratio(g(LF, n, 'publish_off_median_ns'), lm, 1)}"
+                       f" | {ratio(off, lfht(n, 'insert_median_ns'))}"
+                       f" | {ratio(off, lfht(n, 'insert_prealloc_median_ns'))}"
                        f" | {t(pop[0])} / {t(pop[1])} |")
+        return "\n".join(out)
+
+    def memory_table(self):
+        g = lambda v, n, m: self.get("none", "memory", v, n, m)
+        out = ["| methods | variant | names | bytes_in_use / method | committed / method "
+               "| malloc'd / method (not in bytes_in_use) | RSS delta / method | unique string bytes |",
+               "|---:|---|---|---:|---:|---:|---:|---:|"]
+        fmt = lambda x: "—" if x is None else f"{x:.1f}"
+        for n in self.sizes:
+            for v in (LF, GL):
+                for s, label in (("_no_names", "1-byte name"), ("_with_names", "realistic")):
+                    if g(v, n, f"bytes_per_method{s}") is None:
+                        continue
+                    uniq = "0 (inline)" if s == "_no_names" else fmt(g(v, n, "unique_string_bytes_per_method"))
+                    out.append(f"| {n:,} | {v} | {label} | {fmt(g(v, n, f'bytes_per_method{s}'))} "
+                               f"| {fmt(g(v, n, f'committed_per_method{s}'))} "
+                               f"| {fmt(g(v, n, f'heap_per_method{s}'))} "
+                               f"| {fmt(g(v, n, f'rss_per_method{s}'))} | {uniq} |")
+        return "\n".join(out)
+
+    def bigrange_table(self):
+        g = lambda n, m: self.get("none", "bigrange", LF, n, m)
+        out = ["| methods | publish 4 GiB − 1, median / max | unpublish it, median / max "
+               "| small publish, median / max | small publish while it is live, median / max "
+               "| slots scanned (committed) |",
+               "|---:|---:|---:|---:|---:|---:|"]
+        for n in self.sizes:
+            if g(n, "publish_big_median_ns") is None:
+                continue
+            out.append(f"| {n:,} | {t(g(n, 'publish_big_median_ns'))} / {t(g(n, 'publish_big_max_ns'))} "
+                       f"| {t(g(n, 'unpublish_big_median_ns'))} / {t(g(n, 'unpublish_big_max_ns'))} "
+                       f"| {t(g(n, 'publish_small_median_ns'))} / {t(g(n, 'publish_small_max_ns'))} "
+                       f"| {t(g(n, 'publish_small_with_big_median_ns'))} / "
+                       f"{t(g(n, 'publish_small_with_big_max_ns'))} | {count(g(n, 'slots_committed'))} |")
         return "\n".join(out)
 
     def populate_table(self):
@@ -171,26 +375,6 @@ class Report:
                            f"| {sum(1 for x in vals if x > 10000)} |")
         return "\n".join(out)
 
-    def memory_table(self):
-        g = lambda v, n, m: self.get("none", "memory", v, n, m)
-        out = ["| methods | bytes/method, names excluded (lf / gl) | bytes/method with names (lf / gl) "
-               "| of which strings | peak deferred frees in rundown under churn (lf / gl) "
-               "| ≈ memory held (lf / gl) |",
-               "|---:|---:|---:|---:|---:|---:|"]
-        for n in self.sizes:
-            bare = [g(v, n, "bytes_per_method_no_names") for v in (LF, GL)]
-            full = [g(v, n, "bytes_per_method_with_names") for v in (LF, GL)]
-            if all(x is None for x in bare + full):
-                continue
-            peak = [self.get("blocking", "stall", v, n, "deferred_frees_peak") for v in (LF, GL)]
-            held = ["—" if p is None or f is None else f"{p * f / 2**20:.1f} MiB"
-                    for p, f in zip(peak, full)]
-            fmt = lambda x: "—" if x is None else f"{x:.0f}"
-            out.append(f"| {n:,} | {fmt(bare[0])} / {fmt(bare[1])} | {fmt(full[0])} / {fmt(full[1])} "
-                       f"| {fmt(g(LF, n, 'string_bytes_per_method'))} "
-                       f"| {count(peak[0])} / {count(peak[1])} | {held[0]} / {held[1]} |")
-        return "\n".join(out)
-
     def latency_table(self):
         out = ["| variant | methods | median | min | max | `lttng start` command alone (median) "
                "| cycles measured / perturbed |",
@@ -204,12 +388,26 @@ class Report:
                            f"| {count(g('cycles_measured'))} / {count(g('cycles_perturbed'))} |")
         return "\n".join(out)
 
+    def ctxsw_table(self):
+        out = ["| profile | slept (rundown / idle) | preempted (rundown / idle) | page faults (rundown / idle) |",
+               "|---|---:|---:|---:|"]
+        seen = False
+        for (ch, meas, var, n, met) in sorted(self.rows):
+            if meas != "ctxsw" or met != "slept_rundown":
+                continue
+            seen = True
+            g = lambda m: self.get(ch, "ctxsw", var, n, m)
+            out.append(f"| {var}, {n:,} methods, `{ch[5:]}` | {count(g('slept_rundown'))} / {count(g('slept_idle'))} "
+                       f"| {count(g('preempted_rundown'))} / {count(g('preempted_idle'))} "
+                       f"| {count(g('faults_rundown'))} / {count(g('faults_idle'))} |")
+        return "\n".join(out) if seen else "No profile was recorded (see the notes)."
+
     def write_plot_data(self, outdir):
         nan = lambda x: "NaN" if x is None else f"{x:.6g}"
         with open(os.path.join(outdir, "stall.dat"), "w") as f:
             f.write("# methods lf_max lf_p999 lf_p99 gl_max gl_p999 gl_p99 lf_idle_max\n")
             for n in self.sizes:
-                g = lambda v, m: self.get("blocking", "stall", v, n, m)
+                g = lambda v, m: self.st("blocking", v, n, m)
                 f.write(" ".join([str(n)] + [nan(g(v, f"publish_{q}_ns")) for v in (LF, GL)
                                              for q in ("max", "p999", "p99")] +
                                  [nan(g(LF, "publish_max_ns_idle"))]) + "\n")
@@ -227,30 +425,34 @@ class Report:
                 continue
             want = self.rows.get((ch, meas, var, n, "enables_expected"))
             if want is not None and seen != want:
-                out.append(f"- {meas} / {var} / {n:,} methods: {seen:.0f} ENABLE requests seen, "
+                out.append(f"- {meas} ({ch}) / {var} / {n:,} methods: {seen:.0f} ENABLE requests seen, "
                            f"{want:.0f} explained by its own session")
         if not out:
             return ("Every measure saw exactly the ENABLE requests its own sessions explain: no other "
                     "session flipped the letw tracepoints during the run.")
         return ("**Perturbed measures.** LTTng's enabled state is per tracepoint and machine-wide: "
                 "another session enabling letw events — even filtered on another vpid, as the "
-                "project's e2e tests do — flips them in our process too, runs passes we did not ask "
-                "for and can hide our own start. These measures saw such requests; read their "
+                "project's e2e tests do — flips them in our process too: publishes then fire the "
+                "runtime events (and copy code bytes with `process_vm_readv` when "
+                "`method_code_bytes` is on) with \"tracing off\", and passes emit what that session "
+                "asked for. These measures saw such requests even after one retry; read their "
                 "figures with care:\n\n" + "\n".join(out))
 
-    def markdown(self, notes):
+    def markdown(self, notes, ctxsw_md):
         m = self.meta
         return f"""# lttng-etw benchmark results
 
 Generated by `bench/run.sh` ({m.get('mode')} mode, {m.get('elapsed')}) on {m.get('date')}, commit {m.get('commit')}.
 
 **Machine:** {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory')} RAM, Linux {m.get('kernel')};
-{m.get('lttng')}, lttng-ust {m.get('lttng_ust')}, liburcu {m.get('liburcu')}. Shared and noisy: compare
-variants through the ratios measured in this same run, not across runs.
+{m.get('lttng')}, lttng-ust {m.get('lttng_ust')}, liburcu {m.get('liburcu')}.
+**Load average** (1, 5, 15 min) at the start: {m.get('load_start')}, at the end: {m.get('load_end')}.
+Shared and noisy: compare variants through the ratios measured in this same run, not across runs.
 
-**Channels** (one `bench` user-space channel per session, events filtered on the process's vpid):
+**Channels** (per-UID buffers, events filtered on the process's vpid, vpid tracked):
 - blocking: {m.get('blocking')}
 - discard: {m.get('discard')}
+- split sessions' runtime channel: {m.get('split_runtime')}
 
 {self.perturbed()}
 
@@ -258,60 +460,119 @@ variants through the ratios measured in this same run, not across runs.
 publish/unpublish and held for a whole rundown walk (the design lttng-etw replaces); `raw` fires the
 same `letw_rundown:method_dcstart` payloads from a flat array through the same probe object.
 
-## 1. Publish stall while rundowns run back to back
+## Targets (issue #10)
 
-{m.get('stall_threads')} JIT thread(s) unpublish/publish continuously (no pause) while a driver thread runs
-`letw_capture_state(RUNDOWN_START|JIT_RUNDOWN, wait=1)` back to back for {m.get('stall_seconds')} s (at least
-two passes) inside a started session enabling `letw_rundown:*` on the blocking channel. Each call is
-timed with CLOCK_MONOTONIC. "no rundown" is the same churn just before the passes: this machine's
-scheduling noise floor. Ratio = global-lock / lock-free. A global lock stalls about one call per
-pass, so its percentiles over all calls understate it: look at the publishes completed per second
-while rundowns run, and at the second table, which counts the calls that took over 1 ms and the
-share of the rundown phase the JIT thread spent in them, and split the JIT thread's wall time over
-the rundown phase by the kernel's own accounting (`/proc/thread-self/schedstat`): running, runnable
-but waiting for a CPU (preempted: two cores shared by the JIT thread, the walker, the call_rcu
-worker and lttng-consumerd), and asleep — blocked on a lock.
+Each figure is measured in this run, every ratio against a baseline of this run. Stall sessions
+(`--config`): `rundown-only` = {CONFIG_TEXT['rundown-only']} (the library alone); `split` =
+{CONFIG_TEXT['split']}; `shared` = {CONFIG_TEXT['shared']} — there the JIT thread's own load/unload
+events wait in lttng-ust when the walker fills the channel: a property of that session
+configuration, not of the library, reported but not judged against the target.
+
+{self.targets()}
+
+How often publishers hit the record store's slow path (`letw_store_stats.slow_grows`: the free list
+was empty, so the publisher committed memory itself — an `mprotect` call), per run:
+
+{self.slow_grows()}
+
+## 1. The JIT thread while rundowns run back to back
+
+{m.get('stall_threads')} JIT thread(s) unpublish/publish continuously (no pause). The driver alternates
+windows: rundown windows of about {m.get('stall_seconds')}/3 s running
+`letw_capture_state(RUNDOWN_START|JIT_RUNDOWN, wait=1)` back to back (at least one pass each, {m.get('stall_seconds')} s
+in all), each followed by an idle window as long: the same churn with no pass, interleaved so both
+see the same load from the rest of the machine. Each call is timed with CLOCK_MONOTONIC. At every
+window boundary the main thread reads the JIT thread's `/proc/self/task/TID/status` (voluntary
+context switches: it slept — a lock, a blocking call; involuntary: preempted), `stat` (page faults)
+and `schedstat` (time on a CPU, time runnable but waiting for one; the rest of the wall time it was
+asleep). The JIT thread itself makes no system call for the measurement.
 
 {self.stall_table()}
 
 ![publish stall](stall.png)
 
-{self.stall_detail()}
+{self.kernel_table()}
 
-## 2. Rundown rate (records/s) against the raw-loop limit
+Passes, from the stall runs (`letw_get_store_stats`: longest read-side section of each pass;
+`letw_get_stats`: emitted, skipped):
+
+{self.walker_table()}
+
+Memory held by the store while passes run under churn, against the idle windows of the same churn
+(peaks sampled every 1 ms; `bytes_in_use` = slots and chunks held by live and not-yet-freed
+records; RSS includes lttng-ust's ring buffers, mapped when the session starts):
+
+{self.store_memory_table()}
+
+## 2. Context-switch profile of the JIT thread
+
+`perf record -e sched:sched_switch -e page-faults -c 1 --call-graph dwarf -k mono -t TID` on the JIT
+thread for a whole stall run at {int(m.get('profile_methods') or 0):,} methods (profiling costs
+CPU: these runs' latency figures are listed under "under perf" above and are not the targets'); every
+switch-out and fault is attributed to its window by timestamp. A switch with `prev_state` R is a
+preemption (still runnable); anything else means the thread went to sleep — which the publish
+path must never do. The global-lock run is the check that the method sees lock waits when there
+are some.
+
+{self.ctxsw_table()}
+
+{ctxsw_md}
+
+## 3. Rundown rate (records/s) against the raw-loop limit
 
 Best of {m.get('passes')} passes, no churn; lock-free and global-lock are timed from the capture request to
-the pass's Complete event (Init, pin phase, emission, Complete). Rates from runs that discarded
-or lost events are not reported (—).
+the pass's Complete event (Init, the slot-order walk, emission, Complete). Rates from runs that
+discarded or lost events are not reported (—).
 
 {self.rate_table()}
 
+The walker column reads the library's control thread ("letw-control") in
+`/proc/self/task/TID/{{status,schedstat}}` around the timed passes: its CPU time per section (copying
+inside the section and emitting after it), how often it was preempted or slept per pass, and the
+share of the passes it spent runnable but waiting for a CPU. A read-side section's length is wall
+time: one preemption inside it (a CFS time slice is a few ms on this machine) makes it that long.
+
 ![rundown rate](rate.png)
 
-## 3. Publish cost (median / mean)
+## 4. Publish cost (median / mean)
 
 {m.get('ops')} timed `letw_method_publish` calls into a table of N methods (an untimed unpublish keeps
-the size at N), tracing off (no session) and on (started session recording `letw_runtime:*`,
-blocking channel), against `cds_lfht_add_unique` of the same key with a malloc'd node (urcu-bp).
-The last column is the mean publish time while filling the table to N (stall runs).
+the size at N), tracing off (no session) and on (started session recording `letw_runtime:*load`,
+blocking channel), against `cds_lfht_add_unique` of the same key (code start, hashed by its 4 KiB
+page like the library's table, table pre-sized to N, no auto-resize, urcu-bp) with a malloc'd node
+— what a runtime keeping its own RCU table pays, the target's baseline — and with a preallocated
+node (the table operation alone). The last column is the mean publish time while filling the table.
 
 {self.pubcost_table()}
 
 Mean publish time while filling the table from empty to N, over every run of this report that
-filled a table (stall, rate, pubcost, latency):
+filled a table:
 
 {self.populate_table()}
 
-## 4. Memory
+## 5. Memory per method
 
-From `mallinfo2()` deltas (all arenas, mmap'd blocks included) after filling the table; "names
-excluded" uses a 1-byte name and no namespace/signature. Deferred frees: peak of
-`letw_get_stats().deferred_frees_pending` sampled every 1 ms during the stall runs' passes
-(records unpublished but not yet freed: waiting for a grace period or pinned by the walker).
+`letw_get_store_stats().bytes_in_use / live methods` after filling a fresh table (no session): the
+64-byte slots and the store chunks in use (out-of-line names, interned (namespace, signature)
+contexts, continuation nodes of records crossing a page) at their size-class sizes. Not in it, and
+shown next to it: what is malloc'd (liburcu's cds_lfht bucket arrays of the code and intern tables:
+the `mallinfo2()` delta), and the RSS delta, which adds store memory committed ahead of demand but
+still free. "1-byte name": the name `m` is stored inline in the slot, no namespace or signature.
+Unique string bytes: each distinct string counted once (names are unique per method; the
+namespaces and signatures repeat and are interned), NULs included.
 
 {self.memory_table()}
 
-## 5. Enable → DCStartInit latency
+## 6. Publishing one 4 GiB − 1 range
+
+A record over 64 pages is "big": no per-page nodes, its overlap check is a scan of the store's
+slots. Seven publishes (each unpublished before the next) into a table of N methods, tracing off;
+then 2,000 small publishes (each unpublished at once) without and with a big record live, since
+small publishes then look through the big-record registry.
+
+{self.bigrange_table()}
+
+## 7. Enable → DCStartInit latency
 
 CLOCK_MONOTONIC read right before spawning `lttng start`, against the `dcstart_init` event's
 timestamp (LTTng-UST's clock is CLOCK_MONOTONIC at 1 GHz: the raw cycle count printed by
@@ -341,13 +602,13 @@ set xrange [5000:2000000]
 do for [fmt in 'png svg'] {
   if (fmt eq 'png') { set terminal pngcairo size 900,500 font ',10' } else { set terminal svg size 900,500 }
   set output 'stall.'.fmt
-  set title 'Publish latency while rundowns run back to back'
+  set title 'Publish latency while rundowns run back to back (rundown events only)'
   set ylabel 'publish latency (ns)'
   plot 'stall.dat' u 1:5 w lp lw 2 pt 7 t 'global lock: max', \\
        '' u 1:6 w lp lw 1 pt 6 t 'global lock: p99.9', \\
        '' u 1:2 w lp lw 2 pt 5 t 'lock-free: max', \\
        '' u 1:3 w lp lw 1 pt 4 t 'lock-free: p99.9', \\
-       '' u 1:8 w lp lw 1 dt 2 pt 1 t 'lock-free: max, no rundown'
+       '' u 1:8 w lp lw 1 dt 2 pt 1 t 'lock-free: max, idle windows'
   set output 'rate.'.fmt
   set title 'Rundown rate'
   set ylabel 'records/s'
@@ -370,13 +631,18 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--meta", required=True)
     ap.add_argument("--notes", required=True)
+    ap.add_argument("--ctxsw", help="markdown written by ctxsw.py (concatenated)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     rep = Report(load(a.csv), meta_of(a.meta))
     with open(a.notes) as f:
         notes = "".join(line[2:] if line.startswith("# ") else line for line in f).rstrip()
+    ctxsw_md = ""
+    if a.ctxsw and os.path.exists(a.ctxsw):
+        with open(a.ctxsw) as f:
+            ctxsw_md = f.read().rstrip()
     with open(os.path.join(a.out, "results.md"), "w") as f:
-        f.write(rep.markdown(notes))
+        f.write(rep.markdown(notes, ctxsw_md))
     rep.write_plot_data(a.out)
     write_gnuplot(a.out)
 

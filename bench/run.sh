@@ -49,7 +49,7 @@ DISC_SUBBUF=32M; DISC_NUM=16     # discard: 512 MiB per CPU, memory-paced
 # Keep the whole script under ~15 minutes: filling a 10^6 table can degrade
 # to tens of µs per publish (see README), so every fill is bounded, and once
 # BUDGET seconds are spent the remaining 10^6 steps are skipped (and noted).
-BUDGET=${BUDGET:-600}
+BUDGET=${BUDGET:-780}
 FILL_TIMEOUT=${FILL_TIMEOUT:-60}
 SCRIPT_START=$(date +%s)
 
@@ -57,7 +57,16 @@ PREFIX="letwbench-$$-$RANDOM"
 TMP=$(mktemp -d /tmp/letwbench.XXXXXX)
 
 cleanup() {
-	local s
+	local s f pid
+	# perf profilers a stall program started and could not stop (it died):
+	# their pids are in $TMP/*.pid; only a perf process is signalled.
+	for f in "$TMP"/*.pid; do
+		[ -f "$f" ] || continue
+		pid=$(cat "$f" 2>/dev/null || true)
+		if [ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = perf ]; then
+			kill -INT "$pid" 2>/dev/null || true
+		fi
+	done
 	for s in $(lttng list 2>/dev/null | grep -o "$PREFIX-[A-Za-z0-9-]*" | sort -u); do
 		lttng destroy "$s" >/dev/null 2>&1 || true
 	done
@@ -69,6 +78,10 @@ trap 'exit 130' INT TERM
 log() { echo "[$(date +%T)] $*" >&2; }
 
 # --- build ------------------------------------------------------------------
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+# shellcheck source=../scripts/deps.sh
+. "$ROOT/scripts/deps.sh"
+letw_install_deps $LETW_DEPS_BENCH || log "missing packages: some steps may fail"
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
 	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
@@ -133,10 +146,19 @@ BLOCK=(-S $BLOCK_SUBBUF -N $BLOCK_NUM --blocking)
 DISC=(-S $DISC_SUBBUF -N $DISC_NUM --discard)
 START=$(date +%s)
 
+# Stall: both variants with rundown events only (the library alone), and
+# the lock-free library with the runtime events recorded too — in a discard
+# channel of their own (split) and in the rundown events' blocking channel
+# (shared, where the JIT thread's own events can wait for the walker's).
 for n in $SIZES; do
 	for v in letw-bench letw-bench-globallock; do
-		log "stall $v N=$n"
+		log "stall $v N=$n rundown-only"
 		run blocking "$BIN/$v" stall -n "$n" -s "$STALL_SECONDS" -t "$STALL_THREADS" "${BLOCK[@]}"
+	done
+	for cfg in split shared; do
+		log "stall letw-bench N=$n $cfg"
+		run "$cfg" "$BIN/letw-bench" stall -n "$n" -s "$STALL_SECONDS" -t "$STALL_THREADS" \
+			--config "$cfg" "${BLOCK[@]}"
 	done
 done
 for v in letw-bench letw-bench-globallock; do
@@ -166,7 +188,39 @@ for n in $SIZES; do
 		run none "$BIN/$v" memory -n "$n"
 	done
 	run none "$BIN/letw-bench" lfht -n "$n" -o "$OPS"
+	log "bigrange N=$n"
+	run none "$BIN/letw-bench" bigrange -n "$n"
 done
+
+# Context-switch profiles of the JIT thread (perf sched_switch + page
+# faults with call chains) at the largest size: the lock-free library with
+# rundown events only and in the shared-channel session, and the global
+# lock (which must show its lock waits: the method can fail).
+CTXSW_MD=$TMP/ctxsw.md
+: >"$CTXSW_MD"
+PROFILE_N=${SIZES##* }
+profile() {
+	local v=$1 cfg=$2 variant=$3 data=$TMP/perf-$3-$2.data
+	log "profile $v N=$PROFILE_N $cfg"
+	run "perf-$cfg" "$BIN/$v" stall -n "$PROFILE_N" -s "$STALL_SECONDS" -t "$STALL_THREADS" \
+		--config "$cfg" --perf-out "$data" "${BLOCK[@]}"
+	if [ -s "$data" ] && [ -f "$data.windows" ]; then
+		/usr/bin/python3 "$ROOT/bench/ctxsw.py" --data "$data" --windows "$data.windows" \
+			--variant "$variant" --methods "$PROFILE_N" --config "$cfg" \
+			--md-out "$TMP/ctxsw-$variant-$cfg.md" >>"$CSV" &&
+			cat "$TMP/ctxsw-$variant-$cfg.md" >>"$CTXSW_MD"
+	else
+		echo "# profile $variant $cfg: no perf data" >>"$NOTES"
+	fi
+	rm -f "$data"
+}
+if command -v perf >/dev/null 2>&1; then
+	profile letw-bench rundown-only lockfree
+	profile letw-bench shared lockfree
+	profile letw-bench-globallock rundown-only globallock
+else
+	echo "# perf not found: no context-switch profile" >>"$NOTES"
+fi
 ELAPSED=$(( $(date +%s) - START ))
 
 # --- machine and configuration ----------------------------------------------
@@ -190,13 +244,22 @@ META=$TMP/meta.txt
 	echo "latency_iterations=$LAT_ITER"
 	echo "blocking=blocking (--blocking-timeout=inf, LTTNG_UST_ALLOW_BLOCKING=1), $BLOCK_NUM x $BLOCK_SUBBUF sub-buffers per CPU, per-UID"
 	echo "discard=discard mode, $DISC_NUM x $DISC_SUBBUF sub-buffers per CPU, per-UID"
+	echo "split_runtime=discard mode, $BLOCK_NUM x $BLOCK_SUBBUF sub-buffers per CPU, per-UID"
+	echo "load_start=$LOAD_START"
+	echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "profile_methods=$PROFILE_N"
 } >"$META"
 
 mkdir -p "$OUT"
 cp "$CSV" "$OUT/results.csv"
 cp "$NOTES" "$OUT/notes.txt"
 cp "$META" "$OUT/meta.txt"
+cp "$CTXSW_MD" "$OUT/ctxsw.md"
 /usr/bin/python3 "$ROOT/bench/report.py" --csv "$OUT/results.csv" --meta "$OUT/meta.txt" \
-	--notes "$OUT/notes.txt" --out "$OUT"
-(cd "$OUT" && gnuplot plots.gp)
+	--notes "$OUT/notes.txt" --ctxsw "$OUT/ctxsw.md" --out "$OUT"
+if command -v gnuplot >/dev/null 2>&1; then
+	(cd "$OUT" && gnuplot plots.gp)
+else
+	log "gnuplot not found: no plots (the .dat files and plots.gp are written)"
+fi
 log "done in ${ELAPSED}s: $OUT/results.md"

@@ -78,17 +78,16 @@ static int lttng(const char *what, char *const argv[])
 	return ret == 0 ? 0 : -1;
 }
 
-int bench_session_create(struct bench_session *s, const struct bench_opts *o,
-			 const char *tag, const char *const *events)
+int bench_session_create_channels(struct bench_session *s, const struct bench_opts *o,
+				  const char *tag, const struct bench_channel *ch,
+				  unsigned nch)
 {
-	char out_opt[600], sub_opt[64], num_opt[64], filter[64];
+	char out_opt[600], filter[64], vpid_opt[32];
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s-%s-%d", o->prefix, tag, (int)getpid());
 	snprintf(s->path, sizeof(s->path), "%s/%s", o->outdir, s->name);
 	snprintf(out_opt, sizeof(out_opt), "--output=%s", s->path);
-	snprintf(sub_opt, sizeof(sub_opt), "--subbuf-size=%s", o->subbuf);
-	snprintf(num_opt, sizeof(num_opt), "--num-subbuf=%u", o->num_subbuf);
 	snprintf(filter, sizeof(filter), "$ctx.vpid == %d", (int)getpid());
 
 	char *create[] = { "lttng", "create", s->name, out_opt, NULL };
@@ -100,27 +99,43 @@ int bench_session_create(struct bench_session *s, const struct bench_opts *o,
 	 * pushes the event rules to our process alone, so our sessions do not
 	 * flip the letw tracepoints (and trigger rundown passes) in other
 	 * processes, as a filter-only rule does. */
-	char vpid_opt[32];
 	snprintf(vpid_opt, sizeof(vpid_opt), "--vpid=%d", (int)getpid());
 	char *track[] = { "lttng", "track", "-u", "-s", s->name, vpid_opt, NULL };
 	if (lttng("track", track))
 		return -1;
 
-	char *chan_blocking[] = { "lttng", "enable-channel", "-u", "-s", s->name,
-				  sub_opt, num_opt, "--blocking-timeout=inf",
-				  "bench", NULL };
-	char *chan_discard[] = { "lttng", "enable-channel", "-u", "-s", s->name,
-				 sub_opt, num_opt, "bench", NULL };
-	if (lttng("enable-channel", o->blocking ? chan_blocking : chan_discard))
-		return -1;
-	for (const char *const *ev = events; *ev; ev++) {
-		char *enable[] = { "lttng", "enable-event", "-u", "-s", s->name,
-				   "-c", "bench", (char *)*ev, "--filter", filter,
-				   NULL };
-		if (lttng("enable-event", enable))
+	for (unsigned c = 0; c < nch; c++) {
+		char sub_opt[64], num_opt[64];
+
+		snprintf(sub_opt, sizeof(sub_opt), "--subbuf-size=%s", ch[c].subbuf);
+		snprintf(num_opt, sizeof(num_opt), "--num-subbuf=%u", ch[c].num_subbuf);
+		char *chan_blocking[] = { "lttng", "enable-channel", "-u", "-s", s->name,
+					  sub_opt, num_opt, "--blocking-timeout=inf",
+					  (char *)ch[c].name, NULL };
+		char *chan_discard[] = { "lttng", "enable-channel", "-u", "-s", s->name,
+					 sub_opt, num_opt, (char *)ch[c].name, NULL };
+		if (lttng("enable-channel", ch[c].blocking ? chan_blocking : chan_discard))
 			return -1;
+		for (const char *const *ev = ch[c].events; *ev; ev++) {
+			char *enable[] = { "lttng", "enable-event", "-u", "-s", s->name,
+					   "-c", (char *)ch[c].name, (char *)*ev,
+					   "--filter", filter, NULL };
+			if (lttng("enable-event", enable))
+				return -1;
+		}
 	}
 	return 0;
+}
+
+int bench_session_create(struct bench_session *s, const struct bench_opts *o,
+			 const char *tag, const char *const *events)
+{
+	struct bench_channel ch = {
+		.name = "bench", .subbuf = o->subbuf, .num_subbuf = o->num_subbuf,
+		.blocking = o->blocking, .events = events,
+	};
+
+	return bench_session_create_channels(s, o, tag, &ch, 1);
 }
 
 int bench_session_start(struct bench_session *s, uint64_t *before_ns,
@@ -157,8 +172,7 @@ static uint64_t sum_tag(const char *xml, const char *tag)
 	return sum;
 }
 
-int bench_session_discarded(struct bench_session *s, uint64_t *discarded,
-			    uint64_t *lost_packets)
+static char *list_xml(struct bench_session *s)
 {
 	char *argv[] = { "lttng", "--mi", "xml", "list", s->name, NULL };
 	char *xml = NULL;
@@ -167,10 +181,46 @@ int bench_session_discarded(struct bench_session *s, uint64_t *discarded,
 	if (ret != 0 || !xml) {
 		free(xml);
 		fprintf(stderr, "bench: lttng list %s failed\n", s->name);
-		return -1;
+		return NULL;
 	}
+	return xml;
+}
+
+int bench_session_discarded(struct bench_session *s, uint64_t *discarded,
+			    uint64_t *lost_packets)
+{
+	char *xml = list_xml(s);
+
+	if (!xml)
+		return -1;
 	*discarded = sum_tag(xml, "<discarded_events>");
 	*lost_packets = sum_tag(xml, "<lost_packets>");
+	free(xml);
+	return 0;
+}
+
+int bench_session_channel_discarded(struct bench_session *s, const char *channel,
+				    uint64_t *discarded, uint64_t *lost_packets)
+{
+	char *xml = list_xml(s), want[160], *p, *end;
+
+	if (!xml)
+		return -1;
+	/* <channel><name>NAME</name>...</channel>: sum inside that element. */
+	snprintf(want, sizeof(want), "<channel>\n<name>%s</name>", channel);
+	p = strstr(xml, want);
+	if (!p) {
+		snprintf(want, sizeof(want), "<channel><name>%s</name>", channel);
+		p = strstr(xml, want);
+	}
+	if (!p || !(end = strstr(p, "</channel>"))) {
+		free(xml);
+		fprintf(stderr, "bench: no channel %s in session %s\n", channel, s->name);
+		return -1;
+	}
+	*end = '\0';
+	*discarded = sum_tag(p, "<discarded_events>");
+	*lost_packets = sum_tag(p, "<lost_packets>");
 	free(xml);
 	return 0;
 }
@@ -186,6 +236,13 @@ void bench_session_destroy(struct bench_session *s, int keep)
 	s->created = 0;
 	if (!keep)
 		(void)bench_run(rm, NULL);
+}
+
+void bench_channel_desc_of(const struct bench_channel *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %u x %s sub-buffers per CPU, per-UID buffers",
+		 c->blocking ? "blocking (--blocking-timeout=inf)" : "discard",
+		 c->num_subbuf, c->subbuf);
 }
 
 void bench_channel_desc(const struct bench_opts *o, char *buf, size_t len)

@@ -1,22 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Measure 1 — publish stall during rundown — and measure 4b — peak memory
- * held by deferred frees while rundowns run under churn.
+ * Measure 1 — what rundowns do to the runtime's JIT threads — and the
+ * memory the store holds while they run under churn.
  *
  * Threads:
  *  - T JIT threads churn their own ring of methods: unpublish the oldest,
- *    publish a new one, timing each call. They record into the "idle"
- *    histograms first (no rundown: the noise floor of this machine), then
- *    into the "rundown" ones while the driver runs passes;
- *  - the driver (main thread) runs rundowns back to back with
- *    letw_capture_state(RUNDOWN_START | JIT_RUNDOWN, wait=1);
- *  - a sampler reads letw_get_stats().deferred_frees_pending every 1 ms.
+ *    publish a new one, timing each call into the histogram of the current
+ *    phase. They make no system call of their own: everything the kernel
+ *    accounts for them is read by the main thread;
+ *  - the driver (main thread) alternates windows: a rundown window runs
+ *    letw_capture_state(RUNDOWN_START | JIT_RUNDOWN, wait=1) back to back
+ *    for about --seconds / 3 (at least one pass), then an idle window of
+ *    the same length lets the same churn run with no pass — the machine's
+ *    own noise floor, measured interleaved with the rundowns so both see
+ *    the same load from other users of the machine. At each window
+ *    boundary it reads every JIT thread's /proc/self/task/TID/{status,stat,
+ *    schedstat}: voluntary context switches (the thread slept: a lock, a
+ *    blocking call), involuntary ones (preempted), page faults, CPU time
+ *    and run-queue wait;
+ *  - a sampler reads letw_get_store_stats() and the process's RSS every
+ *    1 ms and keeps the peaks of each kind of window.
+ *
+ * Session layouts (--config), so that what the library does and what the
+ * session's channel configuration does are told apart:
+ *  - rundown-only: letw_rundown:*dcstart* in one blocking channel, runtime events
+ *    not recorded: the JIT threads emit nothing, the library alone;
+ *  - split: letw_rundown:*dcstart* in a blocking channel, letw_runtime:*load in a
+ *    discard channel of its own: the JIT threads' load/unload events never
+ *    wait for the walker's flood (they may be discarded: counted);
+ *  - shared: both in one blocking channel: the JIT threads' own events
+ *    wait in lttng-ust when the walker fills the channel — a property of
+ *    that session configuration, not of the library.
+ *
+ * --perf-out FILE runs `perf record -e sched:sched_switch -e page-faults` with call
+ * graphs on the JIT threads for the whole churn and writes FILE.windows
+ * (each window's CLOCK_MONOTONIC span; perf runs with -k mono), so
+ * bench/ctxsw.py can attribute every switch to a window and a call chain.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <urcu/uatomic.h>
 
@@ -24,8 +56,10 @@
 
 #include "harness.h"
 #include "session.h"
+#include "taskstat.h"
 
 #define RING 1024u
+#define MAX_WINDOWS 256u
 
 enum phase { PHASE_WARMUP = 0, PHASE_IDLE = 1, PHASE_RUNDOWN = 2, PHASE_DONE = 3 };
 
@@ -35,29 +69,12 @@ struct jit {
 	pthread_t th;
 	unsigned id;
 	unsigned pause_ns;
+	pid_t tid;            /* set by the thread before its first publish */
 	int failed;
 	struct bench_hist pub[3], unpub[3]; /* by phase; [0] unused */
-	/* Scheduler accounting over the rundown phase, read by the thread
-	 * itself: time on CPU, time runnable but waiting for a CPU. The rest
-	 * of the wall time the thread was asleep (blocked on a futex, ...). */
-	uint64_t sched_start[3], sched_end[3]; /* wall, cpu, run_delay */
+	/* Kernel accounting, per kind of window (read by the main thread). */
+	struct bench_task mark, sum[3];
 };
-
-/* /proc/thread-self/schedstat: "cpu_ns run_delay_ns timeslices". */
-static void read_sched(uint64_t out[3])
-{
-	unsigned long long cpu = 0, delay = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-
-	out[0] = bench_now_ns();
-	if (f) {
-		if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
-			cpu = delay = 0;
-		fclose(f);
-	}
-	out[1] = cpu;
-	out[2] = delay;
-}
 
 static int churn_publish(struct jit *j, unsigned long k)
 {
@@ -107,18 +124,11 @@ static void *jit_main(void *arg)
 	struct jit *j = arg;
 	unsigned long k;
 
+	uatomic_set(&j->tid, bench_gettid());
 	for (k = 0; k < RING; k++)
 		if (churn_publish(j, k))
 			goto fail;
-	for (k = 0;; k++) {
-		int ph = uatomic_read(&phase);
-
-		if (ph == PHASE_RUNDOWN && !j->sched_start[0])
-			read_sched(j->sched_start);
-		if (ph == PHASE_DONE) {
-			read_sched(j->sched_end);
-			break;
-		}
+	for (k = 0; uatomic_read(&phase) != PHASE_DONE; k++) {
 		if (churn_unpublish(j, k) || churn_publish(j, k + RING))
 			goto fail;
 		if (j->pause_ns)
@@ -126,42 +136,70 @@ static void *jit_main(void *arg)
 	}
 	return NULL;
 fail:
-	j->failed = 1;
+	uatomic_set(&j->failed, 1);
 	return NULL;
 }
 
-static uint64_t peak_pending;
+/* Peaks per kind of window, from the sampler. */
+struct peaks {
+	uint64_t in_use, rss, pending;
+};
+static struct peaks peak[3];
 
 static void *sampler_main(void *arg)
 {
 	(void)arg;
-	while (uatomic_read(&phase) != PHASE_DONE) {
-		struct letw_stats st;
+	for (int ph; (ph = uatomic_read(&phase)) != PHASE_DONE; bench_sleep_ns(1000000)) {
+		struct letw_store_stats st = { .size = sizeof(st) };
+		uint64_t rss;
 
-		if (uatomic_read(&phase) == PHASE_RUNDOWN && !letw_get_stats(&st) &&
-		    st.deferred_frees_pending > peak_pending)
-			peak_pending = st.deferred_frees_pending;
-		bench_sleep_ns(1000000);
+		if (ph != PHASE_IDLE && ph != PHASE_RUNDOWN)
+			continue;
+		if (letw_get_store_stats(&st))
+			continue;
+		rss = bench_rss_bytes();
+		if (st.bytes_in_use > peak[ph].in_use)
+			peak[ph].in_use = st.bytes_in_use;
+		if (st.pending_free > peak[ph].pending)
+			peak[ph].pending = st.pending_free;
+		if (rss > peak[ph].rss)
+			peak[ph].rss = rss;
 	}
 	return NULL;
+}
+
+/* Close the current window of every JIT thread: its kernel accounting
+ * since the last mark goes to the window's kind. */
+static void mark_jits(struct jit *jits, unsigned n, int closing)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct bench_task now, d;
+
+		bench_task_read(jits[i].tid, &now);
+		if (closing) {
+			bench_task_delta(&jits[i].mark, &now, &d);
+			bench_task_add(&jits[i].sum[closing], &d);
+		}
+		jits[i].mark = now;
+	}
 }
 
 static void report_hist(const struct bench_opts *o, const char *what,
 			const char *suffix, const struct bench_hist *h)
 {
+	static const struct {
+		const char *name;
+		double q;
+	} qs[] = { { "p999", 0.999 }, { "p99", 0.99 }, { "p50", 0.5 } };
 	char metric[64];
 
 	snprintf(metric, sizeof(metric), "%s_max_ns%s", what, suffix);
 	bench_row("stall", o->variant, o->methods, metric, (double)h->max, "ns");
-	snprintf(metric, sizeof(metric), "%s_p999_ns%s", what, suffix);
-	bench_row("stall", o->variant, o->methods, metric,
-		  (double)bench_hist_quantile(h, 0.999), "ns");
-	snprintf(metric, sizeof(metric), "%s_p99_ns%s", what, suffix);
-	bench_row("stall", o->variant, o->methods, metric,
-		  (double)bench_hist_quantile(h, 0.99), "ns");
-	snprintf(metric, sizeof(metric), "%s_p50_ns%s", what, suffix);
-	bench_row("stall", o->variant, o->methods, metric,
-		  (double)bench_hist_quantile(h, 0.5), "ns");
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		snprintf(metric, sizeof(metric), "%s_%s_ns%s", what, qs[i].name, suffix);
+		bench_row("stall", o->variant, o->methods, metric,
+			  (double)bench_hist_quantile(h, qs[i].q), "ns");
+	}
 	snprintf(metric, sizeof(metric), "%s_count%s", what, suffix);
 	bench_row("stall", o->variant, o->methods, metric, (double)h->count, "ops");
 	snprintf(metric, sizeof(metric), "%s_over_1ms%s", what, suffix);
@@ -170,26 +208,203 @@ static void report_hist(const struct bench_opts *o, const char *what,
 	bench_row("stall", o->variant, o->methods, metric, (double)h->stall_ns, "ns");
 }
 
-static const char *const rundown_events[] = { "letw_rundown:*", NULL };
+static void report_task(const struct bench_opts *o, const char *suffix,
+			const struct bench_task *t)
+{
+	char metric[64];
+	const struct {
+		const char *name, *unit;
+		uint64_t v;
+	} f[] = {
+		{ "jit_vol_cs", "switches", t->vol_cs },
+		{ "jit_invol_cs", "switches", t->invol_cs },
+		{ "jit_minflt", "faults", t->minflt },
+		{ "jit_majflt", "faults", t->majflt },
+		{ "jit_wall_ns", "ns", t->wall_ns },
+		{ "jit_cpu_ns", "ns", t->cpu_ns },
+		{ "jit_runqueue_wait_ns", "ns", t->run_delay_ns },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(metric, sizeof(metric), "%s%s", f[i].name, suffix);
+		bench_row("stall", o->variant, o->methods, metric, (double)f[i].v, f[i].unit);
+	}
+}
+
+static void report_peaks(const struct bench_opts *o, const char *suffix,
+			 const struct peaks *p)
+{
+	char m[64];
+
+	snprintf(m, sizeof(m), "bytes_in_use_peak%s", suffix);
+	bench_row("stall", o->variant, o->methods, m, (double)p->in_use, "bytes");
+	snprintf(m, sizeof(m), "rss_peak%s", suffix);
+	bench_row("stall", o->variant, o->methods, m, (double)p->rss, "bytes");
+	snprintf(m, sizeof(m), "pending_free_peak%s", suffix);
+	bench_row("stall", o->variant, o->methods, m, (double)p->pending, "items");
+}
+
+static const char *const rundown_events[] = { BENCH_RUNDOWN_EVENTS, NULL };
+static const char *const runtime_events[] = { BENCH_RUNTIME_EVENTS, NULL };
+static const char *const all_events[] = { BENCH_RUNDOWN_EVENTS, BENCH_RUNTIME_EVENTS, NULL };
+
+/* The session layout of --config; returns the number of channels, 0 for
+ * an unknown name. *runtime: whether runtime events are recorded. */
+static unsigned layout(const struct bench_opts *o, struct bench_channel ch[2], int *runtime)
+{
+	struct bench_channel base = {
+		.subbuf = o->subbuf, .num_subbuf = o->num_subbuf, .blocking = o->blocking,
+	};
+
+	ch[0] = ch[1] = base;
+	*runtime = 1;
+	if (!strcmp(o->config, "rundown-only")) {
+		*runtime = 0;
+		ch[0].name = "bench";
+		ch[0].events = rundown_events;
+		return 1;
+	}
+	if (!strcmp(o->config, "shared")) {
+		ch[0].name = "bench";
+		ch[0].events = all_events;
+		return 1;
+	}
+	if (!strcmp(o->config, "split")) {
+		ch[0].name = "rundown";
+		ch[0].events = rundown_events;
+		ch[1].name = "runtime";
+		ch[1].blocking = 0;
+		ch[1].events = runtime_events;
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * perf on the JIT threads: sched_switch with DWARF call graphs (glibc and
+ * the library are built without frame pointers), CLOCK_MONOTONIC stamps
+ * so the windows can be matched. Its pid goes to FILE.pid for run.sh's
+ * cleanup, should we die before stopping it.
+ */
+static pid_t perf_start(const char *out, const struct jit *jits, unsigned n)
+{
+	char tids[64 * 12] = "", log[600], pidfile[600];
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	pid_t pid;
+	FILE *f;
+
+	for (unsigned i = 0; i < n && len < sizeof(tids) - 12; i++)
+		len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%d",
+					i ? "," : "", (int)jits[i].tid);
+	char *argv[] = { "perf", "record", "-q", "-e", "sched:sched_switch",
+			 "-e", "page-faults", "-c", "1", "--call-graph", "dwarf,16384",
+			 "-k", "mono", "-t", tids, "-o", (char *)out, NULL };
+	snprintf(log, sizeof(log), "%s.log", out);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, log,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (posix_spawnp(&pid, "perf", &fa, NULL, argv, NULL)) {
+		posix_spawn_file_actions_destroy(&fa);
+		fprintf(stderr, "bench: cannot run perf\n");
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	snprintf(pidfile, sizeof(pidfile), "%s.pid", out);
+	if ((f = fopen(pidfile, "w"))) {
+		fprintf(f, "%d\n", (int)pid);
+		fclose(f);
+	}
+	/* perf writes its header once the events are open. */
+	for (int i = 0; i < 100; i++) {
+		struct stat sb;
+
+		if (!stat(out, &sb) && sb.st_size > 0)
+			break;
+		bench_sleep_ns(50000000);
+	}
+	bench_sleep_ns(200000000);
+	return pid;
+}
+
+static int perf_stop(pid_t pid, const char *out)
+{
+	char pidfile[600];
+	int status = 0;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	snprintf(pidfile, sizeof(pidfile), "%s.pid", out);
+	unlink(pidfile);
+	/* perf re-raises the SIGINT it handled once the data is written. */
+	return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
+	       (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ? 0 : -1;
+}
+
+struct window {
+	uint64_t t0, t1;
+	int kind;
+};
+
+static void write_windows(const char *out, const struct window *w, unsigned n,
+			  const struct jit *jits, unsigned nj)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.windows", out);
+	if (!(f = fopen(path, "w")))
+		return;
+	for (unsigned i = 0; i < nj; i++)
+		fprintf(f, "tid %d\n", (int)jits[i].tid);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%s %llu %llu\n", w[i].kind == PHASE_RUNDOWN ? "rundown" : "idle",
+			(unsigned long long)w[i].t0, (unsigned long long)w[i].t1);
+	fclose(f);
+}
+
+static void store_stats(struct letw_store_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	letw_get_store_stats(st);
+}
 
 int bench_stall(const struct bench_opts *o)
 {
 	struct bench_session s = { 0 };
-	struct jit *jits;
+	struct bench_channel ch[2];
+	struct jit *jits = NULL;
 	pthread_t sampler;
-	struct letw_stats st0, st1;
+	struct letw_stats st0, st1, sti0, sti1;
+	struct letw_store_stats ss_fill, ss0, ss1, ssp;
 	struct bench_hist pub[3], unpub[3];
-	uint64_t t_end, pass_max = 0, pass_sum = 0, discarded = 0, lost = 0;
-	uint64_t rd_start, rd_ns, sched_wall = 0, sched_cpu = 0, sched_wait = 0;
-	unsigned passes = 0;
-	char chan[160];
-	int ret = -1;
+	struct bench_task task[3];
+	static struct window win[MAX_WINDOWS];
+	uint64_t pass_max = 0, pass_sum = 0, section_max = 0, rss_fill;
+	uint64_t discarded = 0, lost = 0, rt_discarded = 0, rt_lost = 0;
+	uint64_t rd_ns = 0, idle_ns = 0, window_ns = (uint64_t)(o->seconds / 3 * 1e9);
+	unsigned passes = 0, sections_over = 0, nwin = 0, nch;
+	uint64_t idle_passes = 0;
+	int runtime, threads_started = 0, capture_failed = 0, ret = -1;
+	pid_t perf = -1;
+	char chan[2][160];
 
+	if (!(nch = layout(o, ch, &runtime))) {
+		fprintf(stderr, "bench: unknown --config '%s'\n", o->config);
+		return -1;
+	}
 	if (bench_letw_init())
 		return -1;
+	(void)bench_rss_bytes(); /* opens its file before the threads run */
 	if (bench_fill(o, "stall"))
 		goto out_letw;
-	if (bench_session_create(&s, o, "stall", rundown_events))
+	store_stats(&ss_fill);
+	rss_fill = bench_rss_bytes();
+	if (bench_session_create_channels(&s, o, "stall", ch, nch))
 		goto out_session;
 	if (bench_session_start(&s, NULL, NULL))
 		goto out_session;
@@ -199,109 +414,188 @@ int bench_stall(const struct bench_opts *o)
 		goto out_session;
 	}
 
-	jits = calloc(o->threads, sizeof(*jits));
-	if (!jits)
+	/* Populated here, not by page faults on the JIT threads' first
+	 * histogram entries (malloc + memset would become a lazy calloc). */
+	jits = mmap(NULL, o->threads * sizeof(*jits), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (jits == MAP_FAILED) {
+		jits = NULL;
 		goto out_session;
+	}
+	memset(peak, 0, sizeof(peak));
 	uatomic_set(&phase, PHASE_WARMUP);
 	for (unsigned i = 0; i < o->threads; i++) {
 		jits[i].id = i;
 		jits[i].pause_ns = o->pause_ns;
 		pthread_create(&jits[i].th, NULL, jit_main, &jits[i]);
+		threads_started++;
 	}
-	pthread_create(&sampler, NULL, sampler_main, NULL);
-
-	/* Idle phase: churn, no rundown — this machine's own noise floor. */
-	bench_sleep_ns(200000000);
-	uatomic_set(&phase, PHASE_IDLE);
-	bench_sleep_ns((uint64_t)(o->seconds * 0.3e9));
-
-	uatomic_set(&phase, PHASE_RUNDOWN);
-	letw_get_stats(&st0);
-	rd_start = bench_now_ns();
-	t_end = rd_start + (uint64_t)(o->seconds * 1e9);
-	/* At least two passes, so every size sees a pass start while JIT
-	 * threads are mid-churn. */
-	while (bench_now_ns() < t_end || passes < 2) {
-		uint64_t t0 = bench_now_ns(), d;
-		int r = letw_capture_state(LETW_KW_RUNDOWN_START | LETW_KW_JIT_RUNDOWN, 1);
-
-		d = bench_now_ns() - t0;
-		if (r <= 0) {
-			fprintf(stderr, "bench: capture_state ran no pass (%d)\n", r);
-			break;
-		}
-		passes++;
-		pass_sum += d;
-		if (d > pass_max)
-			pass_max = d;
-	}
-	rd_ns = bench_now_ns() - rd_start;
-	letw_get_stats(&st1);
-	uatomic_set(&phase, PHASE_DONE);
 	for (unsigned i = 0; i < o->threads; i++)
-		pthread_join(jits[i].th, NULL);
-	pthread_join(sampler, NULL);
+		while (!uatomic_read(&jits[i].tid))
+			bench_sleep_ns(1000000);
+	pthread_create(&sampler, NULL, sampler_main, NULL);
+	if (o->perf_out && (perf = perf_start(o->perf_out, jits, o->threads)) < 0)
+		goto out_threads;
+	bench_sleep_ns(200000000); /* warm-up: rings filled, urcu-bp registered */
 
-	if (bench_session_stop(&s) == 0)
-		bench_session_discarded(&s, &discarded, &lost);
+	letw_get_stats(&st0);
+	store_stats(&ss0);
+	mark_jits(jits, o->threads, 0);
+	/* Rundown window, then an idle window as long; at least two passes,
+	 * so every size sees a pass start while JIT threads are mid-churn. */
+	while ((rd_ns < (uint64_t)(o->seconds * 1e9) || passes < 2) && nwin + 2 <= MAX_WINDOWS) {
+		uint64_t t0, t1;
+
+		uatomic_set(&phase, PHASE_RUNDOWN);
+		t0 = bench_now_ns();
+		do {
+			uint64_t p0 = bench_now_ns(), d;
+			int r = letw_capture_state(LETW_KW_RUNDOWN_START | LETW_KW_JIT_RUNDOWN, 1);
+
+			d = bench_now_ns() - p0;
+			if (r <= 0) {
+				fprintf(stderr, "bench: capture_state ran no pass (%d)\n", r);
+				capture_failed = 1;
+				goto stop;
+			}
+			passes++;
+			pass_sum += d;
+			if (d > pass_max)
+				pass_max = d;
+			store_stats(&ssp);
+			if (ssp.last_pass_max_section_ns > section_max)
+				section_max = ssp.last_pass_max_section_ns;
+			if (ssp.last_pass_max_section_ns > 1000000)
+				sections_over++;
+		} while (bench_now_ns() - t0 < window_ns);
+		uatomic_set(&phase, PHASE_IDLE);
+		t1 = bench_now_ns();
+		mark_jits(jits, o->threads, PHASE_RUNDOWN);
+		win[nwin++] = (struct window){ t0, t1, PHASE_RUNDOWN };
+		rd_ns += t1 - t0;
+
+		letw_get_stats(&sti0);
+		bench_sleep_ns(t1 - t0);
+		mark_jits(jits, o->threads, PHASE_IDLE);
+		/* Nothing of ours runs a pass now: any pass here (another
+		 * session's start, say) contaminates the baseline. */
+		letw_get_stats(&sti1);
+		idle_passes += sti1.passes - sti0.passes;
+		win[nwin] = (struct window){ t1, bench_now_ns(), PHASE_IDLE };
+		idle_ns += win[nwin].t1 - win[nwin].t0;
+		nwin++;
+	}
+stop:
+	letw_get_stats(&st1);
+	store_stats(&ss1);
+	ret = capture_failed ? -1 : 0;
+out_threads:
+	uatomic_set(&phase, PHASE_DONE);
+	for (int i = 0; i < threads_started; i++)
+		pthread_join(jits[i].th, NULL);
+	if (threads_started)
+		pthread_join(sampler, NULL);
+	if (perf > 0) {
+		if (perf_stop(perf, o->perf_out))
+			bench_note("stall %s N=%lu: perf record failed, see %s.log", o->variant,
+				   o->methods, o->perf_out);
+		write_windows(o->perf_out, win, nwin, jits, o->threads);
+	}
+	if (ret)
+		goto out_session;
+
+	if (bench_session_stop(&s) == 0) {
+		bench_session_channel_discarded(&s, ch[0].name, &discarded, &lost);
+		if (nch > 1)
+			bench_session_channel_discarded(&s, ch[1].name, &rt_discarded, &rt_lost);
+	}
 
 	memset(pub, 0, sizeof(pub));
 	memset(unpub, 0, sizeof(unpub));
-	ret = 0;
+	memset(task, 0, sizeof(task));
 	for (unsigned i = 0; i < o->threads; i++) {
-		uint64_t wall = jits[i].sched_end[0] - jits[i].sched_start[0];
-		uint64_t cpu = jits[i].sched_end[1] - jits[i].sched_start[1];
-		uint64_t wait = jits[i].sched_end[2] - jits[i].sched_start[2];
-
-		if (jits[i].sched_start[0] && wall) {
-			sched_wall += wall;
-			sched_cpu += cpu;
-			sched_wait += wait;
-		}
 		for (int ph = PHASE_IDLE; ph <= PHASE_RUNDOWN; ph++) {
 			bench_hist_merge(&pub[ph], &jits[i].pub[ph]);
 			bench_hist_merge(&unpub[ph], &jits[i].unpub[ph]);
+			bench_task_add(&task[ph], &jits[i].sum[ph]);
 		}
 		if (jits[i].failed) {
 			fprintf(stderr, "bench: JIT thread %u failed\n", i);
 			ret = -1;
 		}
 	}
-	free(jits);
 
-	bench_channel_desc(o, chan, sizeof(chan));
-	bench_note("stall %s N=%lu: %u JIT threads, pause %u ns, %u passes in %.2f s; channel: %s",
-		   o->variant, o->methods, o->threads, o->pause_ns, passes,
-		   (double)rd_ns / 1e9, chan);
+	bench_channel_desc_of(&ch[0], chan[0], sizeof(chan[0]));
+	if (nch > 1)
+		bench_channel_desc_of(&ch[1], chan[1], sizeof(chan[1]));
+	bench_note("stall %s N=%lu config %s: %u JIT threads, pause %u ns, %u passes in %u rundown "
+		   "windows (%.2f s), as long idle (%.2f s); %s: %s%s%s%s",
+		   o->variant, o->methods, o->config, o->threads, o->pause_ns, passes, nwin / 2,
+		   (double)rd_ns / 1e9, (double)idle_ns / 1e9,
+		   runtime ? BENCH_RUNDOWN_EVENTS " + " BENCH_RUNTIME_EVENTS : BENCH_RUNDOWN_EVENTS " only",
+		   nch > 1 ? "rundown channel " : "channel ", chan[0],
+		   nch > 1 ? "; runtime channel " : "", nch > 1 ? chan[1] : "");
 	report_hist(o, "publish", "", &pub[PHASE_RUNDOWN]);
 	report_hist(o, "unpublish", "", &unpub[PHASE_RUNDOWN]);
 	report_hist(o, "publish", "_idle", &pub[PHASE_IDLE]);
+	report_hist(o, "unpublish", "_idle", &unpub[PHASE_IDLE]);
+	/* The JIT threads' time by the kernel's accounting, per kind of
+	 * window: voluntary switches are sleeps (a lock, a blocking call),
+	 * involuntary ones preemption. */
+	report_task(o, "", &task[PHASE_RUNDOWN]);
+	report_task(o, "_idle", &task[PHASE_IDLE]);
 	bench_row("stall", o->variant, o->methods, "passes", passes, "passes");
+	bench_row("stall", o->variant, o->methods, "windows", nwin / 2, "windows");
+	bench_row("stall", o->variant, o->methods, "passes_idle", (double)idle_passes, "passes");
 	bench_row("stall", o->variant, o->methods, "rundown_phase_ns", (double)rd_ns, "ns");
-	/* JIT threads' wall time in the rundown phase, split by the kernel's
-	 * accounting: running, runnable but waiting for a CPU (preempted:
-	 * CPU contention), and the rest, asleep (blocked on a lock). */
-	bench_row("stall", o->variant, o->methods, "jit_wall_ns", (double)sched_wall, "ns");
-	bench_row("stall", o->variant, o->methods, "jit_cpu_ns", (double)sched_cpu, "ns");
-	bench_row("stall", o->variant, o->methods, "jit_runqueue_wait_ns", (double)sched_wait, "ns");
+	bench_row("stall", o->variant, o->methods, "idle_phase_ns", (double)idle_ns, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_max_ns", (double)pass_max, "ns");
 	bench_row("stall", o->variant, o->methods, "pass_mean_ns",
 		  passes ? (double)pass_sum / passes : 0, "ns");
+	/* letw_get_store_stats: the longest read-side section of each pass
+	 * (max over the passes of this window set), and of any pass of the
+	 * process (the start's pass included). */
+	bench_row("stall", o->variant, o->methods, "section_max_ns", (double)section_max, "ns");
+	bench_row("stall", o->variant, o->methods, "section_max_any_pass_ns",
+		  (double)ss1.max_section_ns, "ns");
+	bench_row("stall", o->variant, o->methods, "passes_section_over_1ms",
+		  sections_over, "passes");
 	bench_row("stall", o->variant, o->methods, "emitted",
 		  (double)(st1.rundown_emitted - st0.rundown_emitted), "records");
 	bench_row("stall", o->variant, o->methods, "skipped_raced",
 		  (double)(st1.rundown_skipped_raced - st0.rundown_skipped_raced),
 		  "records");
-	bench_row("stall", o->variant, o->methods, "deferred_frees_peak",
-		  (double)peak_pending, "records");
+	/* Memory: after the fill (no churn yet) and the peaks of each kind of
+	 * window, from letw_store_stats.bytes_in_use and VmRSS. */
+	bench_row("stall", o->variant, o->methods, "bytes_in_use_filled",
+		  (double)ss_fill.bytes_in_use, "bytes");
+	bench_row("stall", o->variant, o->methods, "bytes_committed_filled",
+		  (double)ss_fill.bytes_committed, "bytes");
+	bench_row("stall", o->variant, o->methods, "rss_filled", (double)rss_fill, "bytes");
+	report_peaks(o, "", &peak[PHASE_RUNDOWN]);
+	report_peaks(o, "_idle", &peak[PHASE_IDLE]);
+	bench_row("stall", o->variant, o->methods, "bytes_committed_end",
+		  (double)ss1.bytes_committed, "bytes");
+	/* The store's slow path: publishers that had to commit memory. */
+	bench_row("stall", o->variant, o->methods, "slow_grows_fill",
+		  (double)ss_fill.slow_grows, "grows");
+	bench_row("stall", o->variant, o->methods, "slow_grows_churn",
+		  (double)(ss1.slow_grows - ss0.slow_grows), "grows");
 	bench_row("stall", o->variant, o->methods, "discarded_events",
 		  (double)discarded, "events");
 	bench_row("stall", o->variant, o->methods, "lost_packets", (double)lost,
 		  "packets");
-	if (bench_report_control(o, "stall", 1, 0) && !ret)
+	if (nch > 1)
+		bench_row("stall", o->variant, o->methods, "runtime_discarded_events",
+			  (double)rt_discarded, "events");
+	if (bench_report_control(o, "stall", 1, (unsigned)runtime) && !ret)
 		ret = BENCH_PERTURBED;
 out_session:
+	if (ret && threads_started == 0)
+		uatomic_set(&phase, PHASE_DONE);
 	bench_session_destroy(&s, o->keep_trace);
+	if (jits)
+		munmap(jits, o->threads * sizeof(*jits));
 out_letw:
 	letw_shutdown();
 	return ret;

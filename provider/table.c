@@ -121,11 +121,16 @@ static int match_ext(struct cds_lfht_node *node, const void *key)
 	return caa_container_of(node, struct letw_ext, node)->slot == *(const uint32_t *)key;
 }
 
-static struct cds_lfht *new_ht(void)
+static struct cds_lfht *new_ht_sized(unsigned long buckets)
 {
 	/* No CDS_LFHT_AUTO_RESIZE: liburcu's lazy resize launch mallocs on
 	 * the inserting thread; letw_table_maintain resizes instead. */
-	return cds_lfht_new_flavor(1024, 1024, 0, 0, &urcu_bp_flavor, NULL);
+	return cds_lfht_new_flavor(buckets, buckets, 0, 0, &urcu_bp_flavor, NULL);
+}
+
+static struct cds_lfht *new_ht(void)
+{
+	return new_ht_sized(1024);
 }
 
 struct letw_table *letw_table_new(uint64_t expected, uint64_t max_records)
@@ -143,7 +148,11 @@ struct letw_table *letw_table_new(uint64_t expected, uint64_t max_records)
 		goto fail;
 	t->code = new_ht();
 	t->modules = new_ht();
-	t->bigs = new_ht();
+	/* One bucket: every small publish iterates the whole registry while
+	 * a big record is live (overlaps_big), and an iteration visits every
+	 * bucket: 1024 of them cost ~2.5 us per small publish. Big records
+	 * are few; a chain of them is cheap to walk. */
+	t->bigs = new_ht_sized(1);
 	t->exts = new_ht();
 	if (!t->code || !t->modules || !t->bigs || !t->exts)
 		goto fail;

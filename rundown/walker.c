@@ -371,10 +371,16 @@ int letw_walk(struct letw_table *t, unsigned int passes,
 		out->claimed += n;
 		for (uint32_t j = 0; j < n; j++)
 			emit(&pc, &buf->items[j], out);
-		/* Keep freeing while a long pass runs: retired records are
-		 * not held for the pass (reclaim.c). */
-		if (out->sections % 16 == 0)
+		/* Keep freeing and keep the store stocked while a pass runs:
+		 * the control thread's own maintenance (letw_table_maintain)
+		 * waits for the pass to end, and a publisher that drains a
+		 * free list meanwhile takes the store's slow path (mprotect,
+		 * page faults on the runtime's thread). Both are bounded and
+		 * outside any read-side section. */
+		if (out->sections % 4 == 0) {
 			letw_reclaim_tick(&t->reclaim);
+			letw_store_maintain(&t->store);
+		}
 		if (sink->cancel && __atomic_load_n(sink->cancel, __ATOMIC_ACQUIRE)) {
 			ret = -ECANCELED;
 			break;

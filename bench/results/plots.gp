@@ -9,13 +9,13 @@ set xrange [5000:2000000]
 do for [fmt in 'png svg'] {
   if (fmt eq 'png') { set terminal pngcairo size 900,500 font ',10' } else { set terminal svg size 900,500 }
   set output 'stall.'.fmt
-  set title 'Publish latency while rundowns run back to back'
+  set title 'Publish latency while rundowns run back to back (rundown events only)'
   set ylabel 'publish latency (ns)'
   plot 'stall.dat' u 1:5 w lp lw 2 pt 7 t 'global lock: max', \
        '' u 1:6 w lp lw 1 pt 6 t 'global lock: p99.9', \
        '' u 1:2 w lp lw 2 pt 5 t 'lock-free: max', \
        '' u 1:3 w lp lw 1 pt 4 t 'lock-free: p99.9', \
-       '' u 1:8 w lp lw 1 dt 2 pt 1 t 'lock-free: max, no rundown'
+       '' u 1:8 w lp lw 1 dt 2 pt 1 t 'lock-free: max, idle windows'
   set output 'rate.'.fmt
   set title 'Rundown rate'
   set ylabel 'records/s'
