@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <string.h>
 
 #include "event.h"
@@ -35,6 +36,41 @@ enum letw_ev_kind letw_ev_kind_from_name(const char *name)
 		if (strcmp(name, letw_ev_names[i].name) == 0)
 			return letw_ev_names[i].kind;
 	return LETW_EV_OTHER;
+}
+
+const char *letw_ev_kind_name(enum letw_ev_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(letw_ev_names) / sizeof(letw_ev_names[0]); i++)
+		if (letw_ev_names[i].kind == k)
+			return letw_ev_names[i].name;
+	return "?";
+}
+
+int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len)
+{
+	enum letw_ev_object obj = letw_ev_object(ev->kind);
+	uint64_t end = ev->start + ev->size;
+
+	if (ev->overflow) {
+		snprintf(buf, len, "%s with `%s` wider than its schema field",
+			 letw_ev_kind_name(ev->kind), ev->overflow);
+		return 1;
+	}
+	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
+		return 0;
+	if (ev->size > LETW_ABSURD_CODE_SIZE) {
+		snprintf(buf, len, "%s at 0x%llx of %llu bytes", letw_ev_kind_name(ev->kind),
+			 (unsigned long long)ev->start, (unsigned long long)ev->size);
+		return 1;
+	}
+	if (end < ev->start || end > LETW_USER_ADDR_END) {
+		snprintf(buf, len, "%s at 0x%llx, not a user-space address",
+			 letw_ev_kind_name(ev->kind), (unsigned long long)ev->start);
+		return 1;
+	}
+	return 0;
 }
 
 enum letw_ev_object letw_ev_object(enum letw_ev_kind k)
@@ -166,6 +202,9 @@ static enum letw_ev_kind cached_kind(struct letw_ev_class_cache *c,
 			return -1;                                           \
 		}                                                            \
 		dst = _v;                                                    \
+		/* Metadata may declare a field wider than the schema. */    \
+		if ((uint64_t)dst != _v)                                     \
+			ev->overflow = field;                                \
 	} while (0)
 #define NEED_STR(field, dst)                                                 \
 	do {                                                                 \

@@ -58,12 +58,27 @@ struct letw_ev {
 	/* init / complete */
 	uint64_t pass_id, match_any_keyword, emitted, skipped_raced, duration_ns;
 	uint32_t control_code;
+	const char *overflow; /* a field whose value exceeds the schema's width */
 };
 
 enum letw_ev_kind letw_ev_kind_from_name(const char *event_class_name);
 enum letw_ev_object letw_ev_object(enum letw_ev_kind kind);
 enum letw_flavour letw_ev_flavour(enum letw_ev_kind kind);
 const char *letw_flavour_name(enum letw_flavour fl);
+/* "letw_runtime:method_load", ... */
+const char *letw_ev_kind_name(enum letw_ev_kind kind);
+
+/* Code regions no runtime publishes (a damaged trace): more than
+ * LETW_ABSURD_CODE_SIZE bytes, or ending past LETW_USER_ADDR_END. */
+#define LETW_ABSURD_CODE_SIZE (1ull << 30)
+/* Above every 64-bit Linux user address space (x86-64 with 5-level
+ * paging ends at 2^56, arm64 at 2^52). */
+#define LETW_USER_ADDR_END (1ull << 57)
+
+/* 1 when a decoded record holds values no runtime can have published (a
+ * field wider than the schema's, an impossible code region), with a
+ * description in buf; else 0. */
+int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len);
 
 /* Small cache from event class to kind, so names are compared once per
  * class rather than once per event. */

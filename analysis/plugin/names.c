@@ -4,6 +4,8 @@
 #endif
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <glib.h>
 
 #include "names.h"
 
@@ -28,15 +30,44 @@ const char *letw_stub_kind_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }
 
+/* A perf map name is one line of text: every control character (C0, DEL
+ * and C1) and every byte that is not part of valid UTF-8 becomes '?', in
+ * place (never longer). Most names are plain ASCII: checked first. */
 static char *sanitize(char *s)
 {
-	char *p;
+	char *in, *out;
 
 	if (!s)
 		return NULL;
-	for (p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	for (in = s; *in; in++)
+		if ((unsigned char)*in < 0x20 || (unsigned char)*in >= 0x7f)
+			break;
+	for (out = in; *in;) {
+		unsigned char c = (unsigned char)*in;
+		gunichar u;
+		size_t len;
+
+		if (c < 0x80) {
+			*out++ = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			in++;
+			continue;
+		}
+		u = g_utf8_get_char_validated(in, -1);
+		if (u == (gunichar)-1 || u == (gunichar)-2) {
+			*out++ = '?';
+			in++;
+			continue;
+		}
+		len = (size_t)(g_utf8_next_char(in) - in);
+		if (u <= 0x9f) {
+			*out++ = '?';
+		} else {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = '\0';
 	return s;
 }
 

@@ -8,6 +8,9 @@
  *   output-dir  directory to write perf-<vpid>.map into (default ".")
  *   mode        "latest" (default) or "all": what to write for an address
  *               range that held different code over time (see codemap.h)
+ *   fail-on-incomplete  yes (default): the maps are written, then the
+ *               component fails when the trace is incomplete
+ *               (trace_facts.h), so the loss is never silent
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
@@ -32,6 +35,7 @@ struct perfmap {
 	char *output_dir;
 	enum letw_map_mode mode;
 	struct letw_codemap *procs;
+	int fail_on_incomplete;
 	size_t nprocs, capprocs;
 	size_t last; /* index of the last process hit: events come in runs */
 };
@@ -208,9 +212,17 @@ static int perfmap_end(struct letw_sink *s)
 	size_t i, n;
 	uint64_t lines = 0;
 
+	if (s->facts.problems) {
+		/* Always shown, like the reuse summary: a map built from a
+		 * partial trace lacks names perf will ask for. */
+		fprintf(stderr, "perfmap: the trace is incomplete (%d stream(s) with missing or damaged data): the maps may lack code\n",
+			s->facts.problems);
+		letw_facts_write_text(&s->facts, stderr, "perfmap:   ");
+	}
 	if (!pm->nprocs) {
 		BT_COMP_LOGE_APPEND_CAUSE(
-			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace");
+			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace%s",
+			s->facts.problems ? " that was read (the trace is incomplete)" : "");
 		return -1;
 	}
 	for (i = 0; i < pm->nprocs; i++) {
@@ -236,6 +248,11 @@ static int perfmap_end(struct letw_sink *s)
 		pm->base.result->processes = (int)pm->nprocs;
 		pm->base.result->map_lines = lines;
 	}
+	if (s->facts.problems && pm->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("maps written from an incomplete trace (%d stream(s) with missing or damaged data)",
+					  s->facts.problems);
+		return -1;
+	}
 	return 0;
 }
 
@@ -249,7 +266,8 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 			bt_self_component_sink_configuration *config,
 			const bt_value *params, void *init_data)
 {
-	static const char *const allowed[] = { "output-dir", "mode", NULL };
+	static const char *const allowed[] = { "output-dir", "mode",
+					       "fail-on-incomplete", NULL };
 	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
 	struct perfmap *pm = calloc(1, sizeof(*pm));
 	const char *dir = ".", *mode = "latest";
@@ -257,9 +275,11 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 	if (!pm)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	letw_sink_init(&pm->base, self, &perfmap_ops, init_data);
+	pm->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "output-dir", &dir) ||
-	    letw_param_string(sc, params, "mode", &mode))
+	    letw_param_string(sc, params, "mode", &mode) ||
+	    letw_param_bool(sc, params, "fail-on-incomplete", &pm->fail_on_incomplete))
 		goto error;
 	if (strcmp(mode, "latest") == 0) {
 		pm->mode = LETW_MAP_LATEST;

@@ -284,9 +284,11 @@ static int report_end(struct letw_sink *s)
 {
 	struct letw_report *r = (struct letw_report *)s;
 	FILE *f = r->out ? r->out : stdout;
-	int bad, wret;
+	int streams = s->facts.problems, bad, wret;
 
-	if (!r->npasses) {
+	/* Without a pass there is nothing to report on, unless the trace
+	 * itself says why: then the report shows what is missing. */
+	if (!r->npasses && !streams) {
 		if (r->nprocs)
 			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled?)");
 		else
@@ -312,8 +314,11 @@ static int report_end(struct letw_sink *s)
 		r->base.result->incomplete_passes = bad;
 		r->base.result->processes = (int)r->nprocs;
 	}
-	if (bad && r->fail_on_incomplete) {
-		BT_COMP_LOGE_APPEND_CAUSE("%d rundown pass(es) not complete", bad);
+	if ((bad || streams) && r->fail_on_incomplete) {
+		if (streams)
+			BT_COMP_LOGE_APPEND_CAUSE("the trace is incomplete: %d stream(s) with missing or damaged data", streams);
+		if (bad)
+			BT_COMP_LOGE_APPEND_CAUSE("%d rundown pass(es) not complete", bad);
 		return -1;
 	}
 	return 0;
