@@ -52,6 +52,7 @@ struct letw_ev {
 	uint32_t size;      /* method code_size / stub size */
 	uint32_t method_token, method_flags;
 	const char *ns, *name, *signature;
+	size_t ns_len, name_len, signature_len; /* as babeltrace2 stores them */
 	/* stub */
 	uint32_t stub_kind;
 	uint64_t owner;
@@ -80,13 +81,28 @@ const char *letw_ev_kind_name(enum letw_ev_kind kind);
  * description in buf; else 0. */
 int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len);
 
-/* Small cache from event class to kind, so names are compared once per
- * class rather than once per event. */
-struct letw_ev_class_cache {
-	const bt_event_class *cls[64];
-	enum letw_ev_kind kind[64];
-	unsigned int n;
+/* What decoding needs of one event class, found once by name: its kind,
+ * and the index and signedness of each schema field in its payload (and
+ * of vpid in its common context), so events are decoded by index. */
+#define LETW_EV_MAX_FIELDS 12
+struct letw_ev_class_info {
+	const bt_event_class *cls;   /* referenced while cached */
+	enum letw_ev_kind kind;
+	const char *missing;         /* a schema field absent or mistyped */
+	int vpid_idx;                /* -1: no vpid context */
+	uint8_t vpid_signed;
+	int16_t idx[LETW_EV_MAX_FIELDS];
+	uint8_t is_signed[LETW_EV_MAX_FIELDS];
 };
+
+/* A trace has few event classes; past the cache's size, classes are
+ * resolved again for each event (slower, same result). */
+struct letw_ev_class_cache {
+	struct letw_ev_class_info c[64];
+	unsigned int n, last;
+};
+
+void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);
 
 /*
  * Decode an event message. Returns 1 if it is an lttng-etw event (*out

@@ -125,20 +125,12 @@ static int add_key(uint64_t **keys, size_t *n, size_t *cap, uint64_t k)
 	return 0;
 }
 
-static char *region_name(const struct letw_ev *ev)
-{
-	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
-		return letw_name_method(ev->ns, ev->name, ev->signature,
-					ev->method_flags);
-	return letw_name_stub(ev->stub_kind, ev->owner, ev->name);
-}
-
 static int on_record(struct letw_report *r, struct letw_rproc *p,
 		     const struct letw_ev *ev, enum letw_flavour fl, int obj)
 {
 	struct letw_pass *ps = p->open[fl] >= 0 ? &r->passes[p->open[fl]] : NULL;
 	size_t idx;
-	char *name;
+	const char *name;
 	int m;
 
 	if (obj == LETW_OBJ_MODULE) {
@@ -150,11 +142,11 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		ps->last_ns = ev->ts_ns;
 		return add_key(&ps->module_keys, &ps->nmod, &ps->capmod, ev->module_id);
 	}
-	name = region_name(ev);
+	name = letw_sink_region_name(&r->base, ev);
 	if (!name)
 		return -ENOMEM;
-	m = letw_codemap_rundown(&p->map, ev->ts_ns, obj, ev->start, ev->size,
-				 name, &idx);
+	m = letw_codemap_rundown_copy(&p->map, ev->ts_ns, obj, ev->start, ev->size,
+				      name, &idx);
 	if (m < 0)
 		return m;
 	if (!ps) {
@@ -190,7 +182,7 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 	struct letw_rproc *p = proc_get(r, ev->has_vpid ? ev->vpid : 0);
 	enum letw_flavour fl = letw_ev_flavour(ev->kind);
 	int obj = letw_ev_object(ev->kind), ret = 0;
-	char *name;
+	const char *name;
 
 	if (!p)
 		goto nomem;
@@ -200,15 +192,15 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 	case LETW_EV_STUB_LOAD:
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		name = region_name(ev);
+		name = letw_sink_region_name(s, ev);
 		if (!name)
 			goto nomem;
 		if (ev->kind == LETW_EV_METHOD_LOAD || ev->kind == LETW_EV_STUB_LOAD)
-			ret = letw_codemap_load(&p->map, ev->ts_ns, obj, ev->start,
-						ev->size, name);
+			ret = letw_codemap_load_copy(&p->map, ev->ts_ns, obj, ev->start,
+						     ev->size, name);
 		else
-			ret = letw_codemap_unload(&p->map, ev->ts_ns, obj, ev->start,
-						  ev->size, name);
+			ret = letw_codemap_unload_copy(&p->map, ev->ts_ns, obj, ev->start,
+						       ev->size, name);
 		break;
 	case LETW_EV_MODULE_LOAD:
 	case LETW_EV_MODULE_UNLOAD:

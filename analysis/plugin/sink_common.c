@@ -41,6 +41,17 @@ void letw_sink_fini(struct letw_sink *s)
 	bt_message_iterator_put_ref(s->iter);
 	s->iter = NULL;
 	letw_facts_fini(&s->facts);
+	letw_ev_class_cache_fini(&s->cache);
+	letw_namebuf_fini(&s->names);
+}
+
+const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev)
+{
+	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
+		return letw_name_method_len(&s->names, ev->ns, ev->ns_len, ev->name,
+					    ev->name_len, ev->signature, ev->signature_len,
+					    ev->method_flags);
+	return letw_name_stub_in(&s->names, ev->stub_kind, ev->owner, ev->name);
 }
 
 static struct letw_sink *sink_of(bt_self_component_sink *self)

@@ -12,6 +12,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "event.h"
+#include "names.h"
 #include "trace_facts.h"
 
 /* Where the sink's thread is, for a supervisor that must tell a crash of
@@ -53,6 +54,7 @@ struct letw_sink {
 	struct letw_sink_result *result; /* may be NULL */
 	struct letw_ev_class_cache cache;
 	struct letw_trace_facts facts;   /* judged before ops->end */
+	struct letw_namebuf names;       /* letw_sink_region_name() */
 	int warned_vpid;
 };
 
@@ -68,6 +70,10 @@ letw_sink_consume(bt_self_component_sink *self);
 /* Adds the "in" port; returns 0 or -1 (cause appended). */
 int letw_sink_add_port(bt_self_component_sink *self);
 void letw_sink_fini(struct letw_sink *s);
+
+/* The perf map name of a method or stub record (names.h), in a buffer of
+ * the sink's valid until the next call; NULL when out of memory. */
+const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev);
 
 /* Parameter helpers: return 0 on success (missing optional parameter
  * leaves *out unchanged), -1 with an error cause on a bad type/value. */
