@@ -16,10 +16,8 @@ void letw_codemap_init(struct letw_codemap *m, int64_t vpid)
 
 void letw_codemap_fini(struct letw_codemap *m)
 {
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		free(m->r[i].name);
+	if (m->names)
+		g_string_chunk_free(m->names);
 	free(m->r);
 	if (m->at_start)
 		g_hash_table_destroy(m->at_start);
@@ -32,10 +30,13 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 		      unsigned flags, size_t *idx)
 {
 	struct letw_region *r;
-	char *name = strdup(name_in);
+	char *name;
 
-	if (!name)
-		return -ENOMEM;
+	/* Region names live as long as the map: one glib string chunk
+	 * (no malloc and free per region). */
+	if (!m->names)
+		m->names = g_string_chunk_new(256 * 1024);
+	name = g_string_chunk_insert(m->names, name_in);
 	/* Before the array moves. On failure below the flag only costs
 	 * newest_at() its shortcut. */
 	if (old)
@@ -51,11 +52,6 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 	}
 	if (m->n >= UINT32_MAX - 1)
 		goto nomem;
-	if (!m->at_start)
-		m->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
-	/* glib aborts rather than fail an allocation (its documented policy):
-	 * nothing to check. */
-	g_hash_table_insert(m->at_start, GSIZE_TO_POINTER(start), GSIZE_TO_POINTER(m->n + 1));
 	r = &m->r[m->n];
 	r->start = start;
 	r->size = size;
@@ -69,10 +65,25 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 		*idx = m->n;
 	m->n++;
 	m->hint = m->n;
+	if (start > m->max_start)
+		m->max_start = start;
 	return 0;
 nomem:
-	free(name);
 	return -ENOMEM;
+}
+
+/* Regions enter the hash table only when a lookup needs it: a trace
+ * whose records all follow store order (or climb past every address
+ * seen) never builds it. In index order, so the newest region at an
+ * address wins. glib aborts rather than fail an allocation (its
+ * documented policy): nothing to check. */
+static void index_pending(struct letw_codemap *m)
+{
+	if (!m->at_start)
+		m->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (; m->indexed < m->n; m->indexed++)
+		g_hash_table_insert(m->at_start, GSIZE_TO_POINTER(m->r[m->indexed].start),
+				    GSIZE_TO_POINTER(m->indexed + 1));
 }
 
 /* The newest region at start, or NULL. Rundown passes list code in the
@@ -87,9 +98,15 @@ static struct letw_region *newest_at(struct letw_codemap *m, uint64_t start)
 	if (m->hint < m->n && m->r[m->hint].start == start &&
 	    !(m->r[m->hint].flags & LETW_REG_SUPERSEDED)) {
 		i = m->hint;
+	} else if (!m->n || start > m->max_start) {
+		/* Past every address seen (a first pass over code allocated
+		 * upwards): not in the table, no need to look. */
+		return NULL;
 	} else {
-		gsize v = m->at_start ? GPOINTER_TO_SIZE(g_hash_table_lookup(
-						m->at_start, GSIZE_TO_POINTER(start))) : 0;
+		gsize v;
+
+		index_pending(m);
+		v = GPOINTER_TO_SIZE(g_hash_table_lookup(m->at_start, GSIZE_TO_POINTER(start)));
 
 		if (!v)
 			return NULL;

@@ -28,7 +28,7 @@ struct letw_region {
 	uint32_t size;
 	uint8_t obj;   /* enum letw_ev_object: METHOD or STUB */
 	uint8_t flags; /* LETW_REG_* */
-	char *name;    /* owned */
+	char *name;    /* in the map's string chunk */
 	int64_t birth_ns, death_ns, last_ns;
 };
 
@@ -43,13 +43,17 @@ struct letw_codemap {
 	int64_t vpid;
 	struct letw_region *r;
 	size_t n, cap;
-	/* start → 1 + index of the newest region there. glib's table, not a
-	 * hand-written one: side by side on 4*10^5 rundown records (bench/
-	 * analysis.sh trace) it cost 1.2% more instructions and no
-	 * measurable CPU time, once newest_at() stopped hashing records in
-	 * store order. */
+	/* start → 1 + index of the newest region there, built lazily
+	 * (codemap.c). glib's table, not a hand-written one: measured side by
+	 * side on the bench/analysis.sh trace (4*10^5 rundown records), the
+	 * former open-addressing map saved 1.2% of perfmap's instructions,
+	 * had 5% more last-level cache misses (callgrind --cache-sim) and no
+	 * measurable difference in CPU time. */
 	GHashTable *at_start;
+	size_t indexed;      /* regions [0, indexed) are in at_start */
+	GStringChunk *names; /* every region's name */
 	size_t hint; /* the region the next record probably names */
+	uint64_t max_start; /* the highest start in the table */
 	struct letw_codemap_stats stats;
 };
 

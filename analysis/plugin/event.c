@@ -221,7 +221,15 @@ static int member(const bt_field_class *st, const char *name, int want_str,
 	return -1;
 }
 
-static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci)
+static int is_method_id(const char *field)
+{
+	return !strcmp(field, "instance_id") || !strcmp(field, "method_id") ||
+	       !strcmp(field, "module_id") || !strcmp(field, "method_token") ||
+	       !strcmp(field, "version_id");
+}
+
+static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
+		    int skip_ids)
 {
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(cls);
@@ -240,6 +248,8 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci)
 		if (idx < 0 && !ci->missing)
 			ci->missing = fd[i].name;
 		ci->idx[i] = (int16_t)idx;
+		if (skip_ids && fd == method_fields && is_method_id(fd[i].name))
+			ci->skip |= (uint16_t)(1u << i);
 	}
 }
 
@@ -255,10 +265,10 @@ static const struct letw_ev_class_info *class_info(struct letw_ev_class_cache *c
 		if (c->c[i].cls == cls)
 			return &c->c[c->last = i];
 	if (c->n == sizeof(c->c) / sizeof(c->c[0])) {
-		resolve(cls, tmp);
+		resolve(cls, tmp, c->skip_method_ids);
 		return tmp;
 	}
-	resolve(cls, &c->c[c->n]);
+	resolve(cls, &c->c[c->n], c->skip_method_ids);
 	/* The reference keeps the address from naming another class later
 	 * (live sessions bring traces and their classes as they go). */
 	bt_event_class_get_ref(cls);
@@ -322,6 +332,8 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		char *dst = (char *)ev + fd[i].off;
 		uint64_t v;
 
+		if (ci->skip & (1u << i))
+			continue;
 		if (!fd[i].width) {
 			const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
 				p, (uint64_t)ci->idx[i]);

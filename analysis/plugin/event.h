@@ -93,6 +93,7 @@ struct letw_ev_class_info {
 	uint8_t vpid_signed;
 	int16_t idx[LETW_EV_MAX_FIELDS];
 	uint8_t is_signed[LETW_EV_MAX_FIELDS];
+	uint16_t skip;               /* bit i: field i not decoded */
 };
 
 /* A trace has few event classes; past the cache's size, classes are
@@ -100,6 +101,11 @@ struct letw_ev_class_info {
 struct letw_ev_class_cache {
 	struct letw_ev_class_info c[64];
 	unsigned int n, last;
+	/* Set before the first event by a sink that uses no identifier of
+	 * method records (method_id, module_id, method_token, version_id,
+	 * instance_id): decoding skips them (5 of 11 fields; the schema is
+	 * still checked). */
+	int skip_method_ids;
 };
 
 void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);

@@ -336,6 +336,8 @@ letw_report_initialize(bt_self_component_sink *self,
 	if (!r)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	letw_sink_init(&r->base, self, &report_ops, init_data);
+	/* Regions are keyed by address and named by their strings. */
+	r->base.cache.skip_method_ids = 1;
 	r->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "format", &format) ||
