@@ -2,7 +2,7 @@
 # Debian 12 packages lttng-etw needs; sourced by demo.sh and test.sh.
 # Installs only what is missing (we run as root; apt-get update first).
 
-LETW_DEPS_BUILD="build-essential cmake pkg-config liblttng-ust-dev liburcu-dev
+LETW_DEPS_BUILD="build-essential cmake pkg-config liblttng-ust-dev liburcu-dev libglib2.0-dev
 libbabeltrace2-dev libcriterion-dev libluajit-5.1-dev"
 LETW_DEPS_RUN="lttng-tools babeltrace2 python3 python3-bt2 linux-perf luajit
 procps"
