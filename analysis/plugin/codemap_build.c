@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codemap.h"
+#include "radix.h"
 
 static uint64_t end_of(const struct letw_region *r)
 {
@@ -74,48 +75,12 @@ static int entry_by_address(const void *a, const void *b)
 	return x->size < y->size ? -1 : x->size > y->size;
 }
 
-/* Sorting by start address: a stable LSD radix sort of (start, index)
- * pairs, skipping the bytes every start shares (one mapping's high bytes),
- * then the few equal starts ordered by cmp. qsort with comparison
- * callbacks was ~5% of `lttng-etw perfmap` on 2*10^5 regions. */
+/* Sorting by start address: a radix sort of (start, index) pairs
+ * (radix.h), then the few equal starts ordered by cmp. */
 struct keyed {
 	uint64_t key;
 	size_t i;
 };
-
-static int radix_keyed(struct keyed *a, size_t n)
-{
-	struct keyed *tmp, *src = a, *dst, *sw;
-	size_t count[256], i, shift, sum, c;
-
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	dst = tmp;
-	for (shift = 0; shift < 64; shift += 8) {
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(src[i].key >> shift) & 0xff]++;
-		if (count[(src[0].key >> shift) & 0xff] == n)
-			continue;
-		for (sum = 0, i = 0; i < 256; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i].key >> shift) & 0xff]++] = src[i];
-		sw = src;
-		src = dst;
-		dst = sw;
-	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*a));
-	free(tmp);
-	return 0;
-}
 
 /* Sort n elements of elem bytes by cmp, which orders by key() first.
  * (Written for any element type; the regions are its only user.) */
@@ -141,7 +106,7 @@ static int sort_by_start(void *base, size_t n, size_t elem,
 		k[i].key = key(copy + i * elem);
 		k[i].i = i;
 	}
-	if (radix_keyed(k, n)) {
+	if (letw_radix_sort(k, n, sizeof(*k))) {
 		free(k);
 		free(copy);
 		return -ENOMEM;

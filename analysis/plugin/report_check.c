@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "radix.h"
 #include "report.h"
 
 #define KW_JIT_RUNDOWN  0x10ull
@@ -24,52 +25,12 @@ const char *letw_pass_status_name(enum letw_pass_status st)
 	}
 }
 
-/* LSD radix sort, 8 bits a pass, skipping passes where every key has the
- * same byte (code addresses share their top bytes): a pass holds up to a
- * few 10^5 keys, and qsort with a comparison callback was ~7% of the
- * report's time. Returns 0 or -1 (out of memory). */
-static int sort_u64(uint64_t *k, size_t n)
-{
-	uint64_t *tmp, *src = k, *dst, *sw;
-	size_t count[256], i, shift;
-
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -1;
-	dst = tmp;
-	for (shift = 0; shift < 64; shift += 8) {
-		size_t sum = 0, c;
-
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xff]++;
-		if (count[(src[0] >> shift) & 0xff] == n)
-			continue; /* one value for this byte: already in order */
-		for (i = 0; i < 256; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-		sw = src;
-		src = dst;
-		dst = sw;
-	}
-	if (src != k)
-		memcpy(k, src, n * sizeof(*k));
-	free(tmp);
-	return 0;
-}
-
 /* Sorts k (for contains()) and adds its duplicates to *dups. */
 static int sort_count_dups(uint64_t *k, size_t n, uint64_t *dups)
 {
 	size_t i;
 
-	if (sort_u64(k, n))
+	if (letw_radix_sort(k, n, sizeof(*k)))
 		return -1;
 	for (i = 1; i < n; i++)
 		*dups += k[i] == k[i - 1];

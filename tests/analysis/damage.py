@@ -357,26 +357,27 @@ def string_sites(root, rng):
     return sites
 
 
-def d_bad_utf8(root, rng):
+def overwrite_names(root, rng, patterns, what):
+    """Overwrite the start of up to 40 name strings with one of patterns."""
     sites = string_sites(root, rng)
     if not sites:
         return d_garbled_events(root, rng)
     picks = rng.sample(sites, min(len(sites), rng.randrange(1, 40)))
     for s, i in picks:
-        patch(s, i, '3B', *rng.choice([(0xff, 0xfe, 0x80), (0xc3, 0x28, 0x41),
-                                       (0xed, 0xa0, 0x80), (0xe2, 0x82, 0x20)]))
-    return 'invalid UTF-8 in %d name(s)' % len(picks), picks[0][0]
+        patch(s, i, '3B', *rng.choice(patterns))
+    return '%s in %d name(s)' % (what, len(picks)), picks[0][0]
+
+
+def d_bad_utf8(root, rng):
+    return overwrite_names(root, rng, [(0xff, 0xfe, 0x80), (0xc3, 0x28, 0x41),
+                                       (0xed, 0xa0, 0x80), (0xe2, 0x82, 0x20)],
+                           'invalid UTF-8')
 
 
 def d_control_chars(root, rng):
-    sites = string_sites(root, rng)
-    if not sites:
-        return d_garbled_events(root, rng)
-    picks = rng.sample(sites, min(len(sites), rng.randrange(1, 40)))
-    for s, i in picks:
-        patch(s, i, '3B', *rng.choice([(0x0a, 0x0d, 0x09), (0x1b, 0x5b, 0x32),
-                                       (0x7f, 0x0a, 0x0a), (0xc2, 0x85, 0x0a)]))
-    return 'control characters in %d name(s)' % len(picks), picks[0][0]
+    return overwrite_names(root, rng, [(0x0a, 0x0d, 0x09), (0x1b, 0x5b, 0x32),
+                                       (0x7f, 0x0a, 0x0a), (0xc2, 0x85, 0x0a)],
+                           'control characters')
 
 
 def d_absurd_size(root, rng):
