@@ -45,7 +45,7 @@ cat "$T/damage.out" >&2
 [ "$rc" = 0 ] || { tail -40 "$T/damage.err" >&2; letw_fail "a tool broke its promise on a damaged trace"; }
 # The harness must have met every layer: pre-check refusals, crashes and
 # hangs caught by the supervisor, incomplete traces.
-for want in 'seq-num-max .*error:crash' 'meta-clock-no-freq .*error:crash' \
+for want in 'content-size-huge .*error:crash' 'meta-clock-no-freq .*error:crash' \
 	'meta-cut-mid-packet .*error:hang' 'stream-deleted .*incomplete' \
 	'stream-devzero .*incomplete' 'invalid-utf8 '; do
 	grep -Eq "^$want" "$T/damage.out" || letw_fail "damage table lacks /$want/"
