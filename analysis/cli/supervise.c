@@ -399,7 +399,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	struct reader_log rl = { .verbose = o->verbose };
 	struct child_stat cs = { 0 }, prev = { 0 };
 	uint64_t prev_msgs = 0;
-	int prev_phase = -1, status = 0, pfd[2], eof = 0, stalled = 0;
+	int prev_phase = -1, status = 0, pfd[2], eof = 0, stalled = 0, interrupted = 0;
 	unsigned long long still_ticks = 0; /* CPU ticks since progress */
 	long hz = sysconf(_SC_CLK_TCK);
 	pid_t pid;
@@ -445,6 +445,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			/* Ctrl-C reaches the child too; kill(1) may not. */
 			kill(pid, got_signal);
 			got_signal = 0;
+			interrupted = 1;
 		}
 		if (eof || read_child_stat(pid, &cs) != 0)
 			continue;
@@ -483,8 +484,17 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	if (stalled)
 		return -1;
 	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
 		clear_progress(&rl);
-		print_crash(o, sh, &rl, WTERMSIG(status));
+		if (sig == SIGPIPE)
+			return -1; /* our output was closed (`| head`): nothing to say */
+		if (sig == SIGINT || sig == SIGTERM || interrupted)
+			letw_err("interrupted");
+		else if (sig == SIGKILL)
+			letw_err("the process reading `%s` was killed (SIGKILL: out of memory?)", o->trace);
+		else
+			print_crash(o, sh, &rl, sig);
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
