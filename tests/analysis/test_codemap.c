@@ -259,3 +259,48 @@ Test(json, strings_are_valid_utf8)
 	fclose(f);
 	cr_expect_str_eq(buf, "\"q\\\"b\\\\n\\u000a\\u0001 caf\xc3\xa9 \\ufffd\\ufffd(\"");
 }
+
+/* The shortcuts in front of the hash table (the next region in store
+ * order, addresses past every one seen) and its lazy filling never hide
+ * code the map holds: blocks allocated downwards, a second pass in store
+ * order and a shuffled one all find every region again. */
+static void rundown_all_live(const uint64_t *starts, size_t n, const size_t *order)
+{
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t k = order ? order[i] : i;
+
+		snprintf(name, sizeof(name), "f%zu", k);
+		cr_assert_eq(rundown(1000 + (int64_t)i, starts[k], 0x10, name), LETW_RD_LIVE,
+			     "region %zu at %#lx not found", k, (unsigned long)starts[k]);
+	}
+}
+
+Test(codemap, lookups_find_every_region_whatever_the_order)
+{
+	enum { N = 12000 };
+	static uint64_t starts[N];
+	static size_t order[N];
+	char name[32];
+	size_t i;
+
+	/* 6000 blocks of two regions each, top-down, then a second pass in
+	 * store order and one shuffled. */
+	for (i = 0; i < N; i++) {
+		starts[i] = 0x7f0000000000ull - (i / 2) * 0x10000 + (i % 2) * 0x100;
+		snprintf(name, sizeof(name), "f%zu", i);
+		cr_assert_eq(rundown((int64_t)i, starts[i], 0x10, name), LETW_RD_NEW);
+		order[i] = i;
+	}
+	rundown_all_live(starts, N, NULL);
+	for (i = N - 1; i > 0; i--) {
+		size_t j = (size_t)rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	rundown_all_live(starts, N, order);
+	cr_assert_eq(m.n, N);
+}
