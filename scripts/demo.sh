@@ -59,7 +59,9 @@ say "4. Rundown completeness report (lttng-etw report)"
 "$bin/lttng-etw" report "$out/trace" || true
 
 say "5. perf map derived from the trace only (lttng-etw perfmap)"
-"$bin/lttng-etw" perfmap "$out/trace" -o "$out/maps"
+# Exit 3: the maps were written from an incomplete trace (it says which
+# streams lost data); the demo goes on with them.
+"$bin/lttng-etw" perfmap "$out/trace" -o "$out/maps" || [ $? = 3 ]
 head -n 5 "$out/maps/perf-$pid.map"
 
 say "6. perf report names the JIT'd frames"

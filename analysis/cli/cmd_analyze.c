@@ -17,7 +17,8 @@
 static void perfmap_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s perfmap TRACE -o DIR [--mode latest|all] [--progress|--no-progress] [-v]\n"
+		"Usage: %s perfmap TRACE -o DIR [--mode latest|all] [--allow-incomplete]\n"
+		"          [--stall-timeout S] [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Write one perf-PID.map per traced process (PID is the vpid context) into DIR,\n"
 		"reconstructed from the trace alone: method/stub loads and unloads and the\n"
@@ -29,35 +30,60 @@ static void perfmap_usage(FILE *f)
 		"  -m, --mode MODE    address ranges that held different code over time:\n"
 		"                     latest (default) writes the most recent code there,\n"
 		"                     all writes every region (a summary goes to stderr)\n"
+		"      --allow-incomplete  exit 0 even when the trace was not read whole\n"
+		"                     (streams missing, cut short, events discarded: listed\n"
+		"                     on stderr either way)\n"
+		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
+		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"
 		"      --progress     show progress on stderr (default: when it is a tty)\n"
 		"      --no-progress\n"
 		"  -v, --verbose      log what the components do\n"
-		"  -h, --help\n", letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 maps written, 3 maps written from an incomplete trace, 1 error.\n",
+		letw_prog);
 }
 
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s report TRACE [--json] [-o FILE] [--progress|--no-progress] [-v]\n"
+		"Usage: %s report TRACE [--json] [-o FILE] [--stall-timeout S]\n"
+		"          [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Per process and per rundown pass: Init/Complete paired (or truncated),\n"
 		"records seen vs emitted, skipped_raced, discarded events inside the pass,\n"
 		"duplicates, records of code unloaded before the pass, and code live before\n"
-		"the pass but absent from it.\n"
+		"the pass but absent from it. For the trace: each stream read whole against\n"
+		"LTTng's index files, packet sequence gaps, discarded events.\n"
 		"\n"
 		"  -j, --json         JSON instead of text\n"
 		"  -o, --output FILE  write the report to FILE (default: stdout)\n"
+		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
+		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"
 		"      --progress, --no-progress, -v, --verbose, -h, --help\n"
 		"\n"
 		"A session directory whose chunks were rotated (TRACE/archives/*) is reported\n"
 		"chunk by chunk: a `chunk NAME` line before each text report, one JSON document\n"
 		"per line, or FILE.<chunk> per chunk with -o.\n"
 		"\n"
-		"Exit status: 0 all passes complete, 3 some pass is not complete, 1 error.\n",
+		"Exit status: 0 all passes complete and the trace read whole, 3 some pass is\n"
+		"not complete or the trace is incomplete, 1 error.\n",
 		letw_prog);
 }
 
-enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS };
+enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_STALL, OPT_ALLOW_INCOMPLETE };
+
+static int parse_stall(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	if (end == s || *end || !(*out > 0)) {
+		letw_err("--stall-timeout: expected a positive number of seconds, not `%s`", s);
+		return -1;
+	}
+	return 0;
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -118,6 +144,8 @@ int letw_cmd_perfmap(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE },
+		{ "stall-timeout", required_argument, NULL, OPT_STALL },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -129,12 +157,17 @@ int letw_cmd_perfmap(int argc, char **argv)
 	const char *dir = NULL, *mode = "latest";
 	bt_value *params;
 	char **chunks = NULL;
-	int c, ret = 0, nchunks;
+	int c, ret = 0, nchunks, allow_incomplete = 0, verdict = LETW_EXIT_OK;
 
 	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': dir = optarg; break;
 		case 'm': mode = optarg; break;
+		case OPT_ALLOW_INCOMPLETE: allow_incomplete = 1; break;
+		case OPT_STALL:
+			if (parse_stall(optarg, &o.stall_timeout))
+				return LETW_EXIT_USAGE;
+			break;
 		case 'v': o.verbose = 1; break;
 		case OPT_PROGRESS: o.progress = 1; break;
 		case OPT_NO_PROGRESS: o.progress = 0; break;
@@ -160,6 +193,7 @@ int letw_cmd_perfmap(int argc, char **argv)
 	/* A rotated session: DIR/<chunk>/perf-PID.map for each chunk. */
 	for (int i = 0; i < (nchunks ? nchunks : 1); i++) {
 		char *trace = NULL, *out = NULL;
+		int v;
 
 		if (nchunks && (asprintf(&trace, "%s/archives/%s", argv[optind], chunks[i]) < 0 ||
 				asprintf(&out, "%s/%s", dir, chunks[i]) < 0)) {
@@ -170,9 +204,12 @@ int letw_cmd_perfmap(int argc, char **argv)
 		o.trace = nchunks ? trace : argv[optind];
 		memset(&res, 0, sizeof(res));
 		params = bt_value_map_create();
+		/* The command, not the sink, decides what an incomplete trace
+		 * means (letw_graph_verdict). */
 		if (!params ||
 		    bt_value_map_insert_string_entry(params, "output-dir", nchunks ? out : dir) ||
-		    bt_value_map_insert_string_entry(params, "mode", mode)) {
+		    bt_value_map_insert_string_entry(params, "mode", mode) ||
+		    bt_value_map_insert_bool_entry(params, "fail-on-incomplete", BT_FALSE)) {
 			letw_err("out of memory");
 			ret = -1;
 		} else {
@@ -180,16 +217,20 @@ int letw_cmd_perfmap(int argc, char **argv)
 			ret = letw_graph_run(&o, &res);
 		}
 		bt_value_put_ref(params);
-		if (!ret)
+		if (!ret) {
 			letw_note("wrote %d map(s), %llu symbol(s), into %s", res.processes,
 				  (unsigned long long)res.map_lines, nchunks ? out : dir);
+			v = letw_graph_verdict("perfmap", &res, allow_incomplete);
+			if (v != LETW_EXIT_OK)
+				verdict = v;
+		}
 		free(trace);
 		free(out);
 		if (ret)
 			break;
 	}
 	free_chunks(chunks, nchunks);
-	return ret ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return ret ? LETW_EXIT_ERROR : verdict;
 }
 
 int letw_cmd_report(int argc, char **argv)
@@ -197,6 +238,7 @@ int letw_cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "stall-timeout", required_argument, NULL, OPT_STALL },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -214,6 +256,10 @@ int letw_cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'o': out = optarg; break;
+		case OPT_STALL:
+			if (parse_stall(optarg, &o.stall_timeout))
+				return LETW_EXIT_USAGE;
+			break;
 		case 'v': o.verbose = 1; break;
 		case OPT_PROGRESS: o.progress = 1; break;
 		case OPT_NO_PROGRESS: o.progress = 0; break;
@@ -264,9 +310,17 @@ int letw_cmd_report(int argc, char **argv)
 		free(file);
 		if (ret)
 			break;
+		if (res.incomplete_streams) {
+			letw_err("%s%s%sthe trace is incomplete: %d stream(s) with missing or damaged data (see the report)",
+				 nchunks ? "chunk " : "", nchunks ? chunks[i] : "",
+				 nchunks ? ": " : "",
+				 res.incomplete_streams);
+			incomplete = 1;
+		}
 		if (res.incomplete_passes) {
-			letw_err("%s%s%d rundown pass(es) not complete", nchunks ? "chunk " : "",
-				 nchunks ? chunks[i] : "", res.incomplete_passes);
+			letw_err("%s%s%s%d rundown pass(es) not complete", nchunks ? "chunk " : "",
+				 nchunks ? chunks[i] : "", nchunks ? ": " : "",
+				 res.incomplete_passes);
 			incomplete = 1;
 		}
 	}

@@ -198,6 +198,9 @@ int letw_cmd_status(int argc, char **argv)
 			letw_err("cannot read /proc/net/unix: %s", strerror(-npids));
 			return LETW_EXIT_ERROR;
 		}
+		/* An empty answer would look like a hang or a bug. */
+		if (!npids)
+			letw_note("status: found no process with an lttng-etw control socket");
 	}
 	for (i = 0; i < npids; i++) {
 		struct letw_ctl_reply r;

@@ -5,6 +5,9 @@
 
 #include "codemap.h"
 
+/* Keys are code addresses stored as pointers (g_direct_hash). */
+G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(uint64_t));
+
 void letw_codemap_init(struct letw_codemap *m, int64_t vpid)
 {
 	memset(m, 0, sizeof(*m));
@@ -13,21 +16,31 @@ void letw_codemap_init(struct letw_codemap *m, int64_t vpid)
 
 void letw_codemap_fini(struct letw_codemap *m)
 {
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		free(m->r[i].name);
+	if (m->names)
+		g_string_chunk_free(m->names);
 	free(m->r);
-	letw_u64map_fini(&m->at_start);
+	if (m->at_start)
+		g_hash_table_destroy(m->at_start);
 	memset(m, 0, sizeof(*m));
 }
 
-static int add_region(struct letw_codemap *m, int64_t ts, int obj,
-		      uint64_t start, uint32_t size, char *name, unsigned flags,
-		      size_t *idx)
+/* old: the newest region at start before this one, or NULL. */
+static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t ts,
+		      int obj, uint64_t start, uint32_t size, const char *name_in,
+		      unsigned flags, size_t *idx)
 {
 	struct letw_region *r;
+	char *name;
 
+	/* Region names live as long as the map: one glib string chunk
+	 * (no malloc and free per region). */
+	if (!m->names)
+		m->names = g_string_chunk_new(256 * 1024);
+	name = g_string_chunk_insert(m->names, name_in);
+	/* Before the array moves. On failure below the flag only costs
+	 * newest_at() its shortcut. */
+	if (old)
+		old->flags |= LETW_REG_SUPERSEDED;
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 256;
 		struct letw_region *nr = realloc(m->r, ncap * sizeof(*nr));
@@ -37,7 +50,7 @@ static int add_region(struct letw_codemap *m, int64_t ts, int obj,
 		m->r = nr;
 		m->cap = ncap;
 	}
-	if (m->n >= UINT32_MAX || letw_u64map_put(&m->at_start, start, (uint32_t)m->n))
+	if (m->n >= UINT32_MAX - 1)
 		goto nomem;
 	r = &m->r[m->n];
 	r->start = start;
@@ -51,18 +64,56 @@ static int add_region(struct letw_codemap *m, int64_t ts, int obj,
 	if (idx)
 		*idx = m->n;
 	m->n++;
+	m->hint = m->n;
+	if (start > m->max_start)
+		m->max_start = start;
 	return 0;
 nomem:
-	free(name);
 	return -ENOMEM;
 }
 
-/* The newest region at start, or NULL. */
+/* Regions enter the hash table only when a lookup needs it: a trace
+ * whose records all follow store order (or climb past every address
+ * seen) never builds it. In index order, so the newest region at an
+ * address wins. glib aborts rather than fail an allocation (its
+ * documented policy): nothing to check. */
+static void index_pending(struct letw_codemap *m)
+{
+	if (!m->at_start)
+		m->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (; m->indexed < m->n; m->indexed++)
+		g_hash_table_insert(m->at_start, GSIZE_TO_POINTER(m->r[m->indexed].start),
+				    GSIZE_TO_POINTER(m->indexed + 1));
+}
+
+/* The newest region at start, or NULL. Rundown passes list code in the
+ * runtime's store order, the order an earlier pass (or the loads) added
+ * it here: the region after the last one found is tried before the hash
+ * table, which turns a pass over known code into a sequential scan
+ * instead of a cache miss per record. */
 static struct letw_region *newest_at(struct letw_codemap *m, uint64_t start)
 {
-	uint32_t i;
+	size_t i;
 
-	return letw_u64map_get(&m->at_start, start, &i) ? &m->r[i] : NULL;
+	if (m->hint < m->n && m->r[m->hint].start == start &&
+	    !(m->r[m->hint].flags & LETW_REG_SUPERSEDED)) {
+		i = m->hint;
+	} else if (!m->n || start > m->max_start) {
+		/* Past every address seen (a first pass over code allocated
+		 * upwards): not in the table, no need to look. */
+		return NULL;
+	} else {
+		gsize v;
+
+		index_pending(m);
+		v = GPOINTER_TO_SIZE(g_hash_table_lookup(m->at_start, GSIZE_TO_POINTER(start)));
+
+		if (!v)
+			return NULL;
+		i = v - 1;
+	}
+	m->hint = i + 1;
+	return &m->r[i];
 }
 
 static int same_code(const struct letw_region *r, int obj, uint32_t size,
@@ -78,8 +129,8 @@ static void end_region(struct letw_region *r, int64_t ts, unsigned how)
 	r->last_ns = ts;
 }
 
-int letw_codemap_load(struct letw_codemap *m, int64_t ts, int obj,
-		      uint64_t start, uint32_t size, char *name)
+int letw_codemap_load_copy(struct letw_codemap *m, int64_t ts, int obj,
+			   uint64_t start, uint32_t size, const char *name)
 {
 	struct letw_region *old = newest_at(m, start);
 
@@ -90,11 +141,11 @@ int letw_codemap_load(struct letw_codemap *m, int64_t ts, int obj,
 		end_region(old, ts, LETW_REG_IMPLICIT_END);
 		m->stats.implicit_replacements++;
 	}
-	return add_region(m, ts, obj, start, size, name, LETW_REG_BIRTH, NULL);
+	return add_region(m, old, ts, obj, start, size, name, LETW_REG_BIRTH, NULL);
 }
 
-int letw_codemap_unload(struct letw_codemap *m, int64_t ts, int obj,
-			uint64_t start, uint32_t size, char *name)
+int letw_codemap_unload_copy(struct letw_codemap *m, int64_t ts, int obj,
+			     uint64_t start, uint32_t size, const char *name)
 {
 	struct letw_region *old = newest_at(m, start);
 	size_t idx;
@@ -105,21 +156,20 @@ int letw_codemap_unload(struct letw_codemap *m, int64_t ts, int obj,
 	 * there even if its payload differs. */
 	if (old && !(old->flags & LETW_REG_DEAD)) {
 		end_region(old, ts, 0);
-		free(name);
 		return 0;
 	}
 	/* Loaded before the trace began and never listed by a rundown: the
 	 * unload alone still names code that ran. */
 	m->stats.unmatched_unloads++;
-	ret = add_region(m, ts, obj, start, size, name, 0, &idx);
+	ret = add_region(m, old, ts, obj, start, size, name, 0, &idx);
 	if (!ret)
 		end_region(&m->r[idx], ts, 0);
 	return ret;
 }
 
-int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
-			 uint64_t start, uint32_t size, char *name,
-			 size_t *region)
+int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
+			      uint64_t start, uint32_t size, const char *name,
+			      size_t *region)
 {
 	struct letw_region *old = newest_at(m, start);
 	int ret;
@@ -127,7 +177,6 @@ int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
 	m->stats.rundown_records++;
 	if (old && same_code(old, obj, size, name)) {
 		*region = (size_t)(old - m->r);
-		free(name);
 		if (old->flags & LETW_REG_DEAD) {
 			m->stats.rundown_after_unload++;
 			return LETW_RD_AFTER_UNLOAD;
@@ -140,6 +189,35 @@ int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
 		end_region(old, ts, LETW_REG_IMPLICIT_END);
 		m->stats.implicit_replacements++;
 	}
-	ret = add_region(m, ts, obj, start, size, name, LETW_REG_RUNDOWN, region);
+	ret = add_region(m, old, ts, obj, start, size, name, LETW_REG_RUNDOWN, region);
 	return ret ? ret : LETW_RD_NEW;
+}
+
+int letw_codemap_load(struct letw_codemap *m, int64_t ts, int obj,
+		      uint64_t start, uint32_t size, char *name)
+{
+	int ret = name ? letw_codemap_load_copy(m, ts, obj, start, size, name) : -ENOMEM;
+
+	free(name);
+	return ret;
+}
+
+int letw_codemap_unload(struct letw_codemap *m, int64_t ts, int obj,
+			uint64_t start, uint32_t size, char *name)
+{
+	int ret = name ? letw_codemap_unload_copy(m, ts, obj, start, size, name) : -ENOMEM;
+
+	free(name);
+	return ret;
+}
+
+int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
+			 uint64_t start, uint32_t size, char *name,
+			 size_t *region)
+{
+	int ret = name ? letw_codemap_rundown_copy(m, ts, obj, start, size, name, region) :
+			 -ENOMEM;
+
+	free(name);
+	return ret;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codemap.h"
+#include "radix.h"
 
 static uint64_t end_of(const struct letw_region *r)
 {
@@ -60,6 +61,11 @@ static void emit(struct letw_map_entry *out, size_t *n,
 	(*n)++;
 }
 
+static uint64_t region_start(const void *p)
+{
+	return (*(const struct letw_region *const *)p)->start;
+}
+
 static int entry_by_address(const void *a, const void *b)
 {
 	const struct letw_map_entry *x = a, *y = b;
@@ -67,6 +73,69 @@ static int entry_by_address(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* Sorting by start address: a radix sort of (start, index) pairs
+ * (radix.h), then the few equal starts ordered by cmp. */
+struct keyed {
+	uint64_t key;
+	size_t i;
+};
+
+/* Sort n elements of elem bytes by cmp, which orders by key() first.
+ * (Written for any element type; the regions are its only user.) */
+static int sort_by_start(void *base, size_t n, size_t elem,
+			 uint64_t (*key)(const void *),
+			 int (*cmp)(const void *, const void *))
+{
+	struct keyed *k;
+	char *copy, *b = base;
+	size_t i, j, run;
+
+	if (n < 2)
+		return 0;
+	k = malloc(n * sizeof(*k));
+	copy = malloc(n * elem);
+	if (!k || !copy) {
+		free(k);
+		free(copy);
+		return -ENOMEM;
+	}
+	memcpy(copy, b, n * elem);
+	for (i = 0; i < n; i++) {
+		k[i].key = key(copy + i * elem);
+		k[i].i = i;
+	}
+	if (letw_radix_sort(k, n, sizeof(*k))) {
+		free(k);
+		free(copy);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(b + i * elem, copy + k[i].i * elem, elem);
+	/* Equal starts (one address reused): insertion sort of each run,
+	 * qsort for a long one. */
+	for (i = 0; i < n; i = run) {
+		for (run = i + 1; run < n && k[run].key == k[i].key; run++)
+			;
+		if (run - i > 32) {
+			qsort(b + i * elem, run - i, elem, cmp);
+			continue;
+		}
+		for (j = i + 1; j < run; j++) {
+			size_t l = j;
+
+			memcpy(copy, b + j * elem, elem);
+			while (l > i && cmp(b + (l - 1) * elem, copy) > 0) {
+				memcpy(b + l * elem, b + (l - 1) * elem, elem);
+				l--;
+			}
+			memcpy(b + l * elem, copy, elem);
+		}
+	}
+	free(k);
+	free(copy);
+	return 0;
 }
 
 /* One cluster of distinct, transitively overlapping regions c[0..k). */
@@ -114,7 +183,7 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 {
 	const struct letw_region **v = NULL, **c;
 	struct letw_map_entry *out = NULL;
-	size_t i, nv = 0, n = 0, k;
+	size_t i, nv = 0, n = 0, k, first;
 	uint64_t cend;
 
 	memset(reuse, 0, sizeof(*reuse));
@@ -131,7 +200,11 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 	}
 	for (i = 0; i < m->n; i++)
 		v[i] = &m->r[i];
-	qsort(v, m->n, sizeof(*v), by_address);
+	if (sort_by_start(v, m->n, sizeof(*v), region_start, by_address)) {
+		free(v);
+		free(out);
+		return -ENOMEM;
+	}
 	/* Same code at the same place several times (unloaded and loaded
 	 * again, or listed by several rundowns): one line, no ambiguity. */
 	for (i = 0; i < m->n; i++) {
@@ -149,10 +222,14 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 		for (k = 1; i + k < nv && c[k]->start < cend; k++)
 			if (end_of(c[k]) > cend)
 				cend = end_of(c[k]);
+		first = n;
 		resolve_cluster(c, k, mode, out, &n, reuse);
+		/* Clusters are disjoint and come in address order: sorting
+		 * each one's lines sorts the map. */
+		if (n - first > 1)
+			qsort(out + first, n - first, sizeof(*out), entry_by_address);
 	}
 	free(v);
-	qsort(out, n, sizeof(*out), entry_by_address);
 	*out_p = out;
 	*n_out = n;
 	return 0;

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "event.h"
@@ -35,6 +38,41 @@ enum letw_ev_kind letw_ev_kind_from_name(const char *name)
 		if (strcmp(name, letw_ev_names[i].name) == 0)
 			return letw_ev_names[i].kind;
 	return LETW_EV_OTHER;
+}
+
+const char *letw_ev_kind_name(enum letw_ev_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(letw_ev_names) / sizeof(letw_ev_names[0]); i++)
+		if (letw_ev_names[i].kind == k)
+			return letw_ev_names[i].name;
+	return "?";
+}
+
+int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len)
+{
+	enum letw_ev_object obj = letw_ev_object(ev->kind);
+	uint64_t end = ev->start + ev->size;
+
+	if (ev->overflow) {
+		snprintf(buf, len, "%s with `%s` wider than its schema field",
+			 letw_ev_kind_name(ev->kind), ev->overflow);
+		return 1;
+	}
+	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
+		return 0;
+	if (ev->size > LETW_ABSURD_CODE_SIZE) {
+		snprintf(buf, len, "%s at 0x%llx of %llu bytes", letw_ev_kind_name(ev->kind),
+			 (unsigned long long)ev->start, (unsigned long long)ev->size);
+		return 1;
+	}
+	if (end < ev->start || end > LETW_USER_ADDR_END) {
+		snprintf(buf, len, "%s at 0x%llx, not a user-space address",
+			 letw_ev_kind_name(ev->kind), (unsigned long long)ev->start);
+		return 1;
+	}
+	return 0;
 }
 
 enum letw_ev_object letw_ev_object(enum letw_ev_kind k)
@@ -106,146 +144,225 @@ int letw_trace_env_vpid(const bt_stream *stream, int64_t *vpid)
 	return 1;
 }
 
-/* Integer member of a structure field, either signedness (enumerations
- * included). Returns 0 when absent or not an integer. */
-static int get_int(const bt_field *st, const char *name, uint64_t *out)
-{
-	const bt_field *f;
-	bt_field_class_type t;
+/* The schema's fields of each object, in decode order: where each goes
+ * in struct letw_ev and how wide it is there (0: a string). */
+struct field_desc {
+	const char *name;
+	size_t off;
+	unsigned width;
+	size_t len_off; /* strings: where their length goes, or SIZE_MAX */
+};
 
-	if (!st)
-		return 0;
-	f = bt_field_structure_borrow_member_field_by_name_const(st, name);
-	if (!f)
-		return 0;
-	t = bt_field_get_class_type(f);
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		*out = bt_field_integer_unsigned_get_value(f);
-	else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-		*out = (uint64_t)bt_field_integer_signed_get_value(f);
-	else
-		return 0;
-	return 1;
+#define F(n, m) { n, offsetof(struct letw_ev, m), sizeof(((struct letw_ev *)0)->m), SIZE_MAX }
+#define S(n, m) { n, offsetof(struct letw_ev, m), 0, SIZE_MAX }
+#define SL(n, m) { n, offsetof(struct letw_ev, m), 0, offsetof(struct letw_ev, m##_len) }
+static const struct field_desc method_fields[] = {
+	F("instance_id", instance_id), F("method_id", method_id), F("module_id", module_id),
+	F("code_start", start), F("code_size", size), F("method_token", method_token),
+	F("method_flags", method_flags), F("version_id", version_id),
+	SL("namespace", ns), SL("name", name), SL("signature", signature), { NULL, 0, 0, 0 } };
+static const struct field_desc stub_fields[] = {
+	F("instance_id", instance_id), F("kind", stub_kind), F("owner", owner),
+	F("start", start), F("size", size), SL("name", name), { NULL, 0, 0, 0 } };
+static const struct field_desc module_fields[] = {
+	F("instance_id", instance_id), F("module_id", module_id), S("name", name),
+	{ NULL, 0, 0, 0 } };
+static const struct field_desc init_fields[] = {
+	F("instance_id", instance_id), F("pass_id", pass_id), F("control_code", control_code),
+	F("match_any_keyword", match_any_keyword), { NULL, 0, 0, 0 } };
+static const struct field_desc complete_fields[] = {
+	F("instance_id", instance_id), F("pass_id", pass_id), F("emitted", emitted),
+	F("skipped_raced", skipped_raced), F("duration_ns", duration_ns), { NULL, 0, 0, 0 } };
+#undef F
+#undef S
+#undef SL
+
+static const struct field_desc *fields_of(enum letw_ev_object obj)
+{
+	switch (obj) {
+	case LETW_OBJ_METHOD: return method_fields;
+	case LETW_OBJ_STUB: return stub_fields;
+	case LETW_OBJ_MODULE: return module_fields;
+	case LETW_OBJ_INIT: return init_fields;
+	case LETW_OBJ_COMPLETE: return complete_fields;
+	default: return NULL;
+	}
 }
 
-static int get_str(const bt_field *st, const char *name, const char **out)
+/* Index of member `name` of a structure field class and whether it is a
+ * signed integer; -1 when absent or not of the wanted type. */
+static int member(const bt_field_class *st, const char *name, int want_str,
+		  uint8_t *is_signed)
 {
-	const bt_field *f;
+	uint64_t i, n;
 
-	f = bt_field_structure_borrow_member_field_by_name_const(st, name);
-	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
-		return 0;
-	*out = bt_field_string_get_value(f);
-	return 1;
+	if (!st || bt_field_class_get_type(st) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return -1;
+	n = bt_field_class_structure_get_member_count(st);
+	for (i = 0; i < n && i < INT16_MAX; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(st, i);
+		bt_field_class_type t;
+
+		if (strcmp(bt_field_class_structure_member_get_name(m), name) != 0)
+			continue;
+		t = bt_field_class_get_type(
+			bt_field_class_structure_member_borrow_field_class_const(m));
+		if (want_str)
+			return t == BT_FIELD_CLASS_TYPE_STRING ? (int)i : -1;
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			*is_signed = 0;
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+			*is_signed = 1;
+		else
+			return -1;
+		return (int)i;
+	}
+	return -1;
 }
 
-static enum letw_ev_kind cached_kind(struct letw_ev_class_cache *c,
-				     const bt_event_class *cls)
+static int is_method_id(const char *field)
 {
-	enum letw_ev_kind k;
+	return !strcmp(field, "instance_id") || !strcmp(field, "method_id") ||
+	       !strcmp(field, "module_id") || !strcmp(field, "method_token") ||
+	       !strcmp(field, "version_id");
+}
+
+static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
+		    int skip_ids)
+{
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(cls);
+	const struct field_desc *fd;
+	unsigned i;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->cls = cls;
+	ci->kind = letw_ev_kind_from_name(bt_event_class_get_name(cls));
+	ci->vpid_idx = member(bt_stream_class_borrow_event_common_context_field_class_const(sc),
+			      "vpid", 0, &ci->vpid_signed);
+	fd = fields_of(letw_ev_object(ci->kind));
+	for (i = 0; fd && fd[i].name; i++) {
+		int idx = member(payload, fd[i].name, fd[i].width == 0, &ci->is_signed[i]);
+
+		if (idx < 0 && !ci->missing)
+			ci->missing = fd[i].name;
+		ci->idx[i] = (int16_t)idx;
+		if (skip_ids && fd == method_fields && is_method_id(fd[i].name))
+			ci->skip |= (uint16_t)(1u << i);
+	}
+}
+
+static const struct letw_ev_class_info *class_info(struct letw_ev_class_cache *c,
+						   const bt_event_class *cls,
+						   struct letw_ev_class_info *tmp)
+{
+	unsigned int i;
+
+	if (c->last < c->n && c->c[c->last].cls == cls)
+		return &c->c[c->last];
+	for (i = 0; i < c->n; i++)
+		if (c->c[i].cls == cls)
+			return &c->c[c->last = i];
+	if (c->n == sizeof(c->c) / sizeof(c->c[0])) {
+		resolve(cls, tmp, c->skip_method_ids);
+		return tmp;
+	}
+	resolve(cls, &c->c[c->n], c->skip_method_ids);
+	/* The reference keeps the address from naming another class later
+	 * (live sessions bring traces and their classes as they go). */
+	bt_event_class_get_ref(cls);
+	return &c->c[c->last = c->n++];
+}
+
+void letw_ev_class_cache_fini(struct letw_ev_class_cache *c)
+{
 	unsigned int i;
 
 	for (i = 0; i < c->n; i++)
-		if (c->cls[i] == cls)
-			return c->kind[i];
-	k = letw_ev_kind_from_name(bt_event_class_get_name(cls));
-	/* Event classes live as long as the trace, and a trace has few of
-	 * them; when the cache is full, names are simply compared again. */
-	if (c->n < sizeof(c->cls) / sizeof(c->cls[0])) {
-		c->cls[c->n] = cls;
-		c->kind[c->n++] = k;
-	}
-	return k;
+		bt_event_class_put_ref(c->c[i].cls);
+	c->n = c->last = 0;
 }
 
-#define NEED_INT(field, dst)                                                 \
-	do {                                                                 \
-		uint64_t _v;                                                 \
-		if (!get_int(p, field, &_v)) {                               \
-			*err = field;                                        \
-			return -1;                                           \
-		}                                                            \
-		dst = _v;                                                    \
-	} while (0)
-#define NEED_STR(field, dst)                                                 \
-	do {                                                                 \
-		if (!get_str(p, field, &dst)) {                              \
-			*err = field;                                        \
-			return -1;                                           \
-		}                                                            \
-	} while (0)
+static uint64_t int_at(const bt_field *st, int idx, int is_signed)
+{
+	const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+		st, (uint64_t)idx);
+
+	return is_signed ? (uint64_t)bt_field_integer_signed_get_value(f) :
+			   bt_field_integer_unsigned_get_value(f);
+}
 
 int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		   struct letw_ev *ev, const char **err)
 {
 	const bt_event *e = bt_message_event_borrow_event_const(msg);
-	const bt_field *p, *ctx;
-	uint64_t v;
+	const struct letw_ev_class_info *ci;
+	struct letw_ev_class_info tmp;
+	const struct field_desc *fd;
+	const bt_field *p;
+	unsigned i;
 	int ok = 0;
 
+	ci = class_info(cache, bt_event_borrow_class_const(e), &tmp);
+	if (ci->kind == LETW_EV_OTHER)
+		return 0;
 	memset(ev, 0, sizeof(*ev));
 	ev->msg = msg;
-	ev->kind = cached_kind(cache, bt_event_borrow_class_const(e));
-	if (ev->kind == LETW_EV_OTHER)
-		return 0;
+	ev->kind = ci->kind;
+	if (ci->missing) {
+		*err = ci->missing;
+		return -1;
+	}
 	if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
 		ev->ts_ns = letw_clock_ns(
 			bt_message_event_borrow_default_clock_snapshot_const(msg),
 			&ok);
 	ev->has_ts = ok;
-
-	ctx = bt_event_borrow_common_context_field_const(e);
-	if (get_int(ctx, "vpid", &v)) {
-		ev->vpid = (int64_t)(int32_t)v;
+	if (ci->vpid_idx >= 0) {
+		ev->vpid = (int64_t)(int32_t)int_at(bt_event_borrow_common_context_field_const(e),
+						    ci->vpid_idx, ci->vpid_signed);
 		ev->has_vpid = 1;
 	} else {
 		ev->has_vpid = letw_trace_env_vpid(bt_event_borrow_stream_const(e),
 						   &ev->vpid);
 	}
-
 	p = bt_event_borrow_payload_field_const(e);
-	if (!p) {
-		*err = "payload";
-		return -1;
-	}
-	NEED_INT("instance_id", ev->instance_id);
-	switch (letw_ev_object(ev->kind)) {
-	case LETW_OBJ_METHOD:
-		NEED_INT("method_id", ev->method_id);
-		NEED_INT("module_id", ev->module_id);
-		NEED_INT("code_start", ev->start);
-		NEED_INT("code_size", ev->size);
-		NEED_INT("method_token", ev->method_token);
-		NEED_INT("method_flags", ev->method_flags);
-		NEED_INT("version_id", ev->version_id);
-		NEED_STR("namespace", ev->ns);
-		NEED_STR("name", ev->name);
-		NEED_STR("signature", ev->signature);
-		break;
-	case LETW_OBJ_STUB:
-		NEED_INT("kind", ev->stub_kind);
-		NEED_INT("owner", ev->owner);
-		NEED_INT("start", ev->start);
-		NEED_INT("size", ev->size);
-		NEED_STR("name", ev->name);
-		break;
-	case LETW_OBJ_MODULE:
-		NEED_INT("module_id", ev->module_id);
-		NEED_STR("name", ev->name);
-		break;
-	case LETW_OBJ_INIT:
-		NEED_INT("pass_id", ev->pass_id);
-		NEED_INT("control_code", ev->control_code);
-		NEED_INT("match_any_keyword", ev->match_any_keyword);
-		break;
-	case LETW_OBJ_COMPLETE:
-		NEED_INT("pass_id", ev->pass_id);
-		NEED_INT("emitted", ev->emitted);
-		NEED_INT("skipped_raced", ev->skipped_raced);
-		NEED_INT("duration_ns", ev->duration_ns);
-		break;
-	default:
-		break;
+	fd = fields_of(letw_ev_object(ci->kind));
+	for (i = 0; fd[i].name; i++) {
+		char *dst = (char *)ev + fd[i].off;
+		uint64_t v;
+
+		if (ci->skip & (1u << i))
+			continue;
+		if (!fd[i].width) {
+			const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
+				p, (uint64_t)ci->idx[i]);
+
+			*(const char **)(void *)dst = bt_field_string_get_value(f);
+			if (fd[i].len_off != SIZE_MAX)
+				*(size_t *)(void *)((char *)ev + fd[i].len_off) =
+					(size_t)bt_field_string_get_length(f);
+			continue;
+		}
+		v = int_at(p, ci->idx[i], ci->is_signed[i]);
+		/* Metadata may declare a field wider than the schema's: the
+		 * record is then absurd (letw_ev_absurd). */
+		switch (fd[i].width) {
+		case 2:
+			*(uint16_t *)(void *)dst = (uint16_t)v;
+			if (v > UINT16_MAX)
+				ev->overflow = fd[i].name;
+			break;
+		case 4:
+			*(uint32_t *)(void *)dst = (uint32_t)v;
+			if (v > UINT32_MAX)
+				ev->overflow = fd[i].name;
+			break;
+		default:
+			*(uint64_t *)(void *)dst = v;
+			break;
+		}
 	}
 	return 1;
 }

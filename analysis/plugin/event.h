@@ -53,26 +53,63 @@ struct letw_ev {
 	uint32_t size;      /* method code_size / stub size */
 	uint32_t method_token, method_flags;
 	const char *ns, *name, *signature;
+	size_t ns_len, name_len, signature_len; /* as babeltrace2 stores them */
 	/* stub */
 	uint32_t stub_kind;
 	uint64_t owner;
 	/* init / complete */
 	uint64_t pass_id, match_any_keyword, emitted, skipped_raced, duration_ns;
 	uint32_t control_code;
+	const char *overflow; /* a field whose value exceeds the schema's width */
 };
 
 enum letw_ev_kind letw_ev_kind_from_name(const char *event_class_name);
 enum letw_ev_object letw_ev_object(enum letw_ev_kind kind);
 enum letw_flavour letw_ev_flavour(enum letw_ev_kind kind);
 const char *letw_flavour_name(enum letw_flavour fl);
+/* "letw_runtime:method_load", ... */
+const char *letw_ev_kind_name(enum letw_ev_kind kind);
 
-/* Small cache from event class to kind, so names are compared once per
- * class rather than once per event. */
-struct letw_ev_class_cache {
-	const bt_event_class *cls[64];
-	enum letw_ev_kind kind[64];
-	unsigned int n;
+/* Code regions no runtime publishes (a damaged trace): more than
+ * LETW_ABSURD_CODE_SIZE bytes, or ending past LETW_USER_ADDR_END. */
+#define LETW_ABSURD_CODE_SIZE (1ull << 30)
+/* Above every 64-bit Linux user address space (x86-64 with 5-level
+ * paging ends at 2^56, arm64 at 2^52). */
+#define LETW_USER_ADDR_END (1ull << 57)
+
+/* 1 when a decoded record holds values no runtime can have published (a
+ * field wider than the schema's, an impossible code region), with a
+ * description in buf; else 0. */
+int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len);
+
+/* What decoding needs of one event class, found once by name: its kind,
+ * and the index and signedness of each schema field in its payload (and
+ * of vpid in its common context), so events are decoded by index. */
+#define LETW_EV_MAX_FIELDS 12
+struct letw_ev_class_info {
+	const bt_event_class *cls;   /* referenced while cached */
+	enum letw_ev_kind kind;
+	const char *missing;         /* a schema field absent or mistyped */
+	int vpid_idx;                /* -1: no vpid context */
+	uint8_t vpid_signed;
+	int16_t idx[LETW_EV_MAX_FIELDS];
+	uint8_t is_signed[LETW_EV_MAX_FIELDS];
+	uint16_t skip;               /* bit i: field i not decoded */
 };
+
+/* A trace has few event classes; past the cache's size, classes are
+ * resolved again for each event (slower, same result). */
+struct letw_ev_class_cache {
+	struct letw_ev_class_info c[64];
+	unsigned int n, last;
+	/* Set before the first event by a sink that uses no identifier of
+	 * method records (method_id, module_id, method_token, version_id,
+	 * instance_id): decoding skips them (5 of 11 fields; the schema is
+	 * still checked). */
+	int skip_method_ids;
+};
+
+void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);
 
 /*
  * Decode an event message. Returns 1 if it is an lttng-etw event (*out

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* asprintf */
-#endif
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <glib.h>
 
 #include "names.h"
 
@@ -28,44 +27,162 @@ const char *letw_stub_kind_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }
 
-static char *sanitize(char *s)
+/* A perf map name is one line of text: every control character (C0, DEL
+ * and C1) and every byte that is not part of valid UTF-8 becomes '?', in
+ * place (never longer). Most names are plain ASCII: checked first. */
+/* Offset of the first byte of s[0..len) outside printable ASCII
+ * (0x20..0x7e), eight bytes at a time: a name is checked once per event
+ * (byte by byte this was half the cost of building names). */
+static size_t printable_prefix(const char *s, size_t len)
 {
-	char *p;
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, sizeof(w));
+		/* A byte < 0x20 (exact for thresholds up to 0x80), or one
+		 * >= 0x7f (0x7f + 1 sets the high bit; larger ones have it). */
+		if (((w - 0x20 * ones) & ~w & highs) || ((w | (w + ones)) & highs))
+			break;
+	}
+	for (; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			break;
+	return i;
+}
+
+static char *sanitize(char *s, size_t slen)
+{
+	char *in, *out;
 
 	if (!s)
 		return NULL;
-	for (p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	in = s + printable_prefix(s, slen);
+	for (out = in; *in;) {
+		unsigned char c = (unsigned char)*in;
+		gunichar u;
+		size_t len;
+
+		if (c < 0x80) {
+			*out++ = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			in++;
+			continue;
+		}
+		u = g_utf8_get_char_validated(in, -1);
+		if (u == (gunichar)-1 || u == (gunichar)-2) {
+			*out++ = '?';
+			in++;
+			continue;
+		}
+		len = (size_t)(g_utf8_next_char(in) - in);
+		if (u <= 0x9f) {
+			*out++ = '?';
+		} else {
+			memmove(out, in, len);
+			out += len;
+		}
+		in += len;
+	}
+	*out = '\0';
 	return s;
 }
 
-char *letw_name_method(const char *ns, const char *name, const char *sig,
-		       uint32_t method_flags)
+/* Concatenate up to 7 parts into b, grown as needed: once per event, so
+ * no printf and no allocation once the buffer is big enough (measured:
+ * asprintf was ~8% of `lttng-etw report`). */
+static const char *join(struct letw_namebuf *b, const char *const *part,
+			size_t *len, size_t n)
 {
-	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
-	char *out = NULL;
-	int n;
+	size_t total = 1, i;
+	char *o;
 
-	n = asprintf(&out, "%s%s%s%s%s%s%s", ns && *ns ? ns : "",
-		     ns && *ns ? "::" : "", name && *name ? name : "?",
-		     sig ? sig : "", tier ? " [" : "", tier ? tier : "",
-		     tier ? "]" : "");
-	return n < 0 ? NULL : sanitize(out);
+	for (i = 0; i < n; i++) {
+		if (!part[i])
+			len[i] = 0;
+		else if (len[i] == SIZE_MAX)
+			len[i] = strlen(part[i]);
+		total += len[i];
+	}
+	if (total > b->cap) {
+		size_t ncap = total < 256 ? 256 : 2 * total;
+		char *ns = realloc(b->s, ncap);
+
+		if (!ns)
+			return NULL;
+		b->s = ns;
+		b->cap = ncap;
+	}
+	for (o = b->s, i = 0; i < n; i++) {
+		memcpy(o, part[i] ? part[i] : "", len[i]);
+		o += len[i];
+	}
+	*o = '\0';
+	return sanitize(b->s, total - 1);
 }
 
-char *letw_name_stub(uint32_t kind, uint64_t owner, const char *name)
+const char *letw_name_method_len(struct letw_namebuf *b, const char *ns, size_t ns_len,
+				 const char *name, size_t name_len, const char *sig,
+				 size_t sig_len, uint32_t method_flags)
+{
+	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
+	int has_ns = ns && *ns, has_name = name && *name;
+	const char *part[7] = { has_ns ? ns : NULL, has_ns ? "::" : NULL,
+				has_name ? name : "?", sig,
+				tier ? " [" : NULL, tier, tier ? "]" : NULL };
+	size_t len[7] = { ns_len, 2, has_name ? name_len : 1, sig_len, 2, SIZE_MAX, 1 };
+
+	return join(b, part, len, 7);
+}
+
+const char *letw_name_method_in(struct letw_namebuf *b, const char *ns,
+				const char *name, const char *sig,
+				uint32_t method_flags)
+{
+	return letw_name_method_len(b, ns, SIZE_MAX, name, SIZE_MAX, sig, SIZE_MAX,
+				    method_flags);
+}
+
+const char *letw_name_stub_in(struct letw_namebuf *b, uint32_t kind,
+			      uint64_t owner, const char *name)
 {
 	const char *kn = letw_stub_kind_name(kind);
-	char kbuf[16];
-	char *out = NULL;
-	int n;
+	char kbuf[16], obuf[32];
+	int has_name = name && *name;
+	const char *part[5] = { "stub<", NULL, obuf, has_name ? " " : NULL,
+				has_name ? name : NULL };
 
 	if (!kn) {
 		snprintf(kbuf, sizeof(kbuf), "%u", kind);
 		kn = kbuf;
 	}
-	n = asprintf(&out, "stub<%s>@0x%llx%s%s", kn, (unsigned long long)owner,
-		     name && *name ? " " : "", name && *name ? name : "");
-	return n < 0 ? NULL : sanitize(out);
+	size_t len[5] = { 5, SIZE_MAX, SIZE_MAX, 1, SIZE_MAX };
+
+	part[1] = kn;
+	snprintf(obuf, sizeof(obuf), ">@0x%llx", (unsigned long long)owner);
+	return join(b, part, len, 5);
+}
+
+void letw_namebuf_fini(struct letw_namebuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->cap = 0;
+}
+
+char *letw_name_method(const char *ns, const char *name, const char *sig,
+		       uint32_t method_flags)
+{
+	struct letw_namebuf b = { NULL, 0 };
+
+	/* The buffer is the result: exactly what the caller frees. */
+	return (char *)letw_name_method_in(&b, ns, name, sig, method_flags);
+}
+
+char *letw_name_stub(uint32_t kind, uint64_t owner, const char *name)
+{
+	struct letw_namebuf b = { NULL, 0 };
+
+	return (char *)letw_name_stub_in(&b, kind, owner, name);
 }

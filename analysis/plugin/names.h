@@ -15,12 +15,32 @@
 #ifndef LETW_BT_NAMES_H
 #define LETW_BT_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Returns a malloc()ed string, or NULL on allocation failure. */
 char *letw_name_method(const char *ns, const char *name, const char *sig,
 		       uint32_t method_flags);
 char *letw_name_stub(uint32_t kind, uint64_t owner, const char *name);
+
+/* The same names built in a buffer reused from event to event (grown as
+ * needed), for callers that only keep some: returns b->s, valid until the
+ * next call, or NULL on allocation failure. */
+struct letw_namebuf {
+	char *s;
+	size_t cap;
+};
+const char *letw_name_method_in(struct letw_namebuf *b, const char *ns,
+				const char *name, const char *sig,
+				uint32_t method_flags);
+const char *letw_name_stub_in(struct letw_namebuf *b, uint32_t kind,
+			      uint64_t owner, const char *name);
+/* letw_name_method_in() with the lengths of the strings known (no
+ * strlen); SIZE_MAX: not known. */
+const char *letw_name_method_len(struct letw_namebuf *b, const char *ns, size_t ns_len,
+				 const char *name, size_t name_len, const char *sig,
+				 size_t sig_len, uint32_t method_flags);
+void letw_namebuf_fini(struct letw_namebuf *b);
 
 const char *letw_tier_name(unsigned int tier); /* NULL for unknown/0 */
 const char *letw_stub_kind_name(uint32_t kind); /* NULL when runtime-defined */

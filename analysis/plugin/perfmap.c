@@ -8,6 +8,9 @@
  *   output-dir  directory to write perf-<vpid>.map into (default ".")
  *   mode        "latest" (default) or "all": what to write for an address
  *               range that held different code over time (see codemap.h)
+ *   fail-on-incomplete  yes (default): the maps are written, then the
+ *               component fails when the trace is incomplete
+ *               (trace_facts.h), so the loss is never silent
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
@@ -32,6 +35,7 @@ struct perfmap {
 	char *output_dir;
 	enum letw_map_mode mode;
 	struct letw_codemap *procs;
+	int fail_on_incomplete;
 	size_t nprocs, capprocs;
 	size_t last; /* index of the last process hit: events come in runs */
 };
@@ -59,27 +63,19 @@ static struct letw_codemap *proc_get(struct perfmap *pm, int64_t vpid)
 	return &pm->procs[pm->nprocs++];
 }
 
-static char *region_name(const struct letw_ev *ev)
-{
-	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
-		return letw_name_method(ev->ns, ev->name, ev->signature,
-					ev->method_flags);
-	return letw_name_stub(ev->stub_kind, ev->owner, ev->name);
-}
-
 static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct perfmap *pm = (struct perfmap *)s;
 	int obj = letw_ev_object(ev->kind);
 	struct letw_codemap *m;
 	size_t idx;
-	char *name;
+	const char *name;
 	int ret;
 
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
 	m = proc_get(pm, ev->has_vpid ? ev->vpid : 0);
-	name = m ? region_name(ev) : NULL;
+	name = m ? letw_sink_region_name(s, ev) : NULL;
 	if (!name) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -ENOMEM;
@@ -87,15 +83,15 @@ static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
-		ret = letw_codemap_load(m, ev->ts_ns, obj, ev->start, ev->size, name);
+		ret = letw_codemap_load_copy(m, ev->ts_ns, obj, ev->start, ev->size, name);
 		break;
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		ret = letw_codemap_unload(m, ev->ts_ns, obj, ev->start, ev->size, name);
+		ret = letw_codemap_unload_copy(m, ev->ts_ns, obj, ev->start, ev->size, name);
 		break;
 	default:
-		ret = letw_codemap_rundown(m, ev->ts_ns, obj, ev->start, ev->size,
-					   name, &idx);
+		ret = letw_codemap_rundown_copy(m, ev->ts_ns, obj, ev->start, ev->size,
+						name, &idx);
 		break;
 	}
 	if (ret < 0) {
@@ -105,6 +101,59 @@ static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 	return 0;
 }
 
+/* Lowercase hex without leading zeros into buf (>= 17 bytes); returns the
+ * length. */
+static size_t hex(char *buf, uint64_t v)
+{
+	char tmp[16];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* Map lines go through one buffer written in large blocks: a map holds
+ * 10^5 lines and more, and printf (or three locked stdio calls) per line
+ * cost more than building the whole map. */
+struct linebuf {
+	FILE *f;
+	char buf[1 << 16];
+	size_t len;
+	int err;
+};
+
+static void flush_lines(struct linebuf *lb)
+{
+	if (lb->len && fwrite(lb->buf, 1, lb->len, lb->f) != lb->len)
+		lb->err = 1;
+	lb->len = 0;
+}
+
+/* "%llx %x %s\n" */
+static void put_line(struct linebuf *lb, const struct letw_map_entry *e)
+{
+	size_t nlen = strlen(e->name);
+
+	if (lb->len + nlen + 40 > sizeof(lb->buf))
+		flush_lines(lb);
+	if (nlen + 40 > sizeof(lb->buf)) { /* a huge name: on its own */
+		fprintf(lb->f, "%llx %x %s\n", (unsigned long long)e->start, e->size, e->name);
+		return;
+	}
+	lb->len += hex(lb->buf + lb->len, e->start);
+	lb->buf[lb->len++] = ' ';
+	lb->len += hex(lb->buf + lb->len, e->size);
+	lb->buf[lb->len++] = ' ';
+	memcpy(lb->buf + lb->len, e->name, nlen);
+	lb->len += nlen;
+	lb->buf[lb->len++] = '\n';
+}
+
 /* perf reads "START SIZE NAME" with hexadecimal START and SIZE. The file
  * is written under a temporary name and renamed, so a perf running at the
  * same time never reads half a map. */
@@ -112,9 +161,10 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 		     const struct letw_map_entry *e, size_t n)
 {
 	char *path = NULL, *tmp = NULL;
+	struct linebuf *lb;
 	FILE *f = NULL;
 	size_t i;
-	int ret = -1;
+	int ret = -1, werr;
 
 	if (asprintf(&path, "%s/perf-%lld.map", pm->output_dir,
 		     (long long)m->vpid) < 0 ||
@@ -127,10 +177,28 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
 		goto out;
 	}
-	for (i = 0; i < n; i++)
-		fprintf(f, "%llx %x %s\n", (unsigned long long)e[i].start,
-			e[i].size, e[i].name);
-	if (fclose(f) != 0) {
+	lb = malloc(sizeof(*lb));
+	if (!lb) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		fclose(f);
+		f = NULL;
+		unlink(tmp);
+		goto out;
+	}
+	lb->f = f;
+	lb->len = 0;
+	lb->err = 0;
+	for (i = 0; i < n; i++) {
+		/* Lines go in address order, names lie in the order they were
+		 * first seen: fetch ahead, or each line waits for a miss. */
+		if (i + 16 < n)
+			__builtin_prefetch(e[i + 16].name);
+		put_line(lb, &e[i]);
+	}
+	flush_lines(lb);
+	werr = lb->err || ferror(f);
+	free(lb);
+	if (fclose(f) != 0 || werr) {
 		f = NULL;
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
 		unlink(tmp);
@@ -208,9 +276,17 @@ static int perfmap_end(struct letw_sink *s)
 	size_t i, n;
 	uint64_t lines = 0;
 
+	if (s->facts.problems) {
+		/* Always shown, like the reuse summary: a map built from a
+		 * partial trace lacks names perf will ask for. */
+		fprintf(stderr, "perfmap: the trace is incomplete (%d stream(s) with missing or damaged data): the maps may lack code\n",
+			s->facts.problems);
+		letw_facts_write_text(&s->facts, stderr, "perfmap:   ");
+	}
 	if (!pm->nprocs) {
 		BT_COMP_LOGE_APPEND_CAUSE(
-			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace");
+			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace%s",
+			s->facts.problems ? " that was read (the trace is incomplete)" : "");
 		return -1;
 	}
 	for (i = 0; i < pm->nprocs; i++) {
@@ -236,6 +312,11 @@ static int perfmap_end(struct letw_sink *s)
 		pm->base.result->processes = (int)pm->nprocs;
 		pm->base.result->map_lines = lines;
 	}
+	if (s->facts.problems && pm->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("maps written from an incomplete trace (%d stream(s) with missing or damaged data)",
+					  s->facts.problems);
+		return -1;
+	}
 	return 0;
 }
 
@@ -249,7 +330,8 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 			bt_self_component_sink_configuration *config,
 			const bt_value *params, void *init_data)
 {
-	static const char *const allowed[] = { "output-dir", "mode", NULL };
+	static const char *const allowed[] = { "output-dir", "mode",
+					       "fail-on-incomplete", NULL };
 	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
 	struct perfmap *pm = calloc(1, sizeof(*pm));
 	const char *dir = ".", *mode = "latest";
@@ -257,9 +339,13 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 	if (!pm)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	letw_sink_init(&pm->base, self, &perfmap_ops, init_data);
+	/* Regions are keyed by address and named by their strings. */
+	pm->base.cache.skip_method_ids = 1;
+	pm->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "output-dir", &dir) ||
-	    letw_param_string(sc, params, "mode", &mode))
+	    letw_param_string(sc, params, "mode", &mode) ||
+	    letw_param_bool(sc, params, "fail-on-incomplete", &pm->fail_on_incomplete))
 		goto error;
 	if (strcmp(mode, "latest") == 0) {
 		pm->mode = LETW_MAP_LATEST;

@@ -23,7 +23,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS(perfmap, letw_sink_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(perfmap,
 	"Write perf-PID.map files reconstructed from lttng-etw load/unload/rundown events");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(perfmap,
-	"Parameters: output-dir=DIR (default .), mode=latest|all (address reuse)");
+	"Parameters: output-dir=DIR (default .), mode=latest|all (address reuse), fail-on-incomplete=yes|no");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(perfmap, letw_perfmap_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(perfmap, letw_perfmap_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(perfmap,

@@ -125,14 +125,6 @@ static int add_key(uint64_t **keys, size_t *n, size_t *cap, uint64_t k)
 	return 0;
 }
 
-static char *region_name(const struct letw_ev *ev)
-{
-	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
-		return letw_name_method(ev->ns, ev->name, ev->signature,
-					ev->method_flags);
-	return letw_name_stub(ev->stub_kind, ev->owner, ev->name);
-}
-
 /*
  * About how many bytes of ring buffer a rundown record takes: an LTTng
  * event header with a vpid/vtid context (~16) and the payload
@@ -162,7 +154,7 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 {
 	struct letw_pass *ps = p->open[fl] >= 0 ? &r->passes[p->open[fl]] : NULL;
 	size_t idx;
-	char *name;
+	const char *name;
 	int m;
 
 	if (obj == LETW_OBJ_MODULE) {
@@ -176,11 +168,11 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		ps->bytes_seen += record_bytes(ev, obj);
 		return add_key(&ps->module_keys, &ps->nmod, &ps->capmod, ev->module_id);
 	}
-	name = region_name(ev);
+	name = letw_sink_region_name(&r->base, ev);
 	if (!name)
 		return -ENOMEM;
-	m = letw_codemap_rundown(&p->map, ev->ts_ns, obj, ev->start, ev->size,
-				 name, &idx);
+	m = letw_codemap_rundown_copy(&p->map, ev->ts_ns, obj, ev->start, ev->size,
+				      name, &idx);
 	if (m < 0)
 		return m;
 	if (!ps) {
@@ -218,7 +210,7 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 	struct letw_rproc *p = proc_get(r, ev->has_vpid ? ev->vpid : 0);
 	enum letw_flavour fl = letw_ev_flavour(ev->kind);
 	int obj = letw_ev_object(ev->kind), ret = 0;
-	char *name;
+	const char *name;
 
 	if (!p)
 		goto nomem;
@@ -228,15 +220,15 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 	case LETW_EV_STUB_LOAD:
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		name = region_name(ev);
+		name = letw_sink_region_name(s, ev);
 		if (!name)
 			goto nomem;
 		if (ev->kind == LETW_EV_METHOD_LOAD || ev->kind == LETW_EV_STUB_LOAD)
-			ret = letw_codemap_load(&p->map, ev->ts_ns, obj, ev->start,
-						ev->size, name);
+			ret = letw_codemap_load_copy(&p->map, ev->ts_ns, obj, ev->start,
+						     ev->size, name);
 		else
-			ret = letw_codemap_unload(&p->map, ev->ts_ns, obj, ev->start,
-						  ev->size, name);
+			ret = letw_codemap_unload_copy(&p->map, ev->ts_ns, obj, ev->start,
+						       ev->size, name);
 		break;
 	case LETW_EV_MODULE_LOAD:
 	case LETW_EV_MODULE_UNLOAD:
@@ -312,9 +304,11 @@ static int report_end(struct letw_sink *s)
 {
 	struct letw_report *r = (struct letw_report *)s;
 	FILE *f = r->out ? r->out : stdout;
-	int bad, wret;
+	int streams = s->facts.problems, bad, wret;
 
-	if (!r->npasses) {
+	/* Without a pass there is nothing to report on, unless the trace
+	 * itself says why: then the report shows what is missing. */
+	if (!r->npasses && !streams) {
 		if (r->nprocs)
 			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled?)");
 		else
@@ -340,8 +334,11 @@ static int report_end(struct letw_sink *s)
 		r->base.result->incomplete_passes = bad;
 		r->base.result->processes = (int)r->nprocs;
 	}
-	if (bad && r->fail_on_incomplete) {
-		BT_COMP_LOGE_APPEND_CAUSE("%d rundown pass(es) not complete", bad);
+	if ((bad || streams) && r->fail_on_incomplete) {
+		if (streams)
+			BT_COMP_LOGE_APPEND_CAUSE("the trace is incomplete: %d stream(s) with missing or damaged data", streams);
+		if (bad)
+			BT_COMP_LOGE_APPEND_CAUSE("%d rundown pass(es) not complete", bad);
 		return -1;
 	}
 	return 0;
@@ -379,6 +376,8 @@ letw_report_initialize(bt_self_component_sink *self,
 	if (!r)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	letw_sink_init(&r->base, self, &report_ops, init_data);
+	/* Regions are keyed by address and named by their strings. */
+	r->base.cache.skip_method_ids = 1;
 	r->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "format", &format) ||

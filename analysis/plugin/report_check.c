@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "radix.h"
 #include "report.h"
 
 #define KW_JIT_RUNDOWN  0x10ull
@@ -24,30 +26,31 @@ const char *letw_pass_status_name(enum letw_pass_status st)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sorts k (for contains()) and adds its duplicates to *dups. */
+static int sort_count_dups(uint64_t *k, size_t n, uint64_t *dups)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t sort_count_dups(uint64_t *k, size_t n)
-{
-	uint64_t d = 0;
 	size_t i;
 
-	/* An empty pass has no array at all: qsort(NULL, 0) is undefined. */
-	if (n < 2)
-		return 0;
-	qsort(k, n, sizeof(*k), cmp_u64);
+	if (letw_radix_sort(k, n, sizeof(*k)))
+		return -1;
 	for (i = 1; i < n; i++)
-		d += k[i] == k[i - 1];
-	return d;
+		*dups += k[i] == k[i - 1];
+	return 0;
 }
 
 static int contains(const uint64_t *k, size_t n, uint64_t key)
 {
-	return n && bsearch(&key, k, n, sizeof(*k), cmp_u64) != NULL;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && k[lo] == key;
 }
 
 static struct letw_rproc *proc_of(struct letw_report *r, int64_t vpid)
@@ -170,8 +173,10 @@ int letw_report_check(struct letw_report *r)
 		const struct letw_rproc *p = proc_of(r, ps->vpid);
 		uint64_t seen = ps->seen_methods + ps->seen_stubs + ps->seen_modules;
 
-		ps->duplicates = sort_count_dups(ps->code_keys, ps->ncode) +
-				 sort_count_dups(ps->module_keys, ps->nmod);
+		ps->duplicates = 0;
+		if (sort_count_dups(ps->code_keys, ps->ncode, &ps->duplicates) ||
+		    sort_count_dups(ps->module_keys, ps->nmod, &ps->duplicates))
+			return -ENOMEM;
 		check_discards(r, ps);
 		if (ps->has_init && ps->has_complete && p)
 			check_missing(r, ps, p);

@@ -3,6 +3,7 @@
  * analysis/README.md; the JSON keys are a stable interface for scripts). */
 #include <inttypes.h>
 
+#include "json_out.h"
 #include "report.h"
 
 static uint64_t seen_of(const struct letw_pass *ps)
@@ -75,27 +76,15 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 	}
 	for (j = 0; j < r->npasses; j++)
 		counts[r->passes[j].status]++;
-	fprintf(f, "summary: %zu process(es), %zu pass(es): %d complete, %d truncated, %d lossy, %d inconsistent, %d overwritten; %" PRIu64 " discarded event(s) in the trace\n",
+	if (r->base.facts.problems)
+		fprintf(f, "trace: incomplete: %d stream(s) with missing or damaged data\n",
+			r->base.facts.problems);
+	letw_facts_write_text(&r->base.facts, f, "  ");
+	fprintf(f, "summary: %zu process(es), %zu pass(es): %d complete, %d truncated, %d lossy, %d inconsistent, %d overwritten; %" PRIu64 " discarded event(s) in the trace; trace %s\n",
 		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
 		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
-		r->discarded_total);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+		r->discarded_total, r->base.facts.problems ? "incomplete" : "complete");
 }
 
 static void json_examples(FILE *f, const char *key, const struct letw_example *ex,
@@ -107,7 +96,7 @@ static void json_examples(FILE *f, const char *key, const struct letw_example *e
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"start\":\"0x%" PRIx64 "\",\"ts_ns\":%" PRId64 ",\"name\":",
 			i ? "," : "", ex[i].start, ex[i].ts_ns);
-		json_str(f, ex[i].name);
+		letw_json_str(f, ex[i].name);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -169,11 +158,15 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	}
 	for (j = 0; j < r->npasses; j++)
 		counts[r->passes[j].status]++;
-	fprintf(f, "],\"summary\":{\"processes\":%zu,\"passes\":%zu,\"complete\":%d,"
+	fprintf(f, "],");
+	letw_facts_write_json(&r->base.facts, f);
+	fprintf(f, ",\"summary\":{\"processes\":%zu,\"passes\":%zu,\"complete\":%d,"
 		"\"truncated\":%d,\"lossy\":%d,\"inconsistent\":%d,\"overwritten\":%d,"
-		"\"discarded_events\":%" PRIu64 ",\"discarded_events_unattributed\":%" PRIu64 "}}\n",
+		"\"discarded_events\":%" PRIu64 ",\"discarded_events_unattributed\":%" PRIu64
+		",\"trace_complete\":%s}}\n",
 		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
 		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
-		r->discarded_total, r->discarded_unattributed);
+		r->discarded_total, r->discarded_unattributed,
+		r->base.facts.problems ? "false" : "true");
 }

@@ -13,7 +13,15 @@ void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
 	s->self = bt_self_component_sink_as_self_component(self);
 	s->ops = ops;
 	s->result = init_data;
+	letw_facts_init(&s->facts);
 	bt_self_component_set_data(s->self, s);
+}
+
+static void set_stage(struct letw_sink *s, enum letw_sink_stage st)
+{
+	/* Read by another process (the CLI's supervisor) after a crash. */
+	if (s->result)
+		__atomic_store_n(&s->result->stage, (int)st, __ATOMIC_RELAXED);
 }
 
 int letw_sink_add_port(bt_self_component_sink *self)
@@ -32,6 +40,18 @@ void letw_sink_fini(struct letw_sink *s)
 {
 	bt_message_iterator_put_ref(s->iter);
 	s->iter = NULL;
+	letw_facts_fini(&s->facts);
+	letw_ev_class_cache_fini(&s->cache);
+	letw_namebuf_fini(&s->names);
+}
+
+const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev)
+{
+	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
+		return letw_name_method_len(&s->names, ev->ns, ev->ns_len, ev->name,
+					    ev->name_len, ev->signature, ev->signature_len,
+					    ev->method_flags);
+	return letw_name_stub_in(&s->names, ev->stub_kind, ev->owner, ev->name);
 }
 
 static struct letw_sink *sink_of(bt_self_component_sink *self)
@@ -64,6 +84,7 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 {
 	struct letw_ev ev;
 	const char *missing = NULL;
+	char why[96];
 	int ret;
 
 	switch (bt_message_get_type(msg)) {
@@ -89,15 +110,51 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 		}
 		if (s->result)
 			s->result->letw_events++;
+		/* Kept out of every analysis (a region of 2^63 bytes would
+		 * name every sample), and counted against its stream. */
+		if (letw_ev_absurd(&ev, why, sizeof(why))) {
+			if (letw_facts_absurd(&s->facts, bt_event_borrow_stream_const(
+				    bt_message_event_borrow_event_const(msg)), why))
+				goto nomem;
+			return 0;
+		}
 		return s->ops->event(s, &ev);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		if (letw_facts_message(&s->facts, msg))
+			goto nomem;
 		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (letw_facts_message(&s->facts, msg))
+			goto nomem;
+		return 0;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		if (letw_facts_message(&s->facts, msg))
+			goto nomem;
 		return s->ops->packet ? s->ops->packet(s, msg) : 0;
 	default:
 		return 0;
 	}
+nomem:
+	BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+	return -1;
+}
+
+/* End of the graph: judge the trace's completeness, then the sink's own
+ * end (which reads the verdict). */
+static int end_of_stream(struct letw_sink *s)
+{
+	int bad;
+
+	set_stage(s, LETW_STAGE_WRITING);
+	bad = letw_facts_finish(&s->facts);
+	if (bad < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -1;
+	}
+	if (s->result)
+		s->result->incomplete_streams = bad;
+	return s->ops->end(s);
 }
 
 bt_component_class_sink_consume_method_status
@@ -107,14 +164,18 @@ letw_sink_consume(bt_self_component_sink *self)
 	bt_message_array_const msgs;
 	uint64_t count = 0, i;
 	int failed = 0;
+	bt_message_iterator_next_status st;
 
-	switch (bt_message_iterator_next(s->iter, &msgs, &count)) {
+	set_stage(s, LETW_STAGE_READING);
+	st = bt_message_iterator_next(s->iter, &msgs, &count);
+	set_stage(s, LETW_STAGE_ANALYSING);
+	switch (st) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		bt_message_iterator_put_ref(s->iter);
 		s->iter = NULL;
-		if (s->ops->end(s))
+		if (end_of_stream(s))
 			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:

@@ -12,13 +12,28 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "event.h"
+#include "names.h"
+#include "trace_facts.h"
+
+/* Where the sink's thread is, for a supervisor that must tell a crash of
+ * the CTF reader from one of ours. */
+enum letw_sink_stage {
+	LETW_STAGE_SETUP = 0,   /* building the graph, opening the traces */
+	LETW_STAGE_READING,     /* inside the upstream iterator (the reader) */
+	LETW_STAGE_ANALYSING,   /* our sink handling messages */
+	LETW_STAGE_WRITING,     /* end of stream: our checks and output */
+};
 
 /* Progress and outcome shared with a caller that adds the sink with
- * initialize-method data (the lttng-etw CLI); NULL under babeltrace2. */
+ * initialize-method data (the lttng-etw CLI); NULL under babeltrace2.
+ * Plain values only: the CLI keeps it in memory shared with the child
+ * process that runs the graph and copies it back. */
 struct letw_sink_result {
 	uint64_t messages;      /* updated while consuming */
 	uint64_t letw_events;
+	int stage;              /* enum letw_sink_stage */
 	int incomplete_passes;  /* report sink: passes not "complete" */
+	int incomplete_streams; /* streams with a problem (trace_facts.h) */
 	int processes;
 	uint64_t map_lines;     /* perfmap sink */
 	uint64_t jit_loads;     /* jitdump sink: LOAD records written, */
@@ -46,6 +61,8 @@ struct letw_sink {
 	const struct letw_sink_ops *ops;
 	struct letw_sink_result *result; /* may be NULL */
 	struct letw_ev_class_cache cache;
+	struct letw_trace_facts facts;   /* judged before ops->end */
+	struct letw_namebuf names;       /* letw_sink_region_name() */
 	int warned_vpid;
 };
 
@@ -61,6 +78,10 @@ letw_sink_consume(bt_self_component_sink *self);
 /* Adds the "in" port; returns 0 or -1 (cause appended). */
 int letw_sink_add_port(bt_self_component_sink *self);
 void letw_sink_fini(struct letw_sink *s);
+
+/* The perf map name of a method or stub record (names.h), in a buffer of
+ * the sink's valid until the next call; NULL when out of memory. */
+const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev);
 
 /* Parameter helpers: return 0 on success (missing optional parameter
  * leaves *out unchanged), -1 with an error cause on a bad type/value. */

@@ -1,33 +1,50 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# cmake --install puts the plugin into babeltrace2's plugin directory and
-# the CLI into bin/. Staged with DESTDIR, so the machine's own babeltrace2
-# plugin directory is left alone; an install-time --prefix relocates it.
-# usage: install_check.sh BUILD_DIR PLUGIN_DIR
+# Installing the analysis: `cmake --install --prefix /usr` (staged with
+# DESTDIR, so the machine's own plugin directory is left alone) puts the
+# plugin where babeltrace2 looks with no option; any other prefix keeps it
+# under that prefix, where --plugin-path and BABELTRACE_PLUGIN_PATH (what
+# the install message and the README say to set) find it. The installed
+# CLI runs from the prefix without LD_LIBRARY_PATH.
+# usage: install_check.sh BUILD_DIR SYSTEM_PLUGIN_DIR
 set -u
-build=$1 plugindir=$2
+build=$1 sysdir=$2
 stage=$(mktemp -d /tmp/letw-install.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+btprefix=$(pkg-config --variable=prefix babeltrace2)
 
-DESTDIR=$stage cmake --install "$build" >/dev/null || fail "cmake --install"
-so=$stage$plugindir/babeltrace-plugin-etw.so
-[ -f "$so" ] || fail "plugin not installed in $plugindir"
-out=$(babeltrace2 --omit-system-plugin-path --plugin-path="$stage$plugindir" list-plugins 2>&1) ||
+# 1. Into babeltrace2's prefix: its system plugin directory.
+DESTDIR=$stage/sys cmake --install "$build" --prefix "$btprefix" >/dev/null ||
+	fail "cmake --install --prefix $btprefix"
+so=$stage/sys$sysdir/babeltrace-plugin-etw.so
+[ -f "$so" ] || fail "plugin not installed in $sysdir for a $btprefix install"
+out=$(babeltrace2 --omit-system-plugin-path --plugin-path="$stage/sys$sysdir" list-plugins 2>&1) ||
 	fail "babeltrace2 cannot load the installed plugin"
 echo "$out" | grep -q "sink.etw.perfmap" && echo "$out" | grep -q "sink.etw.report" &&
 	echo "$out" | grep -q "sink.etw.jitdump" ||
 	fail "installed plugin lacks its sinks: $out"
-cli=$(find "$stage" -path '*/bin/lttng-etw' -type f | head -1)
-[ -n "$cli" ] || fail "lttng-etw not installed"
-"$cli" --help | grep -q "capture-state" || fail "installed lttng-etw --help"
-for c in perfmap report jitdump capture-state status start stop; do
-	"$cli" "$c" --help >/dev/null || fail "lttng-etw $c --help"
+
+# 2. Any other prefix: under it, and the install says what to set.
+p=$stage/prefix
+msg=$(cmake --install "$build" --prefix "$p" 2>&1) || fail "cmake --install --prefix $p"
+pdir=$(dirname "$(find "$p" -name babeltrace-plugin-etw.so | head -1)")
+case $pdir in "$p"/*/babeltrace2/plugins) ;; *) fail "plugin not under the prefix: '$pdir'";; esac
+echo "$msg" | grep -q "BABELTRACE_PLUGIN_PATH=$pdir" ||
+	fail "the install does not tell how to reach the plugin: $msg"
+BABELTRACE_PLUGIN_PATH=$pdir babeltrace2 list-plugins 2>&1 | grep -q "sink.etw.report" ||
+	fail "BABELTRACE_PLUGIN_PATH=$pdir does not find the plugin"
+babeltrace2 --plugin-path="$pdir" list-plugins 2>&1 | grep -q "sink.etw.perfmap" ||
+	fail "--plugin-path=$pdir does not find the plugin"
+ldd "$pdir/babeltrace-plugin-etw.so" | grep -q "not found" && fail "plugin has unresolved libraries"
+
+# 3. The installed CLI, as a user would start it.
+cli=$p/bin/lttng-etw
+[ -x "$cli" ] || fail "lttng-etw not installed in bin/"
+env -u LD_LIBRARY_PATH "$cli" --help | grep -q "capture-state" || fail "installed lttng-etw --help"
+for c in perfmap report jitdump capture-state status start stop snapshot watch; do
+	env -u LD_LIBRARY_PATH "$cli" "$c" --help >/dev/null || fail "lttng-etw $c --help"
 done
-# An install-time --prefix other than the configured one keeps the plugin
-# under that prefix (a staging install never writes to the system).
-DESTDIR= cmake --install "$build" --prefix "$stage/relocated" >/dev/null ||
-	fail "cmake --install --prefix"
-find "$stage/relocated" -path '*/babeltrace2/plugins/babeltrace-plugin-etw.so' | grep -q . ||
-	fail "--prefix install did not put the plugin under the prefix"
+out=$(env -u LD_LIBRARY_PATH "$cli" report "$stage/none" 2>&1)
+[ $? = 1 ] && echo "$out" | grep -q "No such file" || fail "installed lttng-etw report on a missing trace: $out"
 echo "install_check: ok"

@@ -48,7 +48,9 @@ live_round() {
 	"$@" "net://127.0.0.1:$L/host/$(hostname)/$SESSION" >"$f.out" 2>"$f.err" &
 	reader=$!
 	letw_track "$reader"
-	letw_wait_for bash -c "ss -Htnp state established '( dport = :$L )' | grep -q 'pid=$reader,'" ||
+	# lttng-etw reads in a child process: any viewer connection to our
+	# relayd's live port is the reader's.
+	letw_wait_for bash -c "ss -Htn state established '( dport = :$L )' | grep -q ." ||
 		letw_fail "$name: the live reader did not connect"
 	"$LETW_CLI" start "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw start"
 	touch "$f.go"

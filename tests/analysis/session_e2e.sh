@@ -82,4 +82,12 @@ all_complete || letw_fail "session C: a pass is not complete: $got"
 	letw_fail "session C: expected the start pass's DCEnd and the stop's DCEnd: $got"
 touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
+
+# status --all with no lttng-etw process says so rather than print
+# nothing. Abstract sockets are per network namespace: a fresh one holds
+# none, whatever else runs on the machine.
+if unshare -n true 2>/dev/null; then
+	out=$(unshare -n "$LETW_CLI" status --all 2>&1) || letw_fail "status --all with no process: exit $?"
+	echo "$out" | grep -q "found no process" || letw_fail "status --all with no process printed: '$out'"
+fi
 echo "session_e2e: ok"

@@ -10,6 +10,7 @@
 
 #include "codemap.h"
 #include "event.h"
+#include "json_out.h"
 #include "names.h"
 
 static struct letw_codemap m;
@@ -223,4 +224,83 @@ Test(names, scheme)
 	s = letw_name_stub(77, 0, "");
 	cr_expect_str_eq(s, "stub<77>@0x0");
 	free(s);
+}
+
+/* A perf map name is one line of valid UTF-8: C0, DEL and C1 controls and
+ * bytes outside valid UTF-8 become '?', valid multibyte text is kept, and
+ * long names take the same path as short ones (word-at-a-time check). */
+Test(names, control_and_invalid_utf8)
+{
+	struct letw_namebuf b = { NULL, 0 };
+	char *s;
+
+	s = letw_name_method("", "a\x7f" "b\xc2\x85" "c\x1b[2J", NULL, 0);
+	cr_expect_str_eq(s, "a?b?c?[2J");
+	free(s);
+	s = letw_name_method("", "caf\xc3\xa9 \xe2\x82\xac \xff\xfe \xed\xa0\x80 \xc3", NULL, 0);
+	cr_expect_str_eq(s, "caf\xc3\xa9 \xe2\x82\xac ?? ??? ?");
+	free(s);
+	cr_expect_str_eq(letw_name_method_in(&b, "Some.Long.Namespace.Name", "method_with_a_long_name",
+					     "(i64, i64)->i64\n", 0),
+			 "Some.Long.Namespace.Name::method_with_a_long_name(i64, i64)->i64?");
+	cr_expect_str_eq(letw_name_method_len(&b, "ns", 2, "fn", 2, "()", 2, 3u << 7),
+			 "ns::fn() [quick]");
+	letw_namebuf_fini(&b);
+}
+
+/* JSON strings from trace bytes are valid UTF-8 and escaped. */
+Test(json, strings_are_valid_utf8)
+{
+	char buf[256] = { 0 };
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	cr_assert(f);
+	letw_json_str(f, "q\"b\\n\n\x01 caf\xc3\xa9 \xff\xc3(");
+	fclose(f);
+	cr_expect_str_eq(buf, "\"q\\\"b\\\\n\\u000a\\u0001 caf\xc3\xa9 \\ufffd\\ufffd(\"");
+}
+
+/* The shortcuts in front of the hash table (the next region in store
+ * order, addresses past every one seen) and its lazy filling never hide
+ * code the map holds: blocks allocated downwards, a second pass in store
+ * order and a shuffled one all find every region again. */
+static void rundown_all_live(const uint64_t *starts, size_t n, const size_t *order)
+{
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t k = order ? order[i] : i;
+
+		snprintf(name, sizeof(name), "f%zu", k);
+		cr_assert_eq(rundown(1000 + (int64_t)i, starts[k], 0x10, name), LETW_RD_LIVE,
+			     "region %zu at %#lx not found", k, (unsigned long)starts[k]);
+	}
+}
+
+Test(codemap, lookups_find_every_region_whatever_the_order)
+{
+	enum { N = 12000 };
+	static uint64_t starts[N];
+	static size_t order[N];
+	char name[32];
+	size_t i;
+
+	/* 6000 blocks of two regions each, top-down, then a second pass in
+	 * store order and one shuffled. */
+	for (i = 0; i < N; i++) {
+		starts[i] = 0x7f0000000000ull - (i / 2) * 0x10000 + (i % 2) * 0x100;
+		snprintf(name, sizeof(name), "f%zu", i);
+		cr_assert_eq(rundown((int64_t)i, starts[i], 0x10, name), LETW_RD_NEW);
+		order[i] = i;
+	}
+	rundown_all_live(starts, N, NULL);
+	for (i = N - 1; i > 0; i--) {
+		size_t j = (size_t)rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	rundown_all_live(starts, N, order);
+	cr_assert_eq(m.n, N);
 }

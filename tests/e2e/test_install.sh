@@ -3,7 +3,10 @@
 # Install into a scratch prefix; a runtime built against the installed
 # header and lttng-etw.pc links only liblttng-etw (never liblttng-ust),
 # finds its probe object next to the library, and runs with the probe
-# missing, with LETW_DISABLE=1, and with tracing on.
+# missing, with LETW_DISABLE=1, and with tracing on. The same runtime
+# built by a CMake project with find_package(lttng-etw CONFIG) runs too.
+# Every installed executable and shared object resolves its libraries
+# without LD_LIBRARY_PATH, and the installed programs start.
 # usage: test_install.sh BUILD_DIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,4 +50,49 @@ out=$(LETW_DISABLE=1 "$LETW_TEST_TMP/rt") || letw_fail "runtime failed with LETW
 out=$(LETW_PROBE_PATH=/nonexistent/liblttng-etw-tp.so "$LETW_TEST_TMP/rt") ||
 	letw_fail "runtime failed without its probe object"
 [ "$out" = "tracing=0" ] || letw_fail "missing probe not detected: $out"
-echo "PASS: installed library, header, probe and pkg-config work; no lttng-ust dependency"
+
+# A CMake consumer of the installed package, no LD_LIBRARY_PATH.
+mkdir -p "$LETW_TEST_TMP/consumer"
+cp "$LETW_TEST_TMP/rt.c" "$LETW_TEST_TMP/consumer/rt.c"
+cat > "$LETW_TEST_TMP/consumer/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(letw_consumer C)
+find_package(lttng-etw 0.1 CONFIG REQUIRED)
+add_executable(rt rt.c)
+target_link_libraries(rt PRIVATE lttng-etw::lttng-etw)
+CM
+cmake -S "$LETW_TEST_TMP/consumer" -B "$LETW_TEST_TMP/consumer/build" \
+	-DCMAKE_PREFIX_PATH="$prefix" >"$LETW_TEST_TMP/consumer.log" 2>&1 &&
+	cmake --build "$LETW_TEST_TMP/consumer/build" >>"$LETW_TEST_TMP/consumer.log" 2>&1 ||
+	{ cat "$LETW_TEST_TMP/consumer.log" >&2; letw_fail "a CMake project cannot build with find_package(lttng-etw)"; }
+out=$(env -u LD_LIBRARY_PATH "$LETW_TEST_TMP/consumer/build/rt") || letw_fail "the CMake-built runtime failed"
+[ "$out" = "tracing=1" ] || letw_fail "CMake-built runtime: $out"
+grep -q "lttng-etw::lttng-etw" "$prefix"/lib*/cmake/lttng-etw/lttng-etw-targets.cmake ||
+	letw_fail "no imported target lttng-etw::lttng-etw"
+
+# Every installed ELF file resolves its libraries from the install alone;
+# executables linked with liblttng-etw carry a RUNPATH relative to
+# themselves, so the prefix may move.
+n=0
+while read -r f; do
+	head -c4 "$f" | grep -q ELF || continue
+	n=$((n + 1))
+	if env -u LD_LIBRARY_PATH ldd "$f" 2>&1 | grep -q "not found"; then
+		env -u LD_LIBRARY_PATH ldd "$f" >&2
+		letw_fail "$f: unresolved libraries without LD_LIBRARY_PATH"
+	fi
+	if env -u LD_LIBRARY_PATH ldd "$f" | grep -q "liblttng-etw.so" && [ "${f#"$prefix"/bin/}" != "$f" ]; then
+		readelf -d "$f" | grep -q 'R.*PATH.*\$ORIGIN' || letw_fail "$f: no \$ORIGIN-relative RUNPATH"
+	fi
+done < <(find "$prefix" -type f)
+[ "$n" -ge 4 ] || letw_fail "only $n ELF files installed"
+for exe in "$prefix"/bin/*; do
+	env -u LD_LIBRARY_PATH "$exe" --help >/dev/null 2>&1 ||
+		letw_fail "installed $(basename "$exe") does not start: $(env -u LD_LIBRARY_PATH "$exe" --help 2>&1 | head -2)"
+done
+# The prefix moved elsewhere still runs.
+mv "$prefix" "$prefix.moved"
+env -u LD_LIBRARY_PATH "$prefix.moved/bin/letw-minijit" --help >/dev/null ||
+	letw_fail "letw-minijit does not start from a moved prefix"
+mv "$prefix.moved" "$prefix"
+echo "PASS: installed library, header, probe, pkg-config and CMake package work; no lttng-ust dependency; every installed program starts without LD_LIBRARY_PATH"

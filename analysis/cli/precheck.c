@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "precheck.h"
+#include "tsdl.h"
+
+#define META_MAGIC 0x75D11D57u
+#define META_HDR 37u          /* packetized metadata header, bytes */
+#define META_MAX (256u << 20) /* larger metadata is not ours to judge */
+#define CTF_MAGIC 0xC1FC1FC1u
+/* LTTng's packet header and context (tsdl.c checks the metadata declares
+ * exactly these): byte offsets in a packet. */
+#define PK_TS_BEGIN 32
+#define PK_TS_END 40
+#define PK_CONTENT 48
+#define PK_SIZE 56
+#define PK_SEQ 64
+#define PK_HDR 84 /* the context ends with cpu_id: an empty packet holds this much */
+
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+
+	*buf = NULL;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	if ((uint64_t)st.st_size > META_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	*len = got;
+	(*buf)[got] = '\0';
+	return 0;
+}
+
+static uint32_t rd32(const char *p, int swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* Packetized metadata: every packet's sizes within the file (2.0's
+ * decoder loops forever reading past the end), the TSDL text joined
+ * into *text. */
+static int check_meta_packets(const char *path, const char *buf, size_t len,
+			      char **text, size_t *tlen)
+{
+	int swap = rd32(buf, 0) != META_MAGIC;
+	size_t off = 0, n = 0;
+	char *t = malloc(len + 1);
+
+	if (!t) {
+		letw_err("out of memory");
+		return -1;
+	}
+	*tlen = 0;
+	while (off < len) {
+		uint64_t cs, ps;
+
+		if (len - off < META_HDR) {
+			letw_err("metadata `%s` is damaged: it ends %zu byte(s) into the header of packet %zu (byte %zu)",
+				 path, len - off, n, off);
+			goto bad;
+		}
+		cs = rd32(buf + off + 24, swap);
+		ps = rd32(buf + off + 28, swap);
+		if (cs % 8 || ps % 8 || cs / 8 < META_HDR || cs > ps) {
+			letw_err("metadata `%s` is damaged: packet %zu (byte %zu) has content_size %" PRIu64
+				 " and packet_size %" PRIu64 " bits", path, n, off, cs, ps);
+			goto bad;
+		}
+		if (ps / 8 > len - off) {
+			letw_err("metadata `%s` is damaged or cut short: packet %zu (byte %zu) claims %" PRIu64
+				 " bytes, past the end of the file (%zu bytes)", path, n, off, ps / 8, len);
+			goto bad;
+		}
+		memcpy(t + *tlen, buf + off + META_HDR, cs / 8 - META_HDR);
+		*tlen += cs / 8 - META_HDR;
+		off += ps / 8;
+		n++;
+	}
+	t[*tlen] = '\0';
+	*text = t;
+	return 0;
+bad:
+	free(t);
+	return -1;
+}
+
+static uint64_t rd64(const unsigned char *p, int be)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be ? be64toh(v) : le64toh(v);
+}
+
+/* Walk a stream file's packets as the reader does (by packet_size) and
+ * refuse sizes past the file and the values 2.0's reader aborts on. */
+static int check_stream(const char *path, int be)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char h[PK_HDR];
+	struct stat st;
+	uint64_t off = 0, size, n = 0;
+	int ret = -1;
+
+	if (fd < 0) {
+		letw_err("cannot read the stream file `%s`: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0) {
+		letw_err("cannot read the stream file `%s`: %s", path, strerror(errno));
+		goto out;
+	}
+	size = (uint64_t)st.st_size;
+	while (off < size) {
+		uint64_t cs, ps, seq, tb, te;
+		uint32_t magic;
+		ssize_t got = pread(fd, h, sizeof(h), (off_t)off);
+
+		if (got < 0) {
+			letw_err("cannot read the stream file `%s`: %s", path, strerror(errno));
+			goto out;
+		}
+		if ((size_t)got < sizeof(h)) {
+			letw_err("stream file `%s` is cut short: it ends %zd byte(s) into the header of packet %" PRIu64
+				 " (byte %" PRIu64 ")", path, got, n, off);
+			goto out;
+		}
+		memcpy(&magic, h, sizeof(magic));
+		if ((be ? be32toh(magic) : le32toh(magic)) != CTF_MAGIC) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") does not start with the CTF magic number", path, n, off);
+			goto out;
+		}
+		tb = rd64(h + PK_TS_BEGIN, be);
+		te = rd64(h + PK_TS_END, be);
+		cs = rd64(h + PK_CONTENT, be);
+		ps = rd64(h + PK_SIZE, be);
+		seq = rd64(h + PK_SEQ, be);
+		if (ps % 8 || ps / 8 < PK_HDR || cs > ps || cs / 8 < PK_HDR) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") has content_size %" PRIu64 " and packet_size %" PRIu64 " bits",
+				 path, n, off, cs, ps);
+			goto out;
+		}
+		if (ps / 8 > size - off) {
+			letw_err("stream file `%s` is damaged or cut short: packet %" PRIu64 " (byte %" PRIu64
+				 ") claims %" PRIu64 " bytes, past the end of the file (%" PRIu64 " bytes)",
+				 path, n, off, ps / 8, size);
+			goto out;
+		}
+		if (seq == UINT64_MAX || tb == UINT64_MAX || te == UINT64_MAX) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") has %s 2^64-1", path, n, off,
+				 seq == UINT64_MAX ? "packet_seq_num" : "a timestamp of");
+			goto out;
+		}
+		off += ps / 8;
+		n++;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+int letw_precheck_trace(const char *dir, int verbose)
+{
+	char *mpath = NULL, *buf = NULL, *text = NULL, why[256];
+	size_t len = 0, tlen = 0;
+	struct dirent *de;
+	DIR *d = NULL;
+	int ret = -1, r, be = 0, layout;
+
+	if (asprintf(&mpath, "%s/metadata", dir) < 0) {
+		letw_err("out of memory");
+		return -1;
+	}
+	r = read_all(mpath, &buf, &len);
+	if (r) {
+		letw_err("cannot read the metadata `%s`: %s", mpath,
+			 r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
+		goto out;
+	}
+	if (!len) {
+		letw_err("the metadata `%s` is empty", mpath);
+		goto out;
+	}
+	if (len >= 4 && (rd32(buf, 0) == META_MAGIC || rd32(buf, 1) == META_MAGIC)) {
+		if (check_meta_packets(mpath, buf, len, &text, &tlen))
+			goto out;
+	} else {
+		text = buf; /* plain-text metadata */
+		tlen = len;
+		buf = NULL;
+	}
+	if (letw_tsdl_check(text, tlen, why, sizeof(why))) {
+		letw_err("the metadata `%s` is damaged: %s", mpath, why);
+		goto out;
+	}
+	layout = letw_tsdl_is_lttng_layout(text, tlen, &be);
+	if (!layout && verbose)
+		letw_note("%s: not LTTng's packet layout: stream files not pre-checked", dir);
+
+	d = opendir(dir);
+	if (!d) {
+		letw_err("cannot read the trace directory `%s`: %s", dir, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		char *sp = NULL;
+		struct stat st;
+		int bad;
+
+		/* What src.ctf.fs reads: regular files but the metadata, not
+		 * hidden. */
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
+			continue;
+		if (asprintf(&sp, "%s/%s", dir, de->d_name) < 0) {
+			letw_err("out of memory");
+			goto out;
+		}
+		bad = 0;
+		if (stat(sp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+			if (access(sp, R_OK) != 0) {
+				letw_err("cannot read the stream file `%s`: %s", sp, strerror(errno));
+				bad = 1;
+			} else if (layout) {
+				bad = check_stream(sp, be) != 0;
+			}
+		}
+		free(sp);
+		if (bad)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (d)
+		closedir(d);
+	free(mpath);
+	free(buf);
+	free(text);
+	return ret;
+}

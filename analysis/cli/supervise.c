@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * letw_graph_run(): pre-check, then run the graph in a child process and
+ * watch it. babeltrace2 2.0's CTF reader aborts, divides by zero or spins
+ * forever on some damaged traces (DESIGN §6: no crash, no hang reaches
+ * the user), and nothing inside the process can survive that; a parent
+ * can:
+ *  - a signal ending the child becomes "the CTF reader (libbabeltrace2)
+ *    crashed on TRACE: SIGABRT" (or, when the child was in our own sink
+ *    code, a crash of lttng-etw's analysis), with what the reader printed;
+ *  - a child that burns stall_timeout seconds of CPU without progress is
+ *    killed, naming the trace files it has open. Progress is any change
+ *    of: messages consumed, graph phase, bytes read (rchar), page faults
+ *    (the reader maps stream files). CPU time rather than wall-clock time,
+ *    so a loaded machine or an idle live session is never taken for a
+ *    hang;
+ *  - the reader's error-level log lines (where 2.0 says which metadata
+ *    line failed: that is not in its error causes) are captured from the
+ *    child's stderr and the first one is printed as the reason.
+ * The sink result lives in a shared page; the child's other stderr lines
+ * (our sinks' warnings) pass through as they come.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "graph.h"
+#include "precheck.h"
+#include "traces.h"
+
+#define STALL_DEFAULT_S 10.0
+#define POLL_MS 100
+#define KEEP_LINES 8
+
+/* What the parent keeps of the reader's stderr. */
+struct reader_log {
+	char root[512];               /* first error-level log line, stripped */
+	int root_is_metadata;
+	char last[KEEP_LINES][512];   /* last fatal/assertion lines */
+	int nlast;
+	char partial[4096];           /* a line not ended yet */
+	size_t plen;
+	int verbose;
+	int progress_shown;           /* a "\r..." line is on the terminal */
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_parent_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double stall_limit(const struct letw_graph_opts *o)
+{
+	const char *env = getenv("LETW_STALL_TIMEOUT");
+	char *end;
+	double v;
+
+	if (o->stall_timeout > 0)
+		return o->stall_timeout;
+	if (env && *env) {
+		v = strtod(env, &end);
+		if (!*end && v > 0)
+			return v;
+		letw_err("ignoring LETW_STALL_TIMEOUT=`%s` (not a positive number of seconds)", env);
+	}
+	return STALL_DEFAULT_S;
+}
+
+/* ---- the child's stderr ---- */
+
+/* "MM-DD HH:MM:SS.mmm PID TID L TAG func@file:line [comp] message":
+ * babeltrace2's log line format. Returns the level letter (0 if not a log
+ * line) and points *msg at the message, *tag at the tag. */
+static char parse_log_line(const char *l, const char **tag, size_t *taglen,
+			   const char **msg)
+{
+	const char *p = l;
+	int fields = 0;
+	char lvl;
+
+	if (!(isdigit((unsigned char)l[0]) && isdigit((unsigned char)l[1]) && l[2] == '-'))
+		return 0;
+	/* date, time, pid, tid */
+	while (*p && fields < 4) {
+		while (*p && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+		fields++;
+	}
+	if (!*p || !strchr("TDIWEF", *p) || p[1] != ' ')
+		return 0;
+	lvl = *p;
+	p += 2;
+	*tag = p;
+	while (*p && *p != ' ')
+		p++;
+	*taglen = (size_t)(p - *tag);
+	while (*p == ' ')
+		p++;
+	/* func@file:line */
+	if (strchr(p, '@') && strchr(p, ' ') && strchr(p, '@') < strchr(p, ' ')) {
+		p = strchr(p, ' ');
+		while (*p == ' ')
+			p++;
+	}
+	if (*p == '[' && strstr(p, "] ")) /* [component] */
+		p = strstr(p, "] ") + 2;
+	*msg = p;
+	return lvl;
+}
+
+static void keep_last(struct reader_log *rl, const char *s)
+{
+	if (rl->nlast == KEEP_LINES) {
+		memmove(rl->last[0], rl->last[1], sizeof(rl->last[0]) * (KEEP_LINES - 1));
+		rl->nlast--;
+	}
+	snprintf(rl->last[rl->nlast++], sizeof(rl->last[0]), "%s", s);
+}
+
+static void clear_progress(struct reader_log *rl)
+{
+	if (rl->progress_shown) {
+		fputc('\n', stderr);
+		rl->progress_shown = 0;
+	}
+}
+
+static void on_line(struct reader_log *rl, const char *l)
+{
+	const char *tag, *msg, *a;
+	size_t taglen;
+	char lvl = parse_log_line(l, &tag, &taglen, &msg);
+
+	if (lvl) {
+		if ((lvl == 'E' || lvl == 'F') && !rl->root[0]) {
+			snprintf(rl->root, sizeof(rl->root), "%s", msg);
+			rl->root_is_metadata = memmem(tag, taglen, "META", 4) != NULL;
+		}
+		if (lvl == 'F')
+			keep_last(rl, msg);
+		if (!rl->verbose)
+			return;
+	} else if ((a = strstr(l, "Assertion `"))) {
+		/* " (╯°□°)╯︵ ┻━┻  msg-iter.c:1111: func(): Assertion `...` failed." */
+		const char *loc = l;
+
+		while (*loc && !isalnum((unsigned char)*loc))
+			loc++;
+		keep_last(rl, loc);
+		if (!rl->verbose)
+			return;
+	} else if (!*l || strstr(l, "precondition not satisfied") ||
+		   strncmp(l, "E [", 3) == 0) {
+		/* Blank lines around assertions, and our sink's error lines
+		 * (log.h), which are error causes too: printed once, below. */
+		if (!rl->verbose)
+			return;
+	}
+	clear_progress(rl);
+	fprintf(stderr, "%s\n", l);
+}
+
+static void on_output(struct reader_log *rl, const char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\n' || rl->plen == sizeof(rl->partial) - 1) {
+			rl->partial[rl->plen] = '\0';
+			on_line(rl, rl->partial);
+			rl->plen = 0;
+			if (buf[i] == '\n')
+				continue;
+		}
+		rl->partial[rl->plen++] = buf[i];
+	}
+}
+
+/* ---- watching the child ---- */
+
+struct child_stat {
+	unsigned long long cpu_ticks, faults, rchar;
+};
+
+static int read_child_stat(pid_t pid, struct child_stat *cs)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long minflt = 0, majflt = 0, ut = 0, st = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = (int)fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* After the command name in parentheses: state ppid pgrp session
+	 * tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu",
+			 &minflt, &majflt, &ut, &st) != 4)
+		return -1;
+	cs->cpu_ticks = ut + st;
+	cs->faults = minflt + majflt;
+	cs->rchar = 0;
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "rchar: %llu", &cs->rchar) == 1)
+				break;
+		fclose(f);
+	}
+	return 0;
+}
+
+/* The trace files the child has open, for the hang message. */
+static void open_trace_files(pid_t pid, char **dirs, size_t ndirs, char *out,
+			     size_t len)
+{
+	char path[64], link[PATH_MAX], real[PATH_MAX];
+	struct dirent *de;
+	size_t used = 0, i;
+	DIR *d;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char fdp[384];
+		ssize_t n;
+		int mine = 0;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(fdp, sizeof(fdp), "%s/%s", path, de->d_name);
+		n = readlink(fdp, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		for (i = 0; i < ndirs && !mine; i++) {
+			size_t l;
+
+			if (!realpath(dirs[i], real))
+				continue;
+			l = strlen(real);
+			/* A file of the trace, not the directory itself. */
+			mine = strncmp(link, real, l) == 0 && link[l] == '/';
+		}
+		if (mine && used + strlen(link) + 5 < len)
+			used += (size_t)snprintf(out + used, len - used, "%s`%s`",
+						 used ? ", " : "", link);
+	}
+	closedir(d);
+}
+
+static void show_progress(const struct letw_graph_shared *sh, double t0, int final,
+			  struct reader_log *rl)
+{
+	fprintf(stderr, "\r%s: %llu messages, %llu lttng-etw events, %.1f s%s",
+		letw_prog, (unsigned long long)sh->result.messages,
+		(unsigned long long)sh->result.letw_events, now_s() - t0,
+		final ? "\n" : "");
+	rl->progress_shown = !final;
+}
+
+/* The reason printed after "lttng-etw: <what>: ": the reader's first
+ * error-level log line, else the root of the error chain (its first
+ * cause: causes are appended as the error travels up). */
+static const char *reason_of(const struct letw_graph_shared *sh,
+			     const struct reader_log *rl)
+{
+	static char buf[1024];
+	const char *p = strchr(sh->err_causes, '\t');
+
+	if (rl->root[0]) {
+		if (rl->root_is_metadata && sh->current[0])
+			snprintf(buf, sizeof(buf), "%.500s (metadata of `%.480s`)", rl->root,
+				 sh->current);
+		else
+			snprintf(buf, sizeof(buf), "%s", rl->root);
+		return buf;
+	}
+	if (!p)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
+	return buf;
+}
+
+static void print_error(const struct letw_graph_shared *sh,
+			const struct reader_log *rl, int verbose)
+{
+	const char *reason = reason_of(sh, rl), *p;
+
+	if (reason && *reason)
+		letw_err("%s: %s", sh->err_what, reason);
+	else
+		letw_err("%s", sh->err_what);
+	/* The rest of the chain, root first: component causes always; the
+	 * library's own ("Component initialization method failed:
+	 * status=ERROR, comp-addr=...") only with -v. */
+	for (p = sh->err_causes; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *tab = memchr(p, '\t', n);
+
+		if (tab && (verbose || *p == '[') &&
+		    !(reason && strncmp(tab + 1, reason, (size_t)(p + n - tab - 1)) == 0 &&
+		      strlen(reason) == (size_t)(p + n - tab - 1)))
+			fprintf(stderr, "  %.*s: %.*s\n", (int)(tab - p), p,
+				(int)(p + n - tab - 1), tab + 1);
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+static const char *signame(int sig)
+{
+	const char *d = sigabbrev_np(sig);
+	static char buf[32];
+
+	if (!d)
+		return "an unknown signal";
+	snprintf(buf, sizeof(buf), "SIG%s", d);
+	return buf;
+}
+
+static void print_crash(const struct letw_graph_opts *o,
+			const struct letw_graph_shared *sh,
+			const struct reader_log *rl, int sig)
+{
+	int i;
+
+	if (sh->phase == LETW_PHASE_RUNNING &&
+	    (sh->result.stage == LETW_STAGE_ANALYSING || sh->result.stage == LETW_STAGE_WRITING)) {
+		letw_err("lttng-etw's analysis crashed on `%s`: %s (a bug in lttng-etw: please report it with the trace)",
+			 o->trace, signame(sig));
+		return;
+	}
+	if (sh->phase == LETW_PHASE_OPENING)
+		letw_err("the CTF reader (libbabeltrace2) crashed on `%s`: %s, while opening `%s`: the trace is damaged",
+			 o->trace, signame(sig), sh->current);
+	else
+		letw_err("the CTF reader (libbabeltrace2) crashed on `%s`: %s, while reading it: the trace is damaged",
+			 o->trace, signame(sig));
+	for (i = 0; i < rl->nlast; i++)
+		fprintf(stderr, "  libbabeltrace2: %s\n", rl->last[i]);
+}
+
+static int wait_child(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
+		     struct letw_graph_shared *sh, struct letw_sink_result *r)
+{
+	int progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+	double limit = stall_limit(o), t0 = now_s(), last_show = t0;
+	struct sigaction sa = { .sa_handler = on_parent_signal }, old_int, old_term;
+	struct reader_log rl = { .verbose = o->verbose };
+	struct child_stat cs = { 0 }, prev = { 0 };
+	uint64_t prev_msgs = 0;
+	int prev_phase = -1, status = 0, pfd[2], eof = 0, stalled = 0, interrupted = 0;
+	unsigned long long still_ticks = 0; /* CPU ticks since progress */
+	long hz = sysconf(_SC_CLK_TCK);
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		letw_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		letw_err("fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Never outlive the supervisor. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], STDERR_FILENO);
+		status = letw_graph_run_here(o, dirs, ndirs, sh) ? 1 : 0;
+		/* _exit: the parent's atexit handlers are not the child's. */
+		fflush(NULL);
+		_exit(status);
+	}
+	close(pfd[1]);
+	got_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	while (!eof) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		char buf[4096];
+		ssize_t n;
+
+		if (poll(&p, 1, POLL_MS) > 0) {
+			n = read(pfd[0], buf, sizeof(buf));
+			if (n > 0)
+				on_output(&rl, buf, (size_t)n);
+			else if (n == 0 || errno != EINTR)
+				eof = 1;
+		}
+		if (got_signal) {
+			/* Ctrl-C reaches the child too; kill(1) may not. */
+			kill(pid, got_signal);
+			got_signal = 0;
+			interrupted = 1;
+		}
+		if (eof || read_child_stat(pid, &cs) != 0)
+			continue;
+		if (sh->result.messages != prev_msgs || sh->phase != prev_phase ||
+		    cs.rchar != prev.rchar || cs.faults != prev.faults) {
+			still_ticks = 0;
+		} else if (cs.cpu_ticks > prev.cpu_ticks) {
+			still_ticks += cs.cpu_ticks - prev.cpu_ticks;
+		}
+		prev = cs;
+		prev_msgs = sh->result.messages;
+		prev_phase = sh->phase;
+		if ((double)still_ticks >= limit * (double)hz) {
+			char files[2048];
+
+			open_trace_files(pid, dirs, ndirs, files, sizeof(files));
+			kill(pid, SIGKILL);
+			stalled = 1;
+			clear_progress(&rl);
+			letw_err("the CTF reader (libbabeltrace2) made no progress on `%s` for %.3g s of CPU time%s%s: stopped, the trace is damaged (LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
+				 o->trace, limit, files[0] ? " while reading " : "", files);
+			break;
+		}
+		if (progress && now_s() - last_show >= 0.5) {
+			last_show = now_s();
+			show_progress(sh, t0, 0, &rl);
+		}
+	}
+	if (rl.plen)
+		on_output(&rl, "\n", 1);
+	close(pfd[0]);
+	wait_child(pid, &status);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	*r = sh->result;
+	if (stalled)
+		return -1;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		clear_progress(&rl);
+		if (sig == SIGPIPE)
+			return -1; /* our output was closed (`| head`): nothing to say */
+		if (sig == SIGINT || sig == SIGTERM || interrupted)
+			letw_err("interrupted");
+		else if (sig == SIGKILL)
+			letw_err("the process reading `%s` was killed (SIGKILL: out of memory?)", o->trace);
+		else
+			print_crash(o, sh, &rl, sig);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		clear_progress(&rl);
+		if (sh->has_error)
+			print_error(sh, &rl, o->verbose);
+		else
+			letw_err("cannot process the trace `%s` (reader exit status %d)", o->trace,
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -1;
+	}
+	if (progress && last_show != t0)
+		show_progress(sh, t0, 1, &rl);
+	else
+		clear_progress(&rl);
+	return 0;
+}
+
+int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
+{
+	struct letw_traces t = { 0 };
+	struct letw_graph_shared *sh;
+	int live = strncmp(o->trace, "net://", 6) == 0 || strncmp(o->trace, "net4://", 7) == 0;
+	const char *no_pre = getenv("LETW_NO_PRECHECK");
+	size_t i;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!live) {
+		if (letw_traces_find(o->trace, &t))
+			return -1;
+		/* LETW_NO_PRECHECK=1 hands damaged traces to the reader as
+		 * they are (to see what it does; the tests use it to check
+		 * the supervisor). */
+		for (i = 0; i < t.n && !(no_pre && *no_pre == '1'); i++)
+			if (letw_precheck_trace(t.dir[i], o->verbose))
+				goto out;
+		if (o->verbose)
+			letw_note("%zu CTF trace(s) under %s", t.n, o->trace);
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		letw_err("mmap: %s", strerror(errno));
+		goto out;
+	}
+	memset(sh, 0, sizeof(*sh));
+	ret = supervise(o, t.dir, t.n, sh, r);
+	munmap(sh, sizeof(*sh));
+out:
+	letw_traces_fini(&t);
+	return ret;
+}
+
+int letw_graph_verdict(const char *cmd, const struct letw_sink_result *r,
+		       int allow_incomplete)
+{
+	if (!r->incomplete_streams)
+		return LETW_EXIT_OK;
+	letw_err("%s: the trace is incomplete (%d stream(s) with missing or damaged data, listed above)%s",
+		 cmd, r->incomplete_streams,
+		 allow_incomplete ? "; --allow-incomplete: exit status 0" :
+				    "; exit status 3 (--allow-incomplete to accept)");
+	return allow_incomplete ? LETW_EXIT_OK : LETW_EXIT_INCOMPLETE;
+}

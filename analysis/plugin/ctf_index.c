@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf_index.h"
+
+#define CTF_INDEX_MAGIC 0xC1F1DCC1u
+#define CTF_INDEX_HDR 16u   /* magic, major, minor, packet_index_len */
+#define CTF_INDEX_1_0 56u   /* seven u64 fields */
+#define CTF_INDEX_1_1 72u   /* + stream_instance_id, packet_seq_num */
+/* A consumer never writes more than a few million packets per stream; a
+ * larger entry count means a damaged header, not a trace. */
+#define CTF_INDEX_MAX_ENTRIES (64u << 20)
+
+char *letw_idx_path(const char *stream)
+{
+	const char *slash = strrchr(stream, '/');
+	char *out = NULL;
+
+	if (!slash)
+		return asprintf(&out, "index/%s.idx", stream) < 0 ? NULL : out;
+	return asprintf(&out, "%.*s/index/%s.idx", (int)(slash - stream), stream,
+			slash + 1) < 0 ? NULL : out;
+}
+
+static uint64_t be64_at(const unsigned char *p, size_t i)
+{
+	uint64_t v;
+
+	memcpy(&v, p + 8 * i, sizeof(v));
+	return be64toh(v);
+}
+
+int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
+{
+	unsigned char hdr[CTF_INDEX_HDR], *buf = NULL;
+	uint32_t w[4];
+	FILE *f = fopen(path, "rb");
+	long size;
+	size_t elen, n, i;
+	int ret = -EINVAL;
+
+	memset(idx, 0, sizeof(*idx));
+	*why = NULL;
+	if (!f)
+		return -errno;
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		ret = -errno;
+		goto out;
+	}
+	if ((size_t)size < sizeof(hdr) || fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr)) {
+		*why = "shorter than its header";
+		goto out;
+	}
+	memcpy(w, hdr, sizeof(w));
+	if (be32toh(w[0]) != CTF_INDEX_MAGIC) {
+		*why = "bad magic number";
+		goto out;
+	}
+	idx->major = be32toh(w[1]);
+	idx->minor = be32toh(w[2]);
+	elen = be32toh(w[3]);
+	if (idx->major != 1) {
+		*why = "unknown index version";
+		goto out;
+	}
+	if (elen < CTF_INDEX_1_0 || elen > 4096 || elen % 8) {
+		*why = "bad entry size";
+		goto out;
+	}
+	if (((size_t)size - sizeof(hdr)) % elen) {
+		*why = "cut in the middle of an entry";
+		goto out;
+	}
+	n = ((size_t)size - sizeof(hdr)) / elen;
+	if (n > CTF_INDEX_MAX_ENTRIES) {
+		*why = "implausibly many entries";
+		goto out;
+	}
+	idx->has_seq = idx->minor >= 1 && elen >= CTF_INDEX_1_1;
+	if (!n) {
+		ret = 0;
+		goto out;
+	}
+	buf = malloc(n * elen);
+	idx->e = calloc(n, sizeof(*idx->e));
+	if (!buf || !idx->e) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (fread(buf, elen, n, f) != n) {
+		ret = ferror(f) ? -EIO : -EINVAL;
+		*why = ret == -EINVAL ? "shorter than it was" : NULL;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const unsigned char *p = buf + i * elen;
+		struct letw_idx_entry *e = &idx->e[i];
+		uint64_t end;
+
+		e->offset = be64_at(p, 0);
+		e->packet_size = be64_at(p, 1);
+		e->content_size = be64_at(p, 2);
+		e->ts_begin = be64_at(p, 3);
+		e->ts_end = be64_at(p, 4);
+		e->events_discarded = be64_at(p, 5);
+		e->stream_id = be64_at(p, 6);
+		if (idx->has_seq) {
+			e->stream_instance_id = be64_at(p, 7);
+			e->packet_seq_num = be64_at(p, 8);
+		}
+		end = e->offset + e->packet_size / 8;
+		/* What the consumer writes: packets back to back from the
+		 * start of the file, whole bytes, content within the packet,
+		 * time moving forward. Anything else is a damaged index,
+		 * which says nothing about its stream file. */
+		if (end < e->offset || e->offset != idx->end || e->packet_size % 8 ||
+		    !e->packet_size || e->content_size > e->packet_size ||
+		    e->ts_end < e->ts_begin) {
+			*why = "its entries do not describe packets back to back";
+			goto out;
+		}
+		idx->bytes += e->packet_size / 8;
+		if (end > idx->end)
+			idx->end = end;
+	}
+	idx->n = n;
+	ret = 0;
+out:
+	free(buf);
+	if (ret)
+		letw_idx_fini(idx);
+	fclose(f);
+	return ret;
+}
+
+void letw_idx_fini(struct letw_idx *idx)
+{
+	free(idx->e);
+	memset(idx, 0, sizeof(*idx));
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+#include <glib.h>
+
+#include "json_out.h"
+
+static void escaped(FILE *f, const char *s, const char *end)
+{
+	for (; s < end; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+void letw_json_str(FILE *f, const char *s)
+{
+	const char *bad;
+
+	fputc('"', f);
+	while (s && *s) {
+		/* glib's validator: no overlong forms, no surrogates, nothing
+		 * past U+10FFFF — what strict parsers reject. */
+		if (g_utf8_validate(s, -1, &bad)) {
+			escaped(f, s, s + strlen(s));
+			break;
+		}
+		escaped(f, s, bad);
+		fputs("\\ufffd", f);
+		s = bad + 1;
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace completeness: what the trace should hold against what the graph
+ * delivered, per stream — the packets LTTng's index lists against the
+ * packet messages read, packet sequence gaps (babeltrace2's
+ * discarded-packets messages), discarded events, records with absurd
+ * values — and stream files an index names but no stream came from
+ * (deleted, emptied, replaced by a link to a device).
+ *
+ * One place for these facts: the shared consume loop (sink_common.c) feeds
+ * them, letw_facts_finish() judges each stream at the end of the graph,
+ * and the sinks read the verdict (the report prints it, perfmap warns).
+ * Single-threaded, like the sink that owns it.
+ */
+#ifndef LETW_BT_TRACE_FACTS_H
+#define LETW_BT_TRACE_FACTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <babeltrace2/babeltrace.h>
+
+struct letw_ev;
+
+/* A stream the graph delivered, or (stream == NULL) a stream file an
+ * index names that no stream came from. */
+struct letw_stream_facts {
+	const bt_stream *stream; /* referenced; NULL for an unread file */
+	char *path;              /* src.ctf.fs names a stream by its first file */
+	uint64_t packets;        /* packet-beginning messages */
+	int64_t indexed;         /* packets its index file lists; -1: no index */
+	uint64_t discarded_events;
+	int discarded_uncounted; /* a discarded-events message without a count */
+	uint64_t discarded_packets; /* sequence gaps, as babeltrace2 counts them */
+	uint64_t absurd;         /* lttng-etw records with impossible values */
+	char absurd_example[96];
+	char *problem;           /* set by letw_facts_finish(); NULL: whole */
+	char *note;              /* a check that could not be made */
+};
+
+struct letw_trace_facts {
+	struct letw_stream_facts *s;
+	size_t n, cap;
+	size_t last;       /* index of the last stream looked up */
+	int finished;
+	int problems;      /* streams with a problem, after finish */
+};
+
+void letw_facts_init(struct letw_trace_facts *f);
+void letw_facts_fini(struct letw_trace_facts *f);
+
+/* Feed a message (stream beginning, packet beginning, discarded events or
+ * packets; anything else is ignored). Returns 0 or -ENOMEM. */
+int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg);
+/* A decoded lttng-etw record with impossible values (see
+ * letw_ev_absurd()); returns 0 or -ENOMEM. */
+int letw_facts_absurd(struct letw_trace_facts *f, const bt_stream *stream,
+		      const char *what);
+
+/* Cross-check every stream with LTTng's index files and judge it.
+ * Returns the number of streams with a problem, or -ENOMEM. */
+int letw_facts_finish(struct letw_trace_facts *f);
+
+/* "STREAM: PROBLEM" lines (prefix before each), problems then notes. */
+void letw_facts_write_text(const struct letw_trace_facts *f, FILE *out,
+			   const char *prefix);
+/* "trace":{"complete":...,"streams":[...]} (without braces around). */
+void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out);
+
+#endif /* LETW_BT_TRACE_FACTS_H */

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Analysis speed against the reading limit. Records a large trace (letw-
+# minijit publishing N functions, DCStart at `lttng-etw start`, code churn,
+# DCEnd at `lttng-etw stop`: ~400k events, ~40 MB for the default N), then
+# times, interleaved in the same run, `babeltrace2 TRACE -c
+# sink.utils.dummy` (babeltrace2 reading every event and doing nothing: the
+# limit) and each lttng-etw command (report, perfmap, and jitdump when the
+# CLI has it), RUNS times each, and prints the median wall-clock and CPU
+# times and the ratios limit/command of both (1.0: as fast as reading;
+# higher is better; on a shared machine the CPU ratio is the steadier).
+#
+#   bench/analysis.sh [--build-dir DIR] [--cli PATH]... [--trace DIR]
+#                     [--functions N] [--runs R] [--keep]
+#
+# --cli times another lttng-etw (e.g. one built from an older commit)
+# against the same trace; given several times, every one is timed in the
+# same interleaved rounds (before/after in one run). --trace reuses a
+# recorded trace. Needs root (a
+# root lttng-sessiond) to record. Not part of the test command; nothing
+# here gates on time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+CLIS=()
+TRACE=
+FUNCS=200000
+RUNS=7
+KEEP=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-dir) BUILD=$(realpath -m "$2"); shift ;;
+	--cli) CLIS+=("$(realpath -m "$2")"); shift ;;
+	--trace) TRACE=$(realpath -m "$2"); shift ;;
+	--functions) FUNCS=$2; shift ;;
+	--runs) RUNS=$2; shift ;;
+	--keep) KEEP=1 ;;
+	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "analysis.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ ${#CLIS[@]} -gt 0 ] || CLIS=("$BUILD/bin/lttng-etw")
+for c in "${CLIS[@]}"; do
+	[ -x "$c" ] || { echo "analysis.sh: no $c (build first)" >&2; exit 1; }
+done
+CLI=${CLIS[0]} # records the trace
+MINIJIT=$BUILD/bin/letw-minijit
+
+TMP=$(mktemp -d /tmp/letw-bench-analysis.XXXXXX)
+SESSION=
+JIT=
+cleanup() {
+	if [ -n "$JIT" ]; then kill "$JIT" 2>/dev/null; wait "$JIT" 2>/dev/null; fi
+	if [ -n "$SESSION" ]; then lttng destroy "$SESSION" >/dev/null 2>&1; fi
+	if [ "$KEEP" = 1 ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ -z "$TRACE" ]; then
+	[ -x "$MINIJIT" ] || { echo "analysis.sh: no $MINIJIT" >&2; exit 1; }
+	lttng list >/dev/null 2>&1 || lttng-sessiond --daemonize >/dev/null
+	LTTNG_UST_ALLOW_BLOCKING=1 "$MINIJIT" --functions "$FUNCS" --seconds 120 --churn \
+		--list "$TMP/jit.list" >"$TMP/jit.out" 2>&1 &
+	JIT=$!
+	while [ ! -e "$TMP/jit.list.ready" ]; do
+		kill -0 "$JIT" 2>/dev/null || { cat "$TMP/jit.out" >&2; exit 1; }
+		sleep 0.2
+	done
+	SESSION=letwbench-analysis-$$-$RANDOM
+	TRACE=$TMP/trace
+	lttng create "$SESSION" --output="$TRACE" >/dev/null
+	# Blocking: every record of both rundowns is in the trace.
+	lttng enable-channel -u -s "$SESSION" --subbuf-size=4M --num-subbuf=8 \
+		--blocking-timeout=inf big >/dev/null
+	lttng enable-event -u -s "$SESSION" -c big 'letw_runtime:*' >/dev/null
+	lttng enable-event -u -s "$SESSION" -c big 'letw_rundown:*dcstart*' >/dev/null
+	lttng add-context -u -s "$SESSION" -c big -t vpid -t vtid >/dev/null
+	lttng track -u -s "$SESSION" --vpid="$JIT" >/dev/null
+	"$CLI" start "$SESSION" --pid "$JIT" >/dev/null
+	sleep 2
+	"$CLI" stop "$SESSION" --pid "$JIT" >/dev/null
+	lttng destroy "$SESSION" >/dev/null
+	SESSION=
+	kill "$JIT"; wait "$JIT" 2>/dev/null || true
+	JIT=
+fi
+
+events=$(babeltrace2 "$TRACE" -c sink.utils.counter -p step=+0 2>/dev/null |
+	awk '/Event messages/ { print $1 }' | tail -1)
+size=$(du -sm "$TRACE" | cut -f1)
+
+# COMMAND@N: COMMAND of the Nth --cli.
+cmds=(dummy)
+for i in "${!CLIS[@]}"; do
+	cmds+=("report@$i" "perfmap@$i")
+	"${CLIS[$i]}" jitdump --help >/dev/null 2>&1 && cmds+=("jitdump@$i")
+done
+
+run_one() { # CMD: "wall cpu" seconds of one run (cpu: user + system,
+	   # the reader's child process included)
+	local tf=$TMP/time.out CLI=
+	case $1 in *@*) CLI=${CLIS[${1#*@}]} ;; esac
+	case ${1%@*} in
+	dummy) /usr/bin/time -f '%e %U %S' -o "$tf" babeltrace2 "$TRACE" -c sink.utils.dummy >/dev/null 2>&1 ;;
+	report) /usr/bin/time -f '%e %U %S' -o "$tf" "$CLI" report "$TRACE" --no-progress >/dev/null 2>&1 || [ $? = 3 ] ;;
+	perfmap) /usr/bin/time -f '%e %U %S' -o "$tf" "$CLI" perfmap "$TRACE" -o "$TMP/maps" --no-progress >/dev/null 2>&1 || [ $? = 3 ] ;;
+	jitdump) /usr/bin/time -f '%e %U %S' -o "$tf" "$CLI" jitdump "$TRACE" -o "$TMP/jitdump" >/dev/null 2>&1 || [ $? = 3 ] ;;
+	esac
+	awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tf"
+}
+
+for c in "${cmds[@]}"; do : >"$TMP/t.$c"; run_one "$c" >/dev/null; done # warm the cache
+for r in $(seq 1 "$RUNS"); do
+	for c in "${cmds[@]}"; do run_one "$c" >>"$TMP/t.$c"; done
+done
+
+median() { # FILE COLUMN
+	awk -v c="$2" '{ print $c }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+lim=$(median "$TMP/t.dummy" 1)
+limcpu=$(median "$TMP/t.dummy" 2)
+echo "trace: $events events, $size MB; $RUNS runs each, interleaved"
+for i in "${!CLIS[@]}"; do echo "cli @$i: ${CLIS[$i]}"; done
+echo "ratio = limit / command (median of the runs): 1.00 is as fast as reading the trace"
+printf '%-34s %9s %9s %11s %11s\n' command 'wall s' 'cpu s' 'ratio wall' 'ratio cpu'
+for c in "${cmds[@]}"; do
+	w=$(median "$TMP/t.$c" 1)
+	u=$(median "$TMP/t.$c" 2)
+	case $c in dummy) name="babeltrace2 -c sink.utils.dummy" ;; *) name="lttng-etw ${c%@*} @${c#*@}" ;; esac
+	printf '%-34s %9.3f %9.3f %11.2f %11.2f\n' "$name" "$w" "$u" \
+		"$(echo "$lim / $w" | bc -l)" "$(echo "$limcpu / $u" | bc -l)"
+done

@@ -1,0 +1,834 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Damage generator for real lttng-etw traces, and a harness that runs the
+analysis tools on the damaged copies and classifies what they did.
+
+  damage.py list
+  damage.py apply CLASS SRC DST [--seed N]
+  damage.py run --trace SRC --cli LTTNG_ETW [--plugin-dir DIR] [--work DIR]
+                [--classes A,B,...] [--random N | --minutes M] [--seed N]
+                [--stall-timeout S] [--no-babeltrace] [--check] [--unprivileged]
+
+`apply` copies SRC (a trace or session output directory) to DST and damages
+the copy in one way. `run` does that for every class (or N random cases, or
+for M minutes), runs `lttng-etw report`, `report --json`, `perfmap` and
+`babeltrace2 -c sink.etw.report` on each copy, prints the outcome table
+(damage class x tool -> outcome counts) and, with --check, exits 1 when a
+tool broke its promise for that class:
+
+  error       exit 1 with an `lttng-etw: ...` message (reader crash, hang,
+              damage our pre-checks refuse)
+  incomplete  exit 3 (or 1 when nothing usable is left), `incomplete`
+              said, the damaged stream named
+  clean       exit 0, 1 or 3, never a signal or a hang
+
+and always: lttng-etw never dies by a signal or hangs, exits 0/1/3 only,
+JSON output parses (strict UTF-8, strict JSON), perf map lines are
+`START SIZE NAME` with no control character in NAME.
+
+The packet layout is the one LTTng-UST 2.x writes (packet header: magic,
+uuid, stream_id, stream_instance_id; context: timestamp_begin,
+timestamp_end, content_size, packet_size, packet_seq_num,
+events_discarded, cpu_id, little endian on x86-64), and the index files
+are LTTng's CTF index 1.1 (big endian).
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+CTF_MAGIC = 0xC1FC1FC1
+META_MAGIC = 0x75D11D57
+U64_MAX = (1 << 64) - 1
+
+# Offsets in an LTTng-UST packet (bytes from the packet start).
+OFF_MAGIC, OFF_TS_BEGIN, OFF_TS_END = 0, 32, 40
+OFF_CONTENT, OFF_PACKET, OFF_SEQ, OFF_DISC = 48, 56, 64, 72
+PKT_HDR_END = 88  # events start after cpu_id (aligned)
+
+
+# ---- trace layout ----
+
+def trace_dirs(root):
+    """Every CTF trace directory (holding `metadata`) under root."""
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        if 'metadata' in files:
+            out.append(d)
+    return out
+
+
+def stream_files(tdir):
+    return sorted(os.path.join(tdir, f) for f in os.listdir(tdir)
+                  if f != 'metadata' and not f.startswith('.')
+                  and os.path.isfile(os.path.join(tdir, f)))
+
+
+def all_streams(root):
+    return [s for d in trace_dirs(root) for s in stream_files(d)]
+
+
+def packets(path):
+    """(offset, content_bytes, packet_bytes, seq) of each packet, walking
+    packet_size as the reader does; stops at the first implausible one."""
+    out = []
+    with open(path, 'rb') as f:
+        data = f.read()
+    off = 0
+    while off + PKT_HDR_END <= len(data):
+        magic, = struct.unpack_from('<I', data, off)
+        cs, ps, seq = struct.unpack_from('<QQQ', data, off + OFF_CONTENT)
+        if magic != CTF_MAGIC or ps == 0 or ps % 8 or off + ps // 8 > len(data):
+            break
+        out.append((off, cs // 8, ps // 8, seq))
+        off += ps // 8
+    return out
+
+
+def index_of(stream):
+    return os.path.join(os.path.dirname(stream), 'index',
+                        os.path.basename(stream) + '.idx')
+
+
+def metadata_packets(path):
+    """(offset, content_bytes, packet_bytes) of a packetized metadata file."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    out, off = [], 0
+    while off + 37 <= len(data):
+        magic, = struct.unpack_from('<I', data, off)
+        if magic != META_MAGIC:
+            break
+        cs, ps = struct.unpack_from('<II', data, off + 24)
+        out.append((off, cs // 8, ps // 8))
+        if ps == 0:
+            break
+        off += ps // 8
+    return out
+
+
+def metadata_text(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    pk = metadata_packets(path)
+    if not pk:
+        return data
+    return b''.join(data[o + 37:o + c] for o, c, _ in pk)
+
+
+def write_metadata_text(path, text, pk_size=4096):
+    """Rewrite a packetized metadata file with new TSDL text, keeping the
+    first packet's header fields (uuid, byte order, versions)."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    hdr = bytearray(data[:37])
+    out = bytearray()
+    chunk = pk_size - 37
+    for i in range(0, max(len(text), 1), chunk):
+        part = text[i:i + chunk]
+        h = bytearray(hdr)
+        struct.pack_into('<II', h, 24, (37 + len(part)) * 8, pk_size * 8)
+        out += h + part + b'\0' * (chunk - len(part))
+    with open(path, 'wb') as f:
+        f.write(out)
+
+
+def patch(path, off, fmt, *vals):
+    with open(path, 'r+b') as f:
+        f.seek(off)
+        f.write(struct.pack(fmt, *vals))
+
+
+def pick_packet(rng, root, want_several=False):
+    """A (stream, packet) pair, preferring streams with several packets."""
+    cands = [(s, p) for s in all_streams(root) for p in packets(s)]
+    if want_several:
+        multi = [(s, p) for s, p in cands if len(packets(s)) > 1]
+        cands = multi or cands
+    if not cands:
+        raise RuntimeError('no packet found in ' + root)
+    return rng.choice(cands)
+
+
+def event_bytes(rng, root):
+    """(stream, offset, length) of the event area of a random packet."""
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    return s, off + PKT_HDR_END, max(0, cs - PKT_HDR_END)
+
+
+# ---- damage classes: fn(root, rng) -> (description, stream named) ----
+
+def d_content_huge(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    v = (1 << 63) + rng.randrange(1 << 20) * 8
+    patch(s, off + OFF_CONTENT, '<Q', v)
+    return 'content_size=%#x in packet at %d' % (v, off), s
+
+
+def d_packet_huge(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    v = (1 << 63) + rng.randrange(1 << 20) * 8
+    patch(s, off + OFF_PACKET, '<Q', v)
+    return 'packet_size=%#x in packet at %d' % (v, off), s
+
+
+def d_packet_past_file(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    v = (os.path.getsize(s) + rng.choice([4096, 1 << 20, 1 << 40])) * 8
+    patch(s, off + OFF_PACKET, '<Q', v)
+    return 'packet_size=%d bytes (past the file) at %d' % (v // 8, off), s
+
+
+def d_content_past_packet(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    v = (ps + rng.choice([8, 4096, 1 << 30])) * 8
+    patch(s, off + OFF_CONTENT, '<Q', v)
+    return 'content_size > packet_size at %d' % off, s
+
+
+def d_seq_max(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    patch(s, off + OFF_SEQ, '<Q', U64_MAX)
+    return 'packet_seq_num=2^64-1 at %d' % off, s
+
+
+def d_seq_gap(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root, want_several=True)
+    # Renumber this packet and every later one: the reader sees a gap
+    # (discarded packets) but every byte is still there.
+    gap = rng.randrange(1, 5)
+    for o, _, _, q in packets(s):
+        if o >= off:
+            patch(s, o + OFF_SEQ, '<Q', q + gap)
+    return 'packet_seq_num jumps by %d at %d' % (gap, off), s
+
+
+def d_ts_begin_max(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    patch(s, off + OFF_TS_BEGIN, '<Q', U64_MAX)
+    return 'timestamp_begin=2^64-1 at %d' % off, s
+
+
+def d_discarded(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    v = rng.randrange(1, 1000)
+    for o, _, _, q in packets(s):
+        if o >= off:
+            with open(s, 'rb') as f:
+                f.seek(o + OFF_DISC)
+                cur, = struct.unpack('<Q', f.read(8))
+            patch(s, o + OFF_DISC, '<Q', cur + v)
+    return 'events_discarded += %d from packet at %d' % (v, off), s
+
+
+def d_bad_magic(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    patch(s, off, '<I', 0xDEADBEEF)
+    return 'packet magic 0xdeadbeef at %d' % off, s
+
+
+def d_truncated_mid(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root)
+    cut = off + rng.randrange(1, ps)
+    os.truncate(s, cut)
+    return 'cut at byte %d (inside a packet)' % cut, s
+
+
+def d_truncated_at_packet(root, rng):
+    s, (off, cs, ps, seq) = pick_packet(rng, root, want_several=True)
+    if off == 0:
+        off = packets(s)[-1][0]
+    if off == 0:
+        return d_stream_emptied(root, rng, s)
+    os.truncate(s, off)
+    return 'cut at packet boundary %d (index still lists the rest)' % off, s
+
+
+def d_stream_deleted(root, rng, s=None):
+    s = s or rng.choice(all_streams(root))
+    os.unlink(s)
+    return 'stream file deleted (index kept)', s
+
+
+def d_stream_emptied(root, rng, s=None):
+    s = s or rng.choice(all_streams(root))
+    os.truncate(s, 0)
+    return 'stream file truncated to 0 bytes (index kept)', s
+
+
+def d_stream_devzero(root, rng):
+    s = rng.choice(all_streams(root))
+    os.unlink(s)
+    os.symlink('/dev/zero', s)
+    return 'stream file replaced by a link to /dev/zero', s
+
+
+def d_stream_zeroed(root, rng):
+    s = rng.choice(all_streams(root))
+    size = os.path.getsize(s)
+    with open(s, 'wb') as f:
+        f.write(b'\0' * size)
+    return 'stream file overwritten with zeros', s
+
+
+def d_index_extra(root, rng):
+    s = rng.choice([x for x in all_streams(root) if os.path.exists(index_of(x))])
+    ip = index_of(s)
+    with open(ip, 'rb') as f:
+        data = f.read()
+    elen, = struct.unpack_from('>I', data, 12)
+    last = bytearray(data[-elen:])
+    off, psize = struct.unpack_from('>QQ', last, 0)
+    struct.pack_into('>Q', last, 0, off + psize // 8)
+    if elen >= 72:
+        seq, = struct.unpack_from('>Q', last, 64)
+        struct.pack_into('>Q', last, 64, seq + 1)
+    with open(ip, 'ab') as f:
+        f.write(bytes(last))
+    return 'index lists one packet more than the stream holds', s
+
+
+def d_index_fewer(root, rng):
+    s = rng.choice([x for x in all_streams(root)
+                    if os.path.exists(index_of(x)) and len(packets(x)) > 1] or
+                   [x for x in all_streams(root) if os.path.exists(index_of(x))])
+    ip = index_of(s)
+    with open(ip, 'rb') as f:
+        data = f.read()
+    elen, = struct.unpack_from('>I', data, 12)
+    if len(data) - 16 >= elen:
+        os.truncate(ip, len(data) - elen)
+    return 'index lists one packet fewer than the stream holds', s
+
+
+def d_index_garbled(root, rng):
+    s = rng.choice([x for x in all_streams(root) if os.path.exists(index_of(x))])
+    ip = index_of(s)
+    size = os.path.getsize(ip)
+    with open(ip, 'r+b') as f:
+        for _ in range(8):
+            f.seek(rng.randrange(size))
+            f.write(bytes([rng.randrange(256)]))
+    return 'random bytes in the index file', s
+
+
+def d_index_deleted(root, rng):
+    s = rng.choice([x for x in all_streams(root) if os.path.exists(index_of(x))])
+    os.unlink(index_of(s))
+    return 'index file deleted', s
+
+
+def d_garbled_events(root, rng):
+    s, start, n = event_bytes(rng, root)
+    with open(s, 'r+b') as f:
+        for _ in range(rng.randrange(1, 16)):
+            if n <= 0:
+                break
+            f.seek(start + rng.randrange(n))
+            f.write(os.urandom(rng.randrange(1, 64)))
+    return 'random bytes in event payloads', s
+
+
+def find_all(data, pat):
+    out, i = [], data.find(pat)
+    while i >= 0:
+        out.append(i)
+        i = data.find(pat, i + 1)
+    return out
+
+
+def string_sites(root, rng):
+    """Offsets of name strings in the event area of stream files."""
+    sites = []
+    for s in all_streams(root):
+        with open(s, 'rb') as f:
+            data = f.read()
+        for pat in (b'fn_', b'minijit.', b'VSD_', b'stub'):
+            sites += [(s, i) for i in find_all(data, pat)]
+    return sites
+
+
+def overwrite_names(root, rng, patterns, what):
+    """Overwrite the start of up to 40 name strings with one of patterns."""
+    sites = string_sites(root, rng)
+    if not sites:
+        return d_garbled_events(root, rng)
+    picks = rng.sample(sites, min(len(sites), rng.randrange(1, 40)))
+    for s, i in picks:
+        patch(s, i, '3B', *rng.choice(patterns))
+    return '%s in %d name(s)' % (what, len(picks)), picks[0][0]
+
+
+def d_bad_utf8(root, rng):
+    return overwrite_names(root, rng, [(0xff, 0xfe, 0x80), (0xc3, 0x28, 0x41),
+                                       (0xed, 0xa0, 0x80), (0xe2, 0x82, 0x20)],
+                           'invalid UTF-8')
+
+
+def d_control_chars(root, rng):
+    return overwrite_names(root, rng, [(0x0a, 0x0d, 0x09), (0x1b, 0x5b, 0x32),
+                                       (0x7f, 0x0a, 0x0a), (0xc2, 0x85, 0x0a)],
+                           'control characters')
+
+
+def d_absurd_size(root, rng):
+    """Method records (located by their namespace string): code_size or
+    code_start set to values no JIT produces."""
+    sites = []
+    for s in all_streams(root):
+        with open(s, 'rb') as f:
+            data = f.read()
+        sites += [(s, i) for i in find_all(data, b'minijit.Module')]
+    if not sites:
+        return d_garbled_events(root, rng)
+    picks = rng.sample(sites, min(len(sites), rng.randrange(1, 8)))
+    for s, i in picks:
+        # ... code_start u64, code_size u32, token u32, flags u32, version u64, namespace
+        size_off, start_off = i - 20, i - 28
+        if rng.random() < 0.5:
+            patch(s, size_off, '<I', rng.choice([0xffffffff, 0x80000000, 0xfffff000]))
+        else:
+            patch(s, start_off, '<Q', rng.choice([0x7ffffffffffff000, U64_MAX - 16,
+                                                   0xffff800000000000]))
+    return 'absurd code_size/code_start in %d method record(s)' % len(picks), picks[0][0]
+
+
+def a_metadata(root, rng):
+    return os.path.join(rng.choice(trace_dirs(root)), 'metadata')
+
+
+def edit_tsdl(root, rng, fn):
+    md = a_metadata(root, rng)
+    text = metadata_text(md)
+    new = fn(text)
+    if new == text:
+        raise RuntimeError('metadata edit matched nothing')
+    if metadata_packets(md):
+        write_metadata_text(md, new)
+    else:
+        with open(md, 'wb') as f:
+            f.write(new)
+    return md
+
+
+def d_meta_duplicate_field(root, rng):
+    def fn(t):
+        # An event declaring both fields: its second becomes the first.
+        evs = [m for m in re.finditer(rb'event \{.*?\n\};', t, re.S)
+               if b'} _method_id;' in m.group(0) and b'} _module_id;' in m.group(0)]
+        m = rng.choice(evs)
+        body = m.group(0).replace(b'} _module_id;', b'} _method_id;', 1)
+        return t[:m.start()] + body + t[m.end():]
+    return 'an event declares `_method_id` twice', edit_tsdl(root, rng, fn)
+
+
+def d_meta_no_freq(root, rng):
+    return 'clock block without freq', edit_tsdl(
+        root, rng, lambda t: re.sub(rb'\n\s*freq = \d+;[^\n]*', b'', t, count=1))
+
+
+def d_meta_freq_zero(root, rng):
+    return 'clock freq = 0', edit_tsdl(
+        root, rng, lambda t: re.sub(rb'freq = \d+;', b'freq = 0;', t, count=1))
+
+
+def d_meta_no_name(root, rng):
+    def fn(t):
+        names = [m for m in re.finditer(rb'\n\s*name = "letw_[^"]*";', t)]
+        m = rng.choice(names)
+        return t[:m.start()] + t[m.end():]
+    return 'an event block without `name`', edit_tsdl(root, rng, fn)
+
+
+def d_meta_syntax(root, rng):
+    def fn(t):
+        i = rng.randrange(len(t) // 4, len(t) - 64)
+        return t[:i] + b'}}}} struct ;;;; { event typealias @@@@ ' + t[i + 40:]
+    return 'garbled TSDL text', edit_tsdl(root, rng, fn)
+
+
+def d_meta_wide_field(root, rng):
+    """`_code_size` declared 64 bits wide: every later field shifts, and
+    sizes decode to absurd values."""
+    return '_code_size declared as a 64-bit integer', edit_tsdl(
+        root, rng, lambda t: re.sub(rb'size = 32;( align = 8; signed = 0; encoding = none; base = 10; \} _code_size;)',
+                                    rb'size = 64;\1', t))
+
+
+def d_meta_content_past_file(root, rng):
+    md = a_metadata(root, rng)
+    pk = metadata_packets(md)
+    off, cs, ps = rng.choice(pk)
+    size = os.path.getsize(md)
+    v = (size - off + rng.choice([1, 4096, 1 << 20])) * 8
+    patch(md, off + 24, '<II', v, max(v, ps * 8))
+    return 'metadata packet content_size past the file at %d' % off, md
+
+
+def d_meta_cut(root, rng):
+    md = a_metadata(root, rng)
+    pk = metadata_packets(md)
+    off, cs, ps = rng.choice(pk)
+    cut = off + rng.randrange(40, max(41, cs))
+    os.truncate(md, cut)
+    return 'metadata cut at byte %d (inside a packet)' % cut, md
+
+
+def d_meta_bad_magic(root, rng):
+    md = a_metadata(root, rng)
+    off, cs, ps = rng.choice(metadata_packets(md))
+    patch(md, off, '<I', 0x12345678)
+    return 'metadata packet magic damaged at %d' % off, md
+
+
+def d_meta_deleted(root, rng):
+    md = a_metadata(root, rng)
+    os.unlink(md)
+    return 'metadata deleted', md
+
+
+def d_meta_emptied(root, rng):
+    md = a_metadata(root, rng)
+    os.truncate(md, 0)
+    return 'metadata truncated to 0 bytes', md
+
+
+def d_random_bytes(root, rng):
+    files = [f for d in trace_dirs(root) for f in
+             stream_files(d) + [os.path.join(d, 'metadata')] +
+             [index_of(s) for s in stream_files(d) if os.path.exists(index_of(s))]]
+    f = rng.choice(files)
+    size = os.path.getsize(f)
+    n = rng.randrange(1, 32)
+    with open(f, 'r+b') as fh:
+        for _ in range(n):
+            fh.seek(rng.randrange(max(1, size)))
+            fh.write(bytes([rng.randrange(256)]))
+    return '%d random byte(s) in %s' % (n, os.path.basename(f)), f
+
+
+def d_unreadable_stream(root, rng):
+    s = rng.choice(all_streams(root))
+    os.chmod(s, 0)
+    return 'stream file mode 000', s
+
+
+def d_unreadable_dir(root, rng):
+    d = rng.choice(trace_dirs(root))
+    os.chmod(d, 0)
+    return 'trace directory mode 000', d
+
+
+# name: (function, expectation, needs an unprivileged tool run)
+CLASSES = {
+    'content-size-huge': (d_content_huge, 'error', False),
+    'packet-size-huge': (d_packet_huge, 'error', False),
+    'packet-size-past-file': (d_packet_past_file, 'error', False),
+    'content-past-packet': (d_content_past_packet, 'error', False),
+    'seq-num-max': (d_seq_max, 'error', False),
+    'seq-gap': (d_seq_gap, 'incomplete', False),
+    'ts-begin-max': (d_ts_begin_max, 'error', False),
+    'events-discarded': (d_discarded, 'clean', False),
+    'bad-packet-magic': (d_bad_magic, 'error', False),
+    'truncated-mid-packet': (d_truncated_mid, 'error', False),
+    'truncated-at-packet': (d_truncated_at_packet, 'incomplete', False),
+    'stream-deleted': (d_stream_deleted, 'incomplete', False),
+    'stream-emptied': (d_stream_emptied, 'incomplete', False),
+    'stream-devzero': (d_stream_devzero, 'incomplete', False),
+    'stream-zeroed': (d_stream_zeroed, 'error', False),
+    'index-extra-packet': (d_index_extra, 'incomplete', False),
+    'index-fewer-packets': (d_index_fewer, 'clean', False),
+    'index-garbled': (d_index_garbled, 'clean', False),
+    'index-deleted': (d_index_deleted, 'clean', False),
+    'garbled-events': (d_garbled_events, 'clean', False),
+    'invalid-utf8': (d_bad_utf8, 'clean', False),
+    'control-chars': (d_control_chars, 'clean', False),
+    'absurd-size': (d_absurd_size, 'clean', False),
+    'meta-duplicate-field': (d_meta_duplicate_field, 'error', False),
+    'meta-clock-no-freq': (d_meta_no_freq, 'error', False),
+    'meta-clock-freq-zero': (d_meta_freq_zero, 'error', False),
+    'meta-event-no-name': (d_meta_no_name, 'error', False),
+    'meta-syntax': (d_meta_syntax, 'error', False),
+    'meta-wide-field': (d_meta_wide_field, 'clean', False),
+    'meta-content-past-file': (d_meta_content_past_file, 'error', False),
+    'meta-cut-mid-packet': (d_meta_cut, 'error', False),
+    'meta-bad-magic': (d_meta_bad_magic, 'clean', False),
+    'meta-deleted': (d_meta_deleted, 'error', False),
+    'meta-emptied': (d_meta_emptied, 'error', False),
+    'random-bytes': (d_random_bytes, 'clean', False),
+    'unreadable-stream': (d_unreadable_stream, 'error', True),
+    'unreadable-dir': (d_unreadable_dir, 'error', True),
+}
+
+
+def apply(cls, src, dst, rng, shared=False):
+    """Copy src to dst and damage the copy; shared: readable by every
+    user first (the unreadable-* classes then take one path away)."""
+    shutil.copytree(src, dst, symlinks=True)
+    os.chmod(dst, 0o755)
+    if shared:
+        subprocess.run(['chmod', '-R', 'a+rX', dst], check=True)
+    return CLASSES[cls][0](dst, rng)
+
+
+# ---- the harness ----
+
+def run_tool(argv, timeout, env=None, user=None):
+    """(outcome, exit code or signal, stdout bytes, stderr text)."""
+    if user is not None:
+        argv = ['setpriv', '--reuid=%d' % user, '--regid=%d' % user,
+                '--clear-groups'] + argv
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return 'hang', None, out, err.decode('utf-8', 'replace')
+    err = err.decode('utf-8', 'replace')
+    if p.returncode < 0:
+        return 'signal:' + signal.Signals(-p.returncode).name, p.returncode, out, err
+    outcome = {0: 'ok', 1: 'error', 3: 'incomplete'}.get(p.returncode, 'exit%d' % p.returncode)
+    # Which layer said no: the reader crashed or hung under the supervisor.
+    if outcome == 'error' and 'crashed on' in err:
+        outcome = 'error:crash'
+    elif outcome == 'error' and 'made no progress' in err:
+        outcome = 'error:hang'
+    return outcome, p.returncode, out, err
+
+
+def strict_json(b):
+    """Problems with a JSON document: '' when it is valid UTF-8 and
+    strict JSON."""
+    try:
+        t = b.decode('utf-8')
+    except UnicodeDecodeError as e:
+        return 'invalid UTF-8: %s' % e
+
+    def bad_const(c):
+        raise ValueError('non-standard constant ' + c)
+    try:
+        json.loads(t, parse_constant=bad_const)
+    except ValueError as e:
+        return 'invalid JSON: %s' % e
+    return ''
+
+
+MAP_LINE = re.compile(rb'^[0-9a-f]+ [0-9a-f]+ [^\x00-\x1f\x7f]+$')
+
+
+def map_problems(d):
+    probs = []
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if not re.match(r'^perf-\d+\.map$', f):
+            probs.append('stray file ' + f)
+            continue
+        with open(os.path.join(d, f), 'rb') as fh:
+            for n, line in enumerate(fh.read().split(b'\n')[:-1], 1):
+                if not MAP_LINE.match(line):
+                    probs.append('%s:%d: bad line %r' % (f, n, line[:80]))
+                    break
+                try:
+                    line.decode('utf-8')
+                except UnicodeDecodeError:
+                    probs.append('%s:%d: invalid UTF-8' % (f, n))
+                    break
+    return probs
+
+
+def check(expect, tool, res, named):
+    """Broken promises of one tool run, as a list of strings."""
+    outcome, rc, out, err = res
+    bad = []
+    if tool == 'babeltrace2':
+        return bad  # the reader is not ours to protect: recorded only
+    error = outcome.startswith('error')
+    if not error and outcome not in ('ok', 'incomplete'):
+        bad.append('outcome ' + outcome)
+    if error and not re.search(r'^lttng-etw: ', err, re.M):
+        bad.append('exit 1 without an lttng-etw message')
+    if 'analysis crashed' in err:
+        bad.append('our own code crashed')
+    # Without the pre-checks the reader itself meets the damage: some of
+    # it (a first packet's sequence number of 2^64-1) it reads fine.
+    if expect == 'error' and not error and tool != 'report-noprecheck':
+        bad.append('expected an error (exit 1), got ' + outcome)
+    if expect == 'incomplete':
+        # Exit 3; or exit 1 when nothing was left to work on (perfmap with
+        # no code record in what remains), still naming what is missing.
+        if outcome != 'incomplete' and not error:
+            bad.append('expected incomplete (exit 3), got ' + outcome)
+        text = err + out.decode('utf-8', 'replace')
+        if 'incomplete' not in text:
+            bad.append('"incomplete" not said')
+        if named and os.path.basename(named) not in text:
+            bad.append('the damaged stream %s is not named' % os.path.basename(named))
+    return bad
+
+
+# report-noprecheck: the report with LETW_NO_PRECHECK=1, so the reader
+# meets the damage and the supervisor's side is what is checked.
+TOOLS = ('report', 'report-json', 'perfmap', 'report-noprecheck', 'babeltrace2')
+
+
+def run_case(args, cls, rng, case_dir):
+    fn, expect, unpriv = CLASSES[cls]
+    trace = os.path.join(case_dir, 'trace')
+    user = None
+    if unpriv and os.geteuid() == 0:
+        # Root reads everything: run the tools as nobody, who can reach
+        # the trace but not the path the damage took away.
+        user = 65534
+        for d in (args.work, case_dir):
+            os.chmod(d, 0o755)
+    desc, named = apply(cls, args.trace, trace, rng, shared=user is not None)
+    env = dict(os.environ)
+    env['LETW_STALL_TIMEOUT'] = str(args.stall_timeout)
+    cli = [args.cli]
+    results = {}
+    for tool in TOOLS:
+        if tool == 'babeltrace2' and args.no_babeltrace:
+            continue
+        tenv = env
+        if tool == 'report':
+            argv = cli + ['report', trace, '--no-progress']
+        elif tool == 'report-noprecheck':
+            argv = cli + ['report', trace, '--no-progress']
+            tenv = dict(env, LETW_NO_PRECHECK='1')
+        elif tool == 'report-json':
+            argv = cli + ['report', trace, '--json', '--no-progress']
+        elif tool == 'perfmap':
+            md = os.path.join(case_dir, 'maps')
+            if user is not None:
+                os.makedirs(md, exist_ok=True)
+                os.chmod(md, 0o777)
+            argv = cli + ['perfmap', trace, '-o', md, '--no-progress']
+        else:
+            argv = ['babeltrace2', '--plugin-path=' + args.plugin_dir, trace,
+                    '-c', 'sink.etw.report']
+        res = run_tool(argv, args.tool_timeout, tenv, user)
+        bad = check(expect, tool, res, named)
+        if tool == 'report-json' and res[0] in ('ok', 'incomplete'):
+            p = strict_json(res[2])
+            if p:
+                bad.append(p)
+        if tool == 'perfmap':
+            bad += map_problems(os.path.join(case_dir, 'maps'))
+        results[tool] = (res, bad)
+    return desc, named, results
+
+
+def table(counts, classes):
+    tools = [t for t in TOOLS if any((c, t) in counts for c in classes)]
+    width = max(len(c) for c in classes) + 2
+    lines = ['%-*s %s' % (width, 'damage class', ' | '.join('%-26s' % t for t in tools))]
+    for c in classes:
+        cells = []
+        for t in tools:
+            oc = counts.get((c, t), {})
+            cells.append('%-26s' % ' '.join('%s:%d' % kv for kv in sorted(oc.items())))
+        lines.append('%-*s %s' % (width, c, ' | '.join(cells)))
+    return '\n'.join(lines)
+
+
+def cmd_run(args):
+    rng = random.Random(args.seed)
+    classes = args.classes.split(',') if args.classes else list(CLASSES)
+    for c in classes:
+        if c not in CLASSES:
+            sys.exit('damage.py: unknown class ' + c)
+    args.work = args.work or tempfile.mkdtemp(prefix='letw-damage.')
+    os.makedirs(args.work, exist_ok=True)
+    counts, failures, n = {}, [], 0
+    deadline = time.time() + args.minutes * 60 if args.minutes else None
+    plan = None if (args.random or deadline) else list(classes)
+    while True:
+        if plan is not None:
+            if not plan:
+                break
+            cls = plan.pop(0)
+        else:
+            if (args.random and n >= args.random) or (deadline and time.time() >= deadline):
+                break
+            cls = rng.choice(classes)
+        case_dir = os.path.join(args.work, 'case%05d' % n)
+        os.makedirs(case_dir)
+        case_seed = rng.randrange(1 << 30)
+        try:
+            desc, named, results = run_case(args, cls, random.Random(case_seed), case_dir)
+        except Exception as e:  # a class that does not apply to this trace
+            print('# %s (seed %d): not applicable: %s' % (cls, case_seed, e), file=sys.stderr)
+            shutil.rmtree(case_dir, ignore_errors=True)
+            n += 1
+            continue
+        line = '# %s (seed %d): %s:' % (cls, case_seed, desc)
+        for tool, (res, bad) in results.items():
+            counts.setdefault((cls, tool), {})
+            counts[(cls, tool)][res[0]] = counts[(cls, tool)].get(res[0], 0) + 1
+            first = next((l for l in res[3].splitlines() if l.startswith('lttng-etw:')), '')
+            line += ' %s=%s' % (tool, res[0])
+            if args.verbose and first:
+                line += ' [%s]' % first[:160]
+            for b in bad:
+                failures.append('%s/%s (case seed %d, %s): %s\n    stderr: %s' % (
+                    cls, tool, case_seed, desc, b, res[3].strip()[-600:]))
+        print(line, file=sys.stderr)
+        if not args.keep:
+            subprocess.run(['chmod', '-R', 'u+rwX', case_dir], check=False)
+            shutil.rmtree(case_dir, ignore_errors=True)
+        n += 1
+    print(table(counts, [c for c in classes if any((c, t) in counts for t in TOOLS)]))
+    print('%d case(s), %d broken promise(s)' % (n, len(failures)))
+    for f in failures:
+        print('BROKEN: ' + f)
+    return 1 if (args.check and failures) else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('list')
+    a = sub.add_parser('apply')
+    a.add_argument('cls')
+    a.add_argument('src')
+    a.add_argument('dst')
+    a.add_argument('--seed', type=int, default=1)
+    r = sub.add_parser('run')
+    r.add_argument('--trace', required=True)
+    r.add_argument('--cli', required=True)
+    r.add_argument('--plugin-dir', default='')
+    r.add_argument('--work')
+    r.add_argument('--classes')
+    r.add_argument('--random', type=int, default=0)
+    r.add_argument('--minutes', type=float, default=0)
+    r.add_argument('--seed', type=int, default=1)
+    r.add_argument('--stall-timeout', type=float, default=2)
+    r.add_argument('--tool-timeout', type=float, default=30)
+    r.add_argument('--no-babeltrace', action='store_true')
+    r.add_argument('--check', action='store_true')
+    r.add_argument('--keep', action='store_true')
+    r.add_argument('-v', '--verbose', action='store_true')
+    args = ap.parse_args()
+    if args.cmd == 'list':
+        for c, (fn, e, u) in CLASSES.items():
+            print('%-24s %-10s %s' % (c, e, (fn.__doc__ or '').strip().split('\n')[0]))
+        return 0
+    if args.cmd == 'apply':
+        desc, named = apply(args.cls, args.src, args.dst, random.Random(args.seed))
+        print('%s: %s' % (named, desc))
+        return 0
+    return cmd_run(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
