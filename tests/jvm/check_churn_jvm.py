@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """JVM test 3: method loads and unloads of a churning JVM pair up.
 
-usage: check_churn_jvm.py TRACE PID ROUNDS
+usage: check_churn_jvm.py TRACE PID ROUNDS CHURN_JAVA
 
 Follows the process's letw_runtime and letw_rundown events in time order.
 The live set starts from the first DCStart pass (code compiled before the
@@ -13,7 +13,11 @@ method_unload:
     versions loaded and ROUNDS/4 unloaded, each load's module_id names a
     module loaded earlier, named after Churn's class loader, and at least
     ROUNDS/4 of those modules were unloaded (their loader was collected);
-  - some load reused the range of unloaded code of another method_id.
+  - some load reused the range of unloaded code of another method_id;
+  - line tables (letw_runtime:method_lines): every Churn$P0.applyAsLong
+    version has one, in file letw/test/Churn.java, with rows where
+    Churn$P0.step (inlined) is at depth 1 on its "LINE:step" line and the
+    depth-0 row at the same offset is applyAsLong's "LINE:call" line.
 Later passes are left to `lttng-etw report` (an unload racing a pass makes
 its record legal there and meaningless here).
 """
@@ -26,8 +30,48 @@ import letw_trace  # noqa: E402
 PAYLOAD = "letw.test.Churn$P"
 
 
+def markers(java):
+    out = {}
+    with open(java) as f:
+        for n, line in enumerate(f, 1):
+            if "// LINE:" in line:
+                out[line.split("// LINE:")[1].strip()] = n
+    return out
+
+
+def check_lines(chunks, lines, expected):
+    """chunks: (code_start, version) -> list of method_lines payloads of
+    one applyAsLong version. Returns an error or None."""
+    step, call = lines["step"], lines["call"]
+    for key, parts in chunks.items():
+        rows, files = [], None
+        for p in sorted(parts, key=lambda p: int(p["row_first"])):
+            files = str(p["files"]).split("\n")
+            rows += zip([int(v) for v in p["native_offsets"]], [int(v) for v in p["lines"]],
+                        [int(v) for v in p["files_idx"]], [int(v) for v in p["inline_depths"]])
+        if len(rows) != int(parts[0]["rows_total"]):
+            return "0x%x: %d rows of %d" % (key[0], len(rows), int(parts[0]["rows_total"]))
+        if [r[0] for r in rows] != sorted(r[0] for r in rows):
+            return "0x%x: rows out of order" % key[0]
+        if files[rows[0][2]] != "letw/test/Churn.java":
+            return "0x%x: file %r, want letw/test/Churn.java" % (key[0], files[rows[0][2]])
+        at = {}
+        for off, line, f, depth in rows:
+            at.setdefault(off, {})[depth] = (line, files[f])
+        if not any(d.get(1, (0,))[0] == step and d.get(0, (0,))[0] == call for d in at.values()):
+            return "0x%x: no row of step (line %d) inlined at the call (line %d): %s" % (
+                key[0], step, call, rows)
+    if len(chunks) < expected:
+        return "only %d applyAsLong versions of Churn$P0 have a line table, want >= %d" % (
+            len(chunks), expected)
+    return None
+
+
 def main():
     trace, pid, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    lines = markers(sys.argv[4])
+    p0 = {}        # code_start -> version_id of Churn$P0.applyAsLong loads
+    chunks = {}    # (code_start, version_id) -> method_lines payloads
     live = {}      # code_start -> (end, method_id, name)
     freed = []     # (start, end, method_id) of unloaded code
     modules = {}   # module_id -> name, for loaded modules
@@ -46,6 +90,11 @@ def main():
         elif ev == "module_unload":
             if modules.pop(int(p["module_id"]), None) is not None:
                 modules_unloaded += 1
+        if ev == "method_lines":
+            key = (int(p["code_start"]), int(p["version_id"]))
+            if p0.get(key[0]) == key[1]:
+                chunks.setdefault(key, []).append(p)
+            continue
         if ev not in ("method_load", "method_unload", "method_dcstart"):
             continue
         if ev == "method_dcstart" and first_pass != 1:
@@ -65,6 +114,8 @@ def main():
                 loads += 1
                 if any(s < end and start < e and m != mid for s, e, m in freed):
                     reused += 1
+                if str(p["namespace"]) == PAYLOAD + "0" and str(p["name"]) == "applyAsLong":
+                    p0[start] = int(p["version_id"])
                 if str(p["namespace"]).startswith(PAYLOAD):
                     payload_loads += 1
                     mod = modules.get(int(p["module_id"]))
@@ -100,6 +151,12 @@ def main():
     if reused == 0:
         print("FAIL: no load reused the memory of unloaded code")
         return 1
+    err = check_lines(chunks, lines, rounds // 8)
+    if err:
+        print("FAIL: line table: " + err)
+        return 1
+    print("# %d line tables of Churn$P0.applyAsLong show step() inlined at line %d, from line %d"
+          % (len(chunks), lines["call"], lines["step"]))
     return 0
 
 

@@ -8,7 +8,8 @@
 #  - every method_unload pairs with a load (or a record of the first
 #    DCStart pass), live records never overlap, the payload classes'
 #    methods are loaded and unloaded by the hundred, each in the module of
-#    its class loader, loaders' modules unloaded too (check_churn_jvm.py);
+#    its class loader, loaders' modules unloaded too, and the line tables
+#    show an inlined call at its source lines (check_churn_jvm.py);
 #  - the agent refused no live code and met no unknown unload;
 #  - `lttng-etw report` finds every pass complete and consistent;
 #  - sink.etw.perfmap reports address ranges that held different code;
@@ -40,7 +41,7 @@ letw_session_track "$s" "$pid"
 # Blocking channel: a lossless trace, or pairing could not be checked.
 lttng enable-channel -u -s "$s" --subbuf-size=4M --num-subbuf=8 --blocking-timeout=inf chan \
 	>/dev/null || letw_fail "enable-channel"
-for ev in 'letw_runtime:*' 'letw_rundown:*'; do
+for ev in 'letw_runtime:*' 'letw_rundown:*' 'letw_runtime:method_lines'; do
 	lttng enable-event -u -s "$s" -c chan "$ev" >/dev/null || letw_fail "enable $ev"
 done
 lttng add-context -u -s "$s" -c chan -t vpid >/dev/null || letw_fail "add-context"
@@ -63,7 +64,7 @@ for k in method_overlap unload_unknown method_failed name_failed; do
 done
 
 trace="$LETW_TEST_TMP/$s"
-$LETW_PY "$here/check_churn_jvm.py" "$trace" "$pid" "$rounds" || letw_fail "loads and unloads do not pair"
+$LETW_PY "$here/check_churn_jvm.py" "$trace" "$pid" "$rounds" "$here/java/Churn.java" || letw_fail "loads and unloads do not pair"
 "$cli" report "$trace" --json --no-progress -o "$LETW_TEST_TMP/report.json" ||
 	letw_fail "lttng-etw report: a pass is not complete (exit $?)"
 $LETW_PY - "$LETW_TEST_TMP/report.json" "$pid" <<'PY' || letw_fail "the rundown report is not clean"

@@ -45,10 +45,29 @@ public final class Churn {
 		}
 	}
 
+	// The test checks P0's line table: step() is inlined into applyAsLong
+	// (C1 inlines methods this small) and calls big(), too big to inline,
+	// so the call's PcDesc has the stack "step at its LINE:step, inlined
+	// in applyAsLong at LINE:call". The markers name those lines.
 	public static final class P0 implements LongUnaryOperator {
+		static long big(long x) {
+			long h = x;
+			for (int i = 0; i < 3; i++) {
+				h ^= h >>> 33;
+				h *= 0xff51afd7ed558ccdL;
+				h ^= h >>> 29;
+				h += i * 0x9E3779B97F4A7C15L;
+			}
+			return h;
+		}
+
+		static long step(long x) {
+			return big(x) + 1; // LINE:step
+		}
+
 		public long applyAsLong(long x) {
 			for (int i = 0; i < 16; i++)
-				x = x * 6364136223846793005L + 1442695040888963407L;
+				x = step(x); // LINE:call
 			return x;
 		}
 	}
