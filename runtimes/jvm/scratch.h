@@ -10,7 +10,7 @@
 /*
  * Per-thread working memory of the CompiledMethodLoad path, so the
  * callback needs no malloc of its own in the steady state: allocated on a
- * thread's first compiled-method event (~90 KiB), grown only when a method
+ * thread's first compiled-method event (~105 KiB), grown only when a method
  * needs more line rows than any before it on that thread (doubling, at
  * most LETW_LINES_MAX + 1 rows), freed when the thread exits (pthread key
  * destructor). Callback threads are few and long-lived: the ServiceThread,
