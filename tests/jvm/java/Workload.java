@@ -4,7 +4,8 @@
 // rounds until a stop file appears (or, for the benchmark, for a number of
 // rounds, printing rounds per second).
 //   java letw.test.Workload STOP_FILE            run until STOP_FILE exists
-//   java letw.test.Workload --rounds N           N timed rounds, then exit
+//   java letw.test.Workload --rounds N [GO_FILE] N timed rounds (after a
+//                                               warm-up, and GO_FILE), exit
 // The tests keep C2 from inlining the hot methods into the driver
 // (-XX:CompileCommand=dontinline,letw.test.Workload::hot*), so each has a
 // compiled body of its own that perf samples land in.
@@ -133,10 +134,16 @@ public final class Workload {
 		}
 		for (int i = 0; i < DATA.length; i++)
 			DATA[i] = (byte) scramble(i);
-		if (args.length == 2 && args[0].equals("--rounds")) {
+		if (args.length >= 2 && args[0].equals("--rounds")) {
 			int rounds = Integer.parseInt(args[1]);
 			for (int r = 0; r < rounds / 4; r++) // warm-up
 				round(r);
+			// The benchmark starts its session meanwhile.
+			for (int i = 0; args.length > 2 && !new File(args[2]).exists(); i++) {
+				if (i > 6000)
+					throw new IllegalStateException("no go file");
+				Thread.sleep(10);
+			}
 			long t0 = System.nanoTime();
 			for (int r = 0; r < rounds; r++)
 				round(r);
