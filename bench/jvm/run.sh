@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # JVMTI agent benchmark (issue 12; not part of the test command):
 #  1. throughput of the Java workload (tests/jvm/java/Workload.java: six
-#     hot methods, rounds per second after a warm-up) without the agent,
+#     hot methods, rounds per second after a warm-up, by wall time and by
+#     the main thread's CPU time, and the process's CPU time per round —
+#     JIT, GC and lttng-etw's control thread included) without the agent,
 #     with the agent and no session, and with the agent and a session
 #     recording every lttng-etw event (line tables and code bytes included);
 #     configurations interleaved, REPS runs each, medians, ratios to the
@@ -77,7 +79,8 @@ session_new() {
 	lttng add-context -u -s "$s" -c chan -t vpid >/dev/null
 }
 
-# throughput CONFIG : rounds/s of one run (none | agent | session).
+# throughput CONFIG : "rounds/s rounds/cpu-s process-cpu-ms/round" of one
+# run (none | agent | session).
 throughput() {
 	local cfg=$1 go="$TMP/go-$RANDOM" out="$TMP/wl.out" pid s
 	local agentarg=()
@@ -101,22 +104,27 @@ throughput() {
 	if [ "$cfg" = session ]; then
 		lttng destroy "$s" >/dev/null
 	fi
-	sed -n 's/^rounds_per_s //p' "$out"
+	echo "$(sed -n 's/^rounds_per_s //p' "$out") $(sed -n 's/^rounds_per_cpu_s //p' "$out")" \
+		"$(sed -n 's/^process_cpu_ms_per_round //p' "$out")"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-declare -A T
+declare -A T C P
 for rep in $(seq 1 "$REPS"); do
 	for cfg in none agent session; do
-		v=$(throughput "$cfg")
-		note "rep $rep $cfg: $v rounds/s"
-		T[$cfg]="${T[$cfg]:-} $v"
+		read -r w c p < <(throughput "$cfg")
+		note "rep $rep $cfg: $w rounds/s, $c rounds/cpu-s, $p process cpu ms/round"
+		T[$cfg]="${T[$cfg]:-} $w"
+		C[$cfg]="${C[$cfg]:-} $c"
+		P[$cfg]="${P[$cfg]:-} $p"
 	done
 done
-declare -A M
+declare -A M MC MP
 for cfg in none agent session; do
 	M[$cfg]=$(echo "${T[$cfg]}" | tr ' ' '\n' | grep . | median)
+	MC[$cfg]=$(echo "${C[$cfg]}" | tr ' ' '\n' | grep . | median)
+	MP[$cfg]=$(echo "${P[$cfg]}" | tr ' ' '\n' | grep . | median)
 done
 
 # ---- DCStart pass on ~METHODS compiled methods ----
@@ -180,11 +188,19 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 	echo
 	echo "Workload throughput (six hot methods, $ROUNDS rounds after a warm-up; median of $REPS interleaved runs):"
 	echo
-	echo "| configuration | rounds/s | ratio to no agent | runs |"
-	echo "|---|---:|---:|---|"
-	echo "| no agent | ${M[none]} | 1.000 |${T[none]} |"
-	echo "| agent, no session | ${M[agent]} | $(ratio "${M[agent]}" "${M[none]}") |${T[agent]} |"
-	echo "| agent, session recording everything | ${M[session]} | $(ratio "${M[session]}" "${M[none]}") |${T[session]} |"
+	echo "| configuration | rounds/s (wall) | ratio | rounds per main-thread CPU s | ratio | process CPU ms/round | ratio | wall rounds/s of each run |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---|"
+	for cfg in none agent session; do
+		case $cfg in
+		none) label="no agent" ;;
+		agent) label="agent, no session" ;;
+		session) label="agent, session recording everything" ;;
+		esac
+		echo "| $label | ${M[$cfg]} | $(ratio "${M[$cfg]}" "${M[none]}") | ${MC[$cfg]} |" \
+			"$(ratio "${MC[$cfg]}" "${MC[none]}") | ${MP[$cfg]} | $(ratio "${MP[$cfg]}" "${MP[none]}") |${T[$cfg]} |"
+	done
+	echo
+	echo "Load average when the table was written: $(cut -d' ' -f1-3 /proc/loadavg) (other work shares the cores: wall figures vary run to run)."
 	echo
 	echo "DCStart on a JVM holding $compiled compiled methods (jcmd Compiler.codelist; $classes generated classes, C1):"
 	echo

@@ -144,11 +144,21 @@ public final class Workload {
 					throw new IllegalStateException("no go file");
 				Thread.sleep(10);
 			}
-			long t0 = System.nanoTime();
+			// Wall time, this thread's CPU time (what the machine's other
+			// load barely changes), and the whole process's CPU time (the
+			// JIT, GC and lttng-etw's control thread included).
+			java.lang.management.ThreadMXBean tm = java.lang.management.ManagementFactory.getThreadMXBean();
+			com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+				java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+			long t0 = System.nanoTime(), c0 = tm.getCurrentThreadCpuTime(), p0 = os.getProcessCpuTime();
 			for (int r = 0; r < rounds; r++)
 				round(r);
 			double s = (System.nanoTime() - t0) / 1e9;
+			double c = (tm.getCurrentThreadCpuTime() - c0) / 1e9;
+			double p = (os.getProcessCpuTime() - p0) / 1e9;
 			System.out.printf("rounds_per_s %.2f%n", rounds / s);
+			System.out.printf("rounds_per_cpu_s %.2f%n", rounds / c);
+			System.out.printf("process_cpu_ms_per_round %.4f%n", p * 1e3 / rounds);
 			System.out.println("sink " + sink);
 			return;
 		}
