@@ -193,6 +193,13 @@ static void replay(jvmtiEnv *jvmti)
 	log_stats("attach");
 }
 
+/* Not loaded, nothing started: a later jcmd may try again. */
+static jint refuse(void)
+{
+	atomic_store(&started, 0);
+	return JNI_ERR;
+}
+
 static jint start(JavaVM *vm, const char *options, int late)
 {
 	struct letw_config cfg;
@@ -210,34 +217,31 @@ static jint start(JavaVM *vm, const char *options, int late)
 	/* Bad options are the user's to fix: say why and refuse to load. */
 	if (jvm_opts_parse(options, &jvm_g.opts, err, sizeof(err))) {
 		fprintf(stderr, "lttng-etw-jvmti: bad options: %s\n", err);
-		atomic_store(&started, 0);
-		return JNI_ERR;
+		return refuse();
 	}
 	if (jvm_g.opts.help) {
 		fputs(jvm_opts_help_text, stderr);
-		atomic_store(&started, 0);
-		return JNI_ERR;
+		return refuse();
 	}
 	ret = jvm_diag_open(jvm_g.opts.log, jvm_g.opts.log_level);
 	if (ret) {
 		fprintf(stderr, "lttng-etw-jvmti: cannot open log '%s': %s\n", jvm_g.opts.log,
 			strerror(-ret));
-		atomic_store(&started, 0);
-		return JNI_ERR;
+		return refuse();
 	}
 	jvm_g.vm = vm;
 	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {
 		jvm_diag(JVM_LOG_ERROR, "no JVMTI environment: not loaded");
-		return JNI_ERR;
+		return refuse();
 	}
 	jvm_g.jvmti = jvmti;
 	if (add_capabilities(jvmti)) {
 		jvm_diag(JVM_LOG_ERROR, "this JVM cannot report compiled methods: not loaded");
-		return JNI_ERR;
+		return refuse();
 	}
 	if (jvm_scratch_init()) {
 		jvm_diag(JVM_LOG_ERROR, "out of thread keys: not loaded");
-		return JNI_ERR;
+		return refuse();
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
