@@ -3,7 +3,8 @@
 # Installs only what is missing (we run as root; apt-get update first).
 
 LETW_DEPS_BUILD="build-essential cmake pkg-config liblttng-ust-dev liburcu-dev
-libbabeltrace2-dev libglib2.0-dev libcriterion-dev libluajit-5.1-dev liblttng-ctl-dev"
+libbabeltrace2-dev libglib2.0-dev libcriterion-dev libluajit-5.1-dev liblttng-ctl-dev
+openjdk-17-jdk-headless"
 LETW_DEPS_RUN="lttng-tools babeltrace2 python3 python3-bt2 linux-perf luajit
 procps"
 LETW_DEPS_TEST="valgrind clang libclang-rt-14-dev util-linux"

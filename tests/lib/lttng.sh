@@ -132,3 +132,19 @@ LETW_PY=${LETW_PY:-/usr/bin/python3}
 letw_session_track() {
 	lttng track -u -s "$1" --vpid="$2" >/dev/null || letw_fail "lttng track --vpid=$2"
 }
+
+# letw_perfmap_reuse PLUGIN_DIR TRACE PID : run sink.etw.perfmap straight
+# from babeltrace2 (as a user of the plugin would) into $LETW_TEST_TMP/maps,
+# check it wrote PID's map and reported address ranges that held different
+# code over time; prints how many. Fails the test otherwise.
+letw_perfmap_reuse() {
+	local plugins=$1 trace=$2 pid=$3 log="$LETW_TEST_TMP/perfmap.log" reuse
+	babeltrace2 --plugin-path="$plugins" "$trace" \
+		-c sink.etw.perfmap -p "output-dir=\"$LETW_TEST_TMP/maps\"" \
+		>"$log" 2>&1 || letw_fail "sink.etw.perfmap: $(cat "$log")"
+	[ -s "$LETW_TEST_TMP/maps/perf-$pid.map" ] || letw_fail "no perf map for process $pid"
+	reuse=$(sed -n "s/^perfmap: process $pid: \([0-9]*\) address range(s) held different code.*/\1/p" "$log")
+	letw_log "$(grep "^perfmap: process $pid:" "$log")"
+	[ "${reuse:-0}" -ge 1 ] || letw_fail "sink.etw.perfmap reported no address reuse: $(cat "$log")"
+	echo "$reuse"
+}

@@ -97,12 +97,5 @@ print("# capture-state passes saw up to %d live traces" % seen)
 EOF
 
 # sink.etw.perfmap straight from babeltrace2, as a user of the plugin would.
-babeltrace2 --plugin-path="$plugins" "$trace" \
-	-c sink.etw.perfmap -p "output-dir=\"$LETW_TEST_TMP/maps\"" \
-	>"$LETW_TEST_TMP/perfmap.log" 2>&1 || letw_fail "sink.etw.perfmap: $(cat "$LETW_TEST_TMP/perfmap.log")"
-[ -s "$LETW_TEST_TMP/maps/perf-$pid.map" ] || letw_fail "no perf map for process $pid"
-reuse=$(sed -n "s/^perfmap: process $pid: \([0-9]*\) address range(s) held different code.*/\1/p" \
-	"$LETW_TEST_TMP/perfmap.log")
-letw_log "$(grep "^perfmap: process $pid:" "$LETW_TEST_TMP/perfmap.log")"
-[ "${reuse:-0}" -ge 1 ] || letw_fail "sink.etw.perfmap reported no address reuse: $(cat "$LETW_TEST_TMP/perfmap.log")"
+reuse=$(letw_perfmap_reuse "$plugins" "$trace" "$pid") || exit 1
 echo "PASS: $flushes flushes: loads and unloads pair, rundowns consistent, $reuse reused address range(s) reported"

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CompiledMethodLoad / CompiledMethodUnload -> method records.
+ *
+ * Threads: HotSpot posts loads from the ServiceThread (its deferred-event
+ * queue, in order with the unloads) and from whichever thread calls
+ * GenerateEvents (the attach replay), concurrently. Nothing here locks:
+ * lttng-etw's publish is lock-free and refuses a range that is already
+ * live, so the same nmethod reported twice (queue + replay) just gets
+ * -EEXIST the second time, which is counted, not logged as an error.
+ *
+ * Names are resolved here, inside the callback: a jmethodID is only
+ * guaranteed while its class is loaded, and the inline record's are
+ * only valid during the event. Nothing keeps one afterwards; the
+ * method_id is the jmethodID's value, stable while the class is loaded
+ * (HotSpot never frees or reuses jmethodIDs).
+ *
+ * What HotSpot does not say through JVMTI: which compiler or tier made the
+ * code (C1 level 1-3 or C2), whether it is an OSR compilation, its compile
+ * id. method_flags is JITTED with tier 0 (unknown); version_id is a
+ * sequence number of this agent's publishes, so two code versions of a
+ * method are told apart.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <lttng-etw/lttng-etw.h>
+
+#include "agent.h"
+#include "diag.h"
+#include "lines.h"
+#include "mutf8.h"
+#include "naming.h"
+#include "scratch.h"
+#include "stats.h"
+
+static atomic_uint_fast64_t version_seq;
+
+static void dealloc(jvmtiEnv *jvmti, void *p)
+{
+	if (p)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)p);
+}
+
+/* Returns 0, or the JVMTI error that stopped it. */
+static jvmtiError resolve_names(jvmtiEnv *jvmti, jmethodID method, struct jvm_scratch *s,
+				jclass *klass)
+{
+	char *name = NULL, *sig = NULL, *csig = NULL;
+	jvmtiError err;
+
+	err = (*jvmti)->GetMethodName(jvmti, method, &name, &sig, NULL);
+	if (err == JVMTI_ERROR_NONE)
+		err = (*jvmti)->GetMethodDeclaringClass(jvmti, method, klass);
+	if (err == JVMTI_ERROR_NONE)
+		err = (*jvmti)->GetClassSignature(jvmti, *klass, &csig, NULL);
+	if (err == JVMTI_ERROR_NONE) {
+		const struct jvm_opts *o = &jvm_g.opts;
+
+		jvm_mutf8_to_utf8(name, s->name, sizeof(s->name), NULL);
+		jvm_mutf8_to_utf8(csig, s->csig, sizeof(s->csig), NULL);
+		jvm_name_class(s->csig, o->ns, s->ns, sizeof(s->ns));
+		jvm_mutf8_to_utf8(sig, s->tmp, sizeof(s->tmp), NULL);
+		jvm_name_signature(s->tmp, o->sig, s->sig, sizeof(s->sig));
+		if (!s->name[0])
+			err = JVMTI_ERROR_INVALID_METHODID;
+	}
+	dealloc(jvmti, name);
+	dealloc(jvmti, sig);
+	dealloc(jvmti, csig);
+	return err;
+}
+
+static void count_publish_error(int ret, const struct jvm_scratch *s, uint64_t start)
+{
+	if (ret == -EEXIST) {
+		/* During a replay the queue may have posted the same nmethod
+		 * already; outside one, the range overlaps something live. */
+		jvm_stat_inc(jvm_in_replay() ? JVM_ST_METHOD_REPLAY_DUP : JVM_ST_METHOD_OVERLAP);
+		if (!jvm_in_replay())
+			jvm_diag(JVM_LOG_DEBUG, "method %s::%s%s at 0x%llx overlaps live code",
+				 s->ns, s->name, s->sig, (unsigned long long)start);
+		return;
+	}
+	jvm_stat_inc(JVM_ST_METHOD_FAILED);
+	jvm_diag(JVM_LOG_DEBUG, "method %s::%s%s at 0x%llx not published: %s", s->ns, s->name,
+		 s->sig, (unsigned long long)start, strerror(-ret));
+}
+
+void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+					 const void *code_addr, jint map_length,
+					 const jvmtiAddrLocationMap *map,
+					 const void *compile_info)
+{
+	struct letw_method_opts lopts;
+	struct letw_method m;
+	struct jvm_scratch *s;
+	jclass klass = NULL;
+	JNIEnv *jni;
+	jvmtiError err;
+	int ret, inlined = 0, truncated = 0;
+	uint32_t rows = 0;
+
+	if (atomic_load_explicit(&jvm_g.dead, memory_order_relaxed)) {
+		jvm_stat_inc(JVM_ST_LATE);
+		return;
+	}
+	if (!code_addr || code_size <= 0) {
+		jvm_stat_inc(JVM_ST_METHOD_FAILED);
+		return;
+	}
+	s = jvm_scratch_get();
+	if (!s) {
+		jvm_stat_inc(JVM_ST_METHOD_FAILED);
+		return;
+	}
+	jni = jvm_jni();
+	err = resolve_names(jvmti, method, s, &klass);
+	if (err != JVMTI_ERROR_NONE) {
+		/* WRONG_PHASE: the VM is dying under us (VMDeath may not have
+		 * reached us yet); anything else: the method went away. */
+		jvm_stat_inc(err == JVMTI_ERROR_WRONG_PHASE ? JVM_ST_WRONG_PHASE : JVM_ST_NAME_FAILED);
+		goto out;
+	}
+	m = (struct letw_method){
+		.method_id = (uint64_t)(uintptr_t)method,
+		.module_id = jvm_g.opts.modules && jvm_g.can_modules ?
+			     jvm_module_of(jvmti, jni, klass) : 0,
+		.code_start = (uint64_t)(uintptr_t)code_addr,
+		.code_size = (uint32_t)code_size,
+		.method_flags = LETW_METHOD_JITTED,
+		.version_id = atomic_fetch_add_explicit(&version_seq, 1, memory_order_relaxed) + 1,
+		.method_namespace = s->ns,
+		.name = s->name,
+		.signature = s->sig,
+	};
+	if (jvm_g.opts.lines && jvm_g.can_lines)
+		rows = jvm_lines_build(jvmti, jni, s, method, klass, s->csig, code_size, code_addr,
+				       map_length, map, compile_info, jvm_g.opts.inlining, &lopts,
+				       &inlined, &truncated);
+	ret = letw_method_publish_opts(&m, rows ? &lopts : NULL);
+	if (rows && (ret == -EINVAL || ret == -E2BIG)) {
+		/* Our table broke one of lttng-etw's rules: a bug here, but
+		 * the name still matters more than the lines. */
+		jvm_stat_inc(JVM_ST_LINES_REFUSED);
+		jvm_diag(JVM_LOG_DEBUG, "line table of %s::%s refused: %s", s->ns, s->name,
+			 strerror(-ret));
+		rows = 0;
+		ret = letw_method_publish(&m);
+	}
+	if (ret == 0) {
+		jvm_stat_inc(JVM_ST_METHODS);
+		if (rows) {
+			jvm_stat_inc(JVM_ST_LINES);
+			if (inlined)
+				jvm_stat_inc(JVM_ST_LINES_INLINED);
+			if (truncated)
+				jvm_stat_inc(JVM_ST_LINES_TRUNCATED);
+		}
+	} else {
+		count_publish_error(ret, s, m.code_start);
+	}
+	if (jvm_g.opts.lines && jvm_g.can_lines)
+		jvm_lines_release(jvmti, s);
+out:
+	if (klass && jni)
+		(*jni)->DeleteLocalRef(jni, klass);
+	jvm_scratch_put(s);
+}
+
+void JNICALL jvm_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method,
+					   const void *code_addr)
+{
+	int ret;
+
+	/* The method's class may be gone already (class unloading posts
+	 * this after the fact): only the address is used. */
+	if (atomic_load_explicit(&jvm_g.dead, memory_order_relaxed)) {
+		jvm_stat_inc(JVM_ST_LATE);
+		return;
+	}
+	ret = letw_method_unpublish((uint64_t)(uintptr_t)code_addr);
+	if (ret == 0) {
+		jvm_stat_inc(JVM_ST_UNLOADS);
+	} else {
+		/* -ENOENT: its load was refused, or came before the agent. */
+		jvm_stat_inc(JVM_ST_UNLOAD_UNKNOWN);
+		jvm_diag(JVM_LOG_DEBUG, "unload of 0x%llx: %s",
+			 (unsigned long long)(uintptr_t)code_addr, strerror(-ret));
+	}
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef LETW_JVM_NAMING_H
+#define LETW_JVM_NAMING_H
+
+#include <stddef.h>
+
+/*
+ * Java names as lttng-etw records them. Pure functions on UTF-8 (convert
+ * JVMTI's modified UTF-8 with jvm_mutf8_to_utf8 first), writing into a
+ * caller buffer of cap bytes (always NUL-terminated, cut at a character
+ * boundary when too long): no allocation, callable on any callback path.
+ */
+
+/* How the namespace (the declaring class) is written. */
+enum jvm_ns_style {
+	JVM_NS_DOTTED = 0, /* com.example.Foo$Inner (Class.getName()) */
+	JVM_NS_SIMPLE,     /* Foo$Inner: no package */
+	JVM_NS_JVM,        /* Lcom/example/Foo$Inner; as JVMTI gives it */
+};
+
+/* How the signature is written. */
+enum jvm_sig_style {
+	JVM_SIG_DESCRIPTOR = 0, /* (I[Ljava/lang/String;)J, the JVM's own */
+	JVM_SIG_JAVA,           /* (int, java.lang.String[]): parameters only */
+	JVM_SIG_SIMPLE,         /* (int, String[]): no packages */
+	JVM_SIG_NONE,           /* empty */
+};
+
+/* Class signature ("Lcom/example/Foo;") to the namespace. */
+size_t jvm_name_class(const char *class_sig, enum jvm_ns_style style, char *out,
+		      size_t cap);
+
+/* Method descriptor ("(IJ)V") to the signature. A malformed descriptor is
+ * copied unchanged. */
+size_t jvm_name_signature(const char *desc, enum jvm_sig_style style, char *out,
+			  size_t cap);
+
+/* Source path of a class: its package directory plus the SourceFile
+ * attribute ("Lcom/example/Foo$Bar;" + "Foo.java" -> com/example/Foo.java),
+ * which is what debuggers and perf resolve against a source root. An
+ * empty or NULL source_file gives "". */
+size_t jvm_source_path(const char *class_sig, const char *source_file, char *out,
+		       size_t cap);
+
+#endif
