@@ -25,6 +25,7 @@ _Static_assert(2097152 == LETW_STORE_CHUNK_MAX, "the last class is the largest c
 #define DEFAULT_EXPECTED 16384u
 #define DEFAULT_MAX_SLOTS (1u << 24)    /* 1 GiB of address space */
 #define CHUNK_REGION (4ull << 30)       /* 4 GiB of address space */
+#define STOCKED_AT_INIT 256u            /* 15 classes, 960 KiB committed */
 
 static size_t class_block(uint32_t size)
 {
@@ -157,6 +158,14 @@ int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_recor
 	while ((uint64_t)st->slots_claimed < expected && st->slots_claimed < st->slots_max)
 		if (grow_slots(st, NULL))
 			break;
+	/* The classes names and contexts fall in: stocked now and kept so by
+	 * the control thread, so that a first string of a new size does not
+	 * take the publisher's slow path (an mprotect) in steady state. */
+	for (int i = 0; i < LETW_STORE_NR_CLASSES && class_sizes[i] <= STOCKED_AT_INIT; i++) {
+		if (grow_class(st, i, 1, NULL))
+			break;
+		st->cls[i].used = 1;
+	}
 	return 0;
 }
 

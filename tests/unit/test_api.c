@@ -307,3 +307,23 @@ Test(api, big_ranges)
 	cr_assert_eq(letw_method_unpublish(out.code_start), 0);
 	cr_assert_eq(live_methods(), 0);
 }
+
+/* Strings of every length up to 200 bytes: the store's small classes are
+ * stocked at init, so no first use of a class takes the publisher's slow
+ * path (an mprotect on the runtime's thread). */
+Test(api, small_strings_never_take_the_slow_path)
+{
+	struct letw_store_stats ss = { .size = sizeof(ss) };
+	char name[201];
+
+	for (int len = 1; len <= 200; len++) {
+		struct letw_method m;
+
+		memset(name, 'a' + len % 26, (size_t)len);
+		name[len] = 0;
+		m = method_at(0x100000 + (uint64_t)len * 0x100, 0x80, name);
+		cr_assert_eq(letw_method_publish(&m), 0, "len %d", len);
+	}
+	cr_assert_eq(letw_get_store_stats(&ss), 0);
+	cr_assert_eq(ss.slow_grows, 0, "%llu slow grows", (unsigned long long)ss.slow_grows);
+}
