@@ -156,7 +156,7 @@ struct letw_table *letw_table_new(uint64_t expected, uint64_t max_records)
 	t->exts = new_ht();
 	if (!t->code || !t->modules || !t->bigs || !t->exts)
 		goto fail;
-	t->code_size = 1024;
+	t->code_size = t->modules_size = t->exts_size = 1024;
 #ifdef LETW_GLOBAL_LOCK
 	pthread_mutex_init(&t->big_lock, NULL);
 #endif
@@ -235,7 +235,8 @@ static void drop_ext(struct letw_table *t, uint32_t idx)
 	if (!(node = cds_lfht_iter_get_node(&it)))
 		return;
 	e = caa_container_of(node, struct letw_ext, node);
-	(void)cds_lfht_del(t->exts, node);
+	if (!cds_lfht_del(t->exts, node))
+		uatomic_dec(&t->ext_nodes);
 	retire_chunk(t, &e->rc, e, e->rc.size);
 }
 
@@ -365,6 +366,7 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 	if (ext) {
 		cds_lfht_node_init(&ext->node);
 		cds_lfht_add(t->exts, letw_hash_u64(idx), &ext->node);
+		uatomic_inc(&t->ext_nodes);
 		st |= LETW_ST_LINES;
 	}
 	if (big)
@@ -530,6 +532,8 @@ void letw_table_maintain(struct letw_table *t)
 {
 	letw_store_maintain(&t->store);
 	resize(t->code, uatomic_read(&t->code_nodes), &t->code_size);
+	resize(t->modules, (unsigned long)uatomic_read(&t->live_modules), &t->modules_size);
+	resize(t->exts, uatomic_read(&t->ext_nodes), &t->exts_size);
 	letw_intern_maintain(&t->intern);
 	letw_reclaim_tick(&t->reclaim);
 }

@@ -69,7 +69,10 @@ struct letw_table {
 	struct cds_lfht *code, *modules, *bigs, *exts;
 	long live_methods, live_stubs, live_modules, live_bigs; /* uatomic */
 	unsigned long code_nodes;      /* uatomic: nodes in `code` */
-	unsigned long code_size;       /* control thread: size last asked for */
+	unsigned long ext_nodes;       /* uatomic: nodes in `exts` */
+	/* Control thread: the sizes last asked for (code, modules, exts are
+	 * resized by letw_table_maintain, never by the inserting thread). */
+	unsigned long code_size, modules_size, exts_size;
 
 	/*
 	 * The walker's accounting (rundown/walker.c): while a pass runs,
