@@ -4,13 +4,34 @@
  *
  * A small daemon on liblttng-ctl's notification API: for each session it
  * finds (lttng_list_sessions, refreshed every second) it registers a trigger
- * on the session-rotation-ongoing condition with a notify action, and
- * subscribes to the condition. When a session's rotation begins, the new
+ * on the session-rotation-ongoing condition with a notify action (and one on
+ * rotation-completed, see below), and subscribes to the conditions. When a session's rotation begins, the new
  * chunk is already the one being written, so regenerating the session's
  * statedump then makes each traced process write a capture-state pass into
- * the new chunk. Triggers are named lttng-etw-watch.<pid>.<n> and
- * unregistered on SIGINT/SIGTERM, when their session vanishes, and on every
- * error path: the daemon never leaves a registration behind.
+ * the new chunk. Triggers are named lttng-etw-watch.<pid>.<n>.
+ *
+ * When a trigger may be unregistered (lttng-sessiond 2.13): unregistering a
+ * session-rotation trigger does not remove it from the notification
+ * thread's per-session trigger list (notification-thread-events.c; 2.14
+ * fixed it with remove_trigger_from_session_trigger_list()). That list lives
+ * as long as the session has channels, i.e. until the session is released,
+ * which for a destroyed session that was ever rotated is after the
+ * implicit rotation `lttng destroy` performs has completed. Any rotation
+ * command the notification thread handles for the session after the
+ * unregistration walks the freed trigger and the whole sessiond dies
+ * (SIGSEGV in lttng_condition_get_type()). So a session's triggers go only
+ * once the notification thread can no longer walk them:
+ *  - the session left the session list (destroyed: no rotation can start
+ *    any more) and no rotation of it is in progress: a second trigger, on
+ *    rotation-completed, tells when the last one (the destroy's) is done;
+ *    the ONGOING of that last rotation is queued before the session leaves
+ *    the list, so one more refresh period passes before a vanished session
+ *    with no rotation seen in progress is dropped;
+ *  - never while the session exists: on SIGINT/SIGTERM the triggers of
+ *    sessions still listed are left registered (they only notify; the
+ *    daemon says so; `lttng remove-trigger` is safe once `lttng destroy`
+ *    of the session has returned). For the same reason a failed subscription keeps its
+ *    registered trigger in the table, to go by the rule above.
  *
  * Single-threaded: lttng_notification_channel_has_pending_notification
  * never blocks, so the loop polls it every POLL_MS between signal checks.
@@ -36,9 +57,13 @@
 
 struct watched {
 	char *session;
-	struct lttng_condition *cond;
-	struct lttng_trigger *trigger;
-	int seen; /* in the last session list */
+	/* [0]: rotation ongoing (regenerates the statedump); [1]: rotation
+	 * completed (tells when dropping becomes safe, see the top comment). */
+	struct lttng_condition *cond[2];
+	struct lttng_trigger *trigger[2];
+	int seen;	/* in the last session list */
+	int gone;	/* refreshes since it left the session list, 0: listed */
+	int rotating;	/* an ONGOING seen, its COMPLETED not yet */
 };
 
 struct watch {
@@ -65,77 +90,123 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL); /* a signal cuts it short: fine */
 }
 
+/* Only when the notification thread can no longer walk the triggers (top
+ * comment): the session is gone and none of its rotations is in progress. */
 static void drop(struct watch *w, int i)
 {
 	struct watched *x = &w->v[i];
 
-	if (x->cond)
-		(void)lttng_notification_channel_unsubscribe(w->chan, x->cond);
-	if (x->trigger) {
-		int ret = lttng_unregister_trigger(x->trigger);
+	for (int k = 0; k < 2; k++) {
+		if (x->cond[k])
+			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
+		if (x->trigger[k]) {
+			int ret = lttng_unregister_trigger(x->trigger[k]);
 
-		if (ret < 0)
-			letw_err("watch: cannot unregister the trigger of `%s`: %s",
-				 x->session, lttng_strerror(ret));
-		lttng_trigger_destroy(x->trigger);
+			if (ret < 0)
+				letw_err("watch: cannot unregister a trigger of `%s`: %s",
+					 x->session, lttng_strerror(ret));
+			lttng_trigger_destroy(x->trigger[k]);
+		}
+		lttng_condition_destroy(x->cond[k]);
 	}
-	lttng_condition_destroy(x->cond);
+	if (w->verbose)
+		letw_note("watch: `%s` is gone, its triggers unregistered", x->session);
 	free(x->session);
 	w->v[i] = w->v[--w->n];
 }
 
-static int add(struct watch *w, const char *session)
+/* Forget a session's triggers without unregistering them (exit while the
+ * session exists: unregistering would crash a 2.13 sessiond later). */
+static void leave(struct watch *w, int i)
+{
+	struct watched *x = &w->v[i];
+
+	letw_note("watch: leaving the triggers of `%s` registered: lttng-sessiond 2.13 "
+		  "crashes at a later rotation of a session whose rotation trigger was "
+		  "removed; remove lttng-etw-watch.%d.* once the session is destroyed",
+		  x->session, (int)getpid());
+	for (int k = 0; k < 2; k++) {
+		if (x->cond[k])
+			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
+		lttng_trigger_destroy(x->trigger[k]);
+		lttng_condition_destroy(x->cond[k]);
+	}
+	free(x->session);
+	w->v[i] = w->v[--w->n];
+}
+
+static int add_trigger(struct watch *w, struct watched *x, int k)
 {
 	struct lttng_action *notify = lttng_action_notify_create();
-	struct watched x = { .session = strdup(session) };
 	char name[64];
+	int ret;
+
+	x->cond[k] = k ? lttng_condition_session_rotation_completed_create()
+		       : lttng_condition_session_rotation_ongoing_create();
+	if (!notify || !x->cond[k] ||
+	    lttng_condition_session_rotation_set_session_name(x->cond[k], x->session) !=
+		    LTTNG_CONDITION_STATUS_OK ||
+	    !(x->trigger[k] = lttng_trigger_create(x->cond[k], notify))) {
+		lttng_action_destroy(notify);
+		letw_err("out of memory");
+		return -1;
+	}
+	lttng_action_destroy(notify); /* the trigger holds its own reference */
+	snprintf(name, sizeof(name), "lttng-etw-watch.%d.%u", (int)getpid(), w->next_id++);
+	ret = lttng_register_trigger_with_name(x->trigger[k], name);
+	if (ret != LTTNG_OK) {
+		letw_err("watch: cannot register a rotation trigger for `%s`: %s",
+			 x->session, lttng_strerror(-ret));
+		lttng_trigger_destroy(x->trigger[k]);
+		x->trigger[k] = NULL;
+		return -1;
+	}
+	if (lttng_notification_channel_subscribe(w->chan, x->cond[k]) !=
+	    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
+		letw_err("watch: cannot subscribe to the rotations of `%s`", x->session);
+		return -1;
+	}
+	return 0;
+}
+
+static int add(struct watch *w, const char *session)
+{
+	struct watched x = { .session = strdup(session) };
 	int ret;
 
 	if (w->n == w->cap) {
 		int ncap = w->cap ? w->cap * 2 : 8;
 		struct watched *nv = realloc(w->v, (size_t)ncap * sizeof(*nv));
 
-		if (!nv)
-			goto nomem;
+		if (!nv) {
+			free(x.session);
+			letw_err("out of memory");
+			return -1;
+		}
 		w->v = nv;
 		w->cap = ncap;
 	}
-	x.cond = lttng_condition_session_rotation_ongoing_create();
-	if (!notify || !x.session || !x.cond ||
-	    lttng_condition_session_rotation_set_session_name(x.cond, session) !=
-		    LTTNG_CONDITION_STATUS_OK ||
-	    !(x.trigger = lttng_trigger_create(x.cond, notify)))
-		goto nomem;
-	snprintf(name, sizeof(name), "lttng-etw-watch.%d.%u", (int)getpid(), w->next_id++);
-	ret = lttng_register_trigger_with_name(x.trigger, name);
-	if (ret != LTTNG_OK) {
-		letw_err("watch: cannot register a rotation trigger for `%s`: %s",
-			 session, lttng_strerror(-ret));
-		lttng_trigger_destroy(x.trigger);
-		x.trigger = NULL;
-		goto fail;
+	if (!x.session) {
+		letw_err("out of memory");
+		return -1;
 	}
-	if (lttng_notification_channel_subscribe(w->chan, x.cond) !=
-	    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
-		letw_err("watch: cannot subscribe to the rotations of `%s`", session);
-		(void)lttng_unregister_trigger(x.trigger);
-		lttng_trigger_destroy(x.trigger);
-		x.trigger = NULL;
-		goto fail;
+	ret = add_trigger(w, &x, 0);
+	if (!ret)
+		ret = add_trigger(w, &x, 1);
+	if (ret && !x.trigger[0] && !x.trigger[1]) {
+		/* Nothing registered: nothing the sessiond can walk. */
+		for (int k = 0; k < 2; k++)
+			lttng_condition_destroy(x.cond[k]);
+		free(x.session);
+		return -1;
 	}
-	lttng_action_destroy(notify);
+	/* Registered triggers stay in the table even on failure: they go by
+	 * the rule of the top comment, like every other. */
 	x.seen = 1;
 	w->v[w->n++] = x;
-	if (w->verbose)
+	if (!ret && w->verbose)
 		letw_note("watch: watching the rotations of `%s`", session);
-	return 0;
-nomem:
-	letw_err("out of memory");
-fail:
-	lttng_action_destroy(notify);
-	lttng_condition_destroy(x.cond);
-	free(x.session);
-	return -1;
+	return ret;
 }
 
 static int wanted(const struct watch *w, const char *session)
@@ -148,7 +219,15 @@ static int wanted(const struct watch *w, const char *session)
 	return 0;
 }
 
-/* Watch new sessions, forget vanished ones. */
+static struct watched *find(struct watch *w, const char *session)
+{
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i].session, session))
+			return &w->v[i];
+	return NULL;
+}
+
+/* Watch new sessions; drop vanished ones once it is safe (top comment). */
 static int refresh(struct watch *w)
 {
 	char **names = NULL;
@@ -159,18 +238,27 @@ static int refresh(struct watch *w)
 	for (i = 0; i < w->n; i++)
 		w->v[i].seen = 0;
 	for (k = 0; k < n; k++) {
-		for (i = 0; i < w->n && strcmp(w->v[i].session, names[k]); i++)
-			;
-		if (i < w->n)
-			w->v[i].seen = 1;
-		else if (wanted(w, names[k]))
+		struct watched *x = find(w, names[k]);
+
+		if (x) {
+			x->seen = 1;
+			x->gone = 0; /* a new session of that name: same list */
+		} else if (wanted(w, names[k])) {
 			(void)add(w, names[k]);
+		}
 		free(names[k]);
 	}
 	free(names);
-	for (i = w->n - 1; i >= 0; i--)
-		if (!w->v[i].seen)
+	for (i = w->n - 1; i >= 0; i--) {
+		struct watched *x = &w->v[i];
+
+		if (x->seen)
+			continue;
+		/* The ONGOING of the destroy's rotation was queued before the
+		 * session left the list: by the next refresh it is here. */
+		if (x->gone++ >= 1 && !x->rotating)
 			drop(w, i);
+	}
 	return 0;
 }
 
@@ -179,13 +267,30 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	const struct lttng_condition *c = lttng_notification_get_condition(nt);
 	const struct lttng_evaluation *e = lttng_notification_get_evaluation(nt);
 	const char *session = NULL;
+	struct watched *x;
+	enum lttng_condition_type type;
 	uint64_t id = 0;
 	int ret;
 
-	if (!c || lttng_condition_get_type(c) != LTTNG_CONDITION_TYPE_SESSION_ROTATION_ONGOING ||
-	    lttng_condition_session_rotation_get_session_name(c, &session) !=
-		    LTTNG_CONDITION_STATUS_OK)
+	if (!c || lttng_condition_session_rotation_get_session_name(c, &session) !=
+			  LTTNG_CONDITION_STATUS_OK)
 		return;
+	type = lttng_condition_get_type(c);
+	x = find(w, session);
+	if (type == LTTNG_CONDITION_TYPE_SESSION_ROTATION_COMPLETED) {
+		if (!x)
+			return;
+		x->rotating = 0;
+		/* The notification thread handled its last command walking
+		 * this session's triggers: a gone session's can go now. */
+		if (x->gone)
+			drop(w, (int)(x - w->v));
+		return;
+	}
+	if (type != LTTNG_CONDITION_TYPE_SESSION_ROTATION_ONGOING)
+		return;
+	if (x)
+		x->rotating = 1;
 	if (e)
 		(void)lttng_evaluation_session_rotation_get_id(e, &id);
 	/* The new chunk is the one being written: the passes land there.
@@ -200,6 +305,71 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 		letw_err("watch: cannot regenerate the statedump of `%s`: %s", session,
 			 lttng_strerror(ret));
 	fflush(stdout);
+}
+
+/* Handle whatever notification is already queued; 0, or -1 if the channel
+ * broke. */
+static int drain(struct watch *w)
+{
+	for (;;) {
+		struct lttng_notification *nt = NULL;
+		bool pending = false;
+
+		if (lttng_notification_channel_has_pending_notification(w->chan, &pending) !=
+		    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
+			return -1;
+		if (!pending)
+			return 0;
+		if (lttng_notification_channel_get_next_notification(w->chan, &nt) ==
+			    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && nt) {
+			on_rotation(w, nt);
+			lttng_notification_destroy(nt);
+		}
+	}
+}
+
+#define EXIT_WAIT_MS 10000
+
+/*
+ * On exit: sessions destroyed meanwhile are dropped once their last
+ * rotation has completed (waiting for its COMPLETED notification, at most
+ * EXIT_WAIT_MS: a rotation that fails never sends one); sessions that
+ * still exist keep their triggers (top comment).
+ */
+static void finish(struct watch *w, int channel_ok)
+{
+	long waited = 0;
+
+	if (channel_ok) {
+		/* Two refreshes: a session seen vanishing now gets the delay
+		 * its last ONGOING needs (see refresh()). */
+		for (int r = 0; r < 2 && !refresh(w); r++) {
+			if (drain(w))
+				channel_ok = 0;
+			if (!r)
+				sleep_ms(POLL_MS);
+		}
+	}
+	for (;;) {
+		int waiting = 0;
+
+		for (int i = w->n - 1; i >= 0; i--) {
+			if (w->v[i].seen)
+				leave(w, i);
+			else if (!w->v[i].rotating)
+				drop(w, i);
+			else
+				waiting = 1;
+		}
+		if (!waiting || !channel_ok || waited >= EXIT_WAIT_MS)
+			break;
+		sleep_ms(POLL_MS);
+		waited += POLL_MS;
+		if (drain(w))
+			channel_ok = 0;
+	}
+	while (w->n) /* rotations that never completed: the sessions are gone */
+		drop(w, w->n - 1);
 }
 
 static void usage(FILE *f)
@@ -265,8 +435,6 @@ int letw_cmd_watch(int argc, char **argv)
 		return LETW_EXIT_ERROR;
 	}
 	while (!quit) {
-		bool pending = false;
-
 		if (since_refresh >= REFRESH_MS) {
 			if (refresh(&w)) {
 				failed = 1;
@@ -274,27 +442,15 @@ int letw_cmd_watch(int argc, char **argv)
 			}
 			since_refresh = 0;
 		}
-		if (lttng_notification_channel_has_pending_notification(w.chan, &pending) !=
-		    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
+		if (drain(&w)) {
 			letw_err("watch: the notification channel to lttng-sessiond broke");
 			failed = 1;
 			break;
 		}
-		if (pending) {
-			struct lttng_notification *nt = NULL;
-
-			if (lttng_notification_channel_get_next_notification(w.chan, &nt) ==
-				    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && nt) {
-				on_rotation(&w, nt);
-				lttng_notification_destroy(nt);
-			}
-			continue;
-		}
 		sleep_ms(POLL_MS);
 		since_refresh += POLL_MS;
 	}
-	while (w.n)
-		drop(&w, w.n - 1);
+	finish(&w, !failed);
 	free(w.v);
 	lttng_notification_channel_destroy(w.chan);
 	free(only);

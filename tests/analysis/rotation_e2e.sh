@@ -23,6 +23,9 @@ watch=$!
 letw_track "$watch"
 letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 	letw_fail "watch did not register: $(cat "$T/watch.out")"
+# A watch stopped while the session exists (a failure path) leaves its two
+# triggers registered; the cleanup removes them after destroying the session.
+printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/triggers"
 "$LETW_CLI" start "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw start"
 for i in 1 2; do
 	lttng rotate "$s" >/dev/null || letw_fail "rotate $i"

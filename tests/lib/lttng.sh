@@ -21,11 +21,6 @@ letw_cleanup() {
 	for s in "${LETW_TEST_SESSIONS[@]}"; do
 		lttng destroy "$s" >/dev/null 2>&1
 	done
-	if [ -f "$LETW_TEST_TMP/triggers" ]; then
-		while read -r s; do
-			lttng remove-trigger "$s" >/dev/null 2>&1
-		done < "$LETW_TEST_TMP/triggers"
-	fi
 	if [ -f "$LETW_TEST_TMP/sessions" ]; then
 		while read -r s; do
 			lttng destroy "$s" >/dev/null 2>&1
@@ -34,6 +29,14 @@ letw_cleanup() {
 	for p in "${LETW_TEST_PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+	# Triggers after the sessions (destroy waits for the last rotation):
+	# sessiond 2.13 crashes at a later rotation of a session whose rotation
+	# trigger was removed (analysis/README.md, watch).
+	if [ -f "$LETW_TEST_TMP/triggers" ]; then
+		while read -r s; do
+			lttng remove-trigger "$s" >/dev/null 2>&1
+		done < "$LETW_TEST_TMP/triggers"
+	fi
 	if [ -z "${LETW_KEEP_TMP:-}" ]; then rm -rf "$LETW_TEST_TMP"; fi
 }
 trap letw_cleanup EXIT
