@@ -23,6 +23,10 @@ watch=$!
 letw_track "$watch"
 letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 	letw_fail "watch did not register: $(cat "$T/watch.out")"
+# The lister sees the watch's triggers while it runs (so the "none left"
+# check below can fail).
+[ -n "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.")" ] ||
+	letw_fail "letw-test-triggers does not see the watch's triggers"
 # A watch stopped while the session exists (a failure path) leaves its two
 # triggers registered; the cleanup removes them after destroying the session.
 printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/triggers"
@@ -38,8 +42,9 @@ lttng stop "$s" >/dev/null || letw_fail "stop"
 lttng destroy "$s" >/dev/null || letw_fail "destroy" # archives the last chunk
 kill -TERM "$watch"
 wait "$watch" || letw_fail "watch exited with $? on SIGTERM: $(cat "$T/watch.out")"
-[ "$(lttng list-triggers 2>/dev/null | grep -c "lttng-etw-watch\.$watch\.")" = 0 ] ||
-	letw_fail "watch left a trigger registered"
+left=$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.") ||
+	letw_fail "cannot list sessiond's triggers"
+[ -z "$left" ] || letw_fail "watch left triggers registered: $left"
 
 tr=$(anl_trace "$s")
 [ "$(ls "$tr/archives" | wc -l)" = 3 ] || letw_fail "expected 3 chunks: $(ls "$tr/archives")"
