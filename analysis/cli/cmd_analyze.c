@@ -139,6 +139,24 @@ static void free_chunks(char **v, int n)
 	free(v);
 }
 
+/* Run one chunk (or the whole trace) with params, whose entries were
+ * inserted if `inserted`; takes the params reference. */
+static int run_params(struct letw_graph_opts *o, bt_value *params, int inserted,
+		      struct letw_sink_result *res)
+{
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (!params || !inserted) {
+		letw_err("out of memory");
+	} else {
+		o->params = params;
+		ret = letw_graph_run(o, res);
+	}
+	bt_value_put_ref(params);
+	return ret;
+}
+
 int letw_cmd_perfmap(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -202,21 +220,15 @@ int letw_cmd_perfmap(int argc, char **argv)
 			break;
 		}
 		o.trace = nchunks ? trace : argv[optind];
-		memset(&res, 0, sizeof(res));
 		params = bt_value_map_create();
 		/* The command, not the sink, decides what an incomplete trace
 		 * means (letw_graph_verdict). */
-		if (!params ||
-		    bt_value_map_insert_string_entry(params, "output-dir", nchunks ? out : dir) ||
-		    bt_value_map_insert_string_entry(params, "mode", mode) ||
-		    bt_value_map_insert_bool_entry(params, "fail-on-incomplete", BT_FALSE)) {
-			letw_err("out of memory");
-			ret = -1;
-		} else {
-			o.params = params;
-			ret = letw_graph_run(&o, &res);
-		}
-		bt_value_put_ref(params);
+		ret = run_params(&o, params, params &&
+				 !bt_value_map_insert_string_entry(params, "output-dir",
+								   nchunks ? out : dir) &&
+				 !bt_value_map_insert_string_entry(params, "mode", mode) &&
+				 !bt_value_map_insert_bool_entry(params, "fail-on-incomplete",
+								 BT_FALSE), &res);
 		if (!ret) {
 			letw_note("wrote %d map(s), %llu symbol(s), into %s", res.processes,
 				  (unsigned long long)res.map_lines, nchunks ? out : dir);
@@ -290,22 +302,17 @@ int letw_cmd_report(int argc, char **argv)
 			printf("chunk %s\n", chunks[i]);
 			fflush(stdout);
 		}
-		memset(&res, 0, sizeof(res));
 		params = bt_value_map_create();
 		/* The CLI reads the verdict from the result rather than from a
 		 * component failure, so an incomplete pass is not an error. */
-		if (!params ||
-		    bt_value_map_insert_string_entry(params, "format", json ? "json" : "text") ||
-		    bt_value_map_insert_bool_entry(params, "fail-on-incomplete", BT_FALSE) ||
-		    ((file || out) &&
-		     bt_value_map_insert_string_entry(params, "output", file ? file : out))) {
-			letw_err("out of memory");
-			ret = -1;
-		} else {
-			o.params = params;
-			ret = letw_graph_run(&o, &res);
-		}
-		bt_value_put_ref(params);
+		ret = run_params(&o, params, params &&
+				 !bt_value_map_insert_string_entry(params, "format",
+								   json ? "json" : "text") &&
+				 !bt_value_map_insert_bool_entry(params, "fail-on-incomplete",
+								 BT_FALSE) &&
+				 (!(file || out) ||
+				  !bt_value_map_insert_string_entry(params, "output",
+								    file ? file : out)), &res);
 		free(trace);
 		free(file);
 		if (ret)
