@@ -9,12 +9,14 @@
 -- different trace), which is what the perf map must report as reuse.
 -- Every tenth round flushes a single function instead, so trace numbers
 -- are also reused without a full flush.
--- usage: flushes.lua MIN_FLUSHES GO_FIFO STOP_FILE
+-- usage: flushes.lua MIN_FLUSHES GO_FIFO STOP_FILE [HOLD_FILE]
 -- Blocks until a line arrives on GO_FIFO (so the test can set up its
 -- session for this pid first), runs at least MIN_FLUSHES flushes and
--- keeps going until STOP_FILE exists.
-local min_flushes, go, stop = tonumber(arg[1]), arg[2], arg[3]
-assert(min_flushes and go and stop, "usage: flushes.lua MIN_FLUSHES GO_FIFO STOP_FILE")
+-- keeps going until STOP_FILE exists. While HOLD_FILE exists, it stops
+-- between running its loops and flushing them — their traces live — and
+-- says so by creating HOLD_FILE.held, so a rundown is sure to see them.
+local min_flushes, go, stop, hold = tonumber(arg[1]), arg[2], arg[3], arg[4]
+assert(min_flushes and go and stop, "usage: flushes.lua MIN_FLUSHES GO_FIFO STOP_FILE [HOLD_FILE]")
 
 local function exists(path)
   local f = io.open(path, "r")
@@ -49,6 +51,12 @@ while flushes < min_flushes or not exists(stop) do
     sink = sink + loops[(first + k) % #loops + 1](1000)
   end
   rounds = rounds + 1
+  if hold and exists(hold) then
+    local f = assert(io.open(hold .. ".held", "w"))
+    f:close()
+    while exists(hold) do os.execute("sleep 0.01") end
+    os.remove(hold .. ".held")
+  end
   if rounds % 10 == 5 then
     -- Only unlink one function's root traces: once collected, their trace
     -- numbers go to the next traces, whose records must replace theirs.
