@@ -35,8 +35,8 @@ lttng stop "$s" >/dev/null || letw_fail "stop"
 [ "$rc" -eq 0 ] || letw_fail "churn program exited with $rc"
 check="${LETW_CHURN_CHECK:-$here/check_churn.py}"
 # --self-test: the checker must be able to fail; a dropped and a
-# duplicated rundown record, injected into this very trace after reading
-# it, must both be caught.
+# duplicated rundown record and code bytes of a record not emitted,
+# injected into this very trace after reading it, must all be caught.
 /usr/bin/python3 "$check" --vpid "$pid" --min-passes 3 --self-test \
 	$LETW_CHURN_CHECK_ARGS "$LETW_TEST_TMP/$s" || letw_fail "trace check"
 echo "PASS: churn $*"
