@@ -17,7 +17,13 @@ out="$LETW_TEST_TMP/churn.out"
 LTTNG_UST_ALLOW_BLOCKING=1 "$bin" --go-file "$go" "$@" >"$out" 2>"$LETW_TEST_TMP/churn.err" &
 pid=$!
 letw_track "$pid"
-letw_wait_for grep -q '^ready' "$out" || letw_fail "churn program did not get ready"
+# Stop waiting as soon as the program is gone (a sanitizer report at
+# startup), and show why: its stderr used to be dropped on this path.
+churn_ready() { grep -q '^ready' "$out" || ! kill -0 "$pid"; }
+if ! letw_wait_for churn_ready || ! grep -q '^ready' "$out"; then
+	tail -n 60 "$LETW_TEST_TMP/churn.err" >&2
+	letw_fail "churn program did not get ready"
+fi
 
 s=$(letw_session_create letw-churn)
 letw_session_track "$s" "$pid"
