@@ -155,7 +155,7 @@ def inject(dc, extras, how):
         xkeys.insert(at, ("m", 0, 0))
 
 
-def check(data, min_passes, strict, how=None):
+def check(data, min_passes, strict, how=None, min_extras=0):
     recs, inits, completes, dc, extras, discarded, nevents = data
     errors = []
     if how:
@@ -207,6 +207,7 @@ def check(data, min_passes, strict, how=None):
     ti = 0
 
     npasses = 0
+    total_extras = 0
     total_seen = 0
     total_skipped = 0
     unaccounted = 0
@@ -238,6 +239,7 @@ def check(data, min_passes, strict, how=None):
         # A line table or code bytes belong to a record this pass emitted.
         xts, xkeys = extras[flav]
         for k in xkeys[bisect.bisect_left(xts, t0):bisect.bisect_right(xts, t1)]:
+            total_extras += 1
             if k not in seen:
                 err("%s: lines/code bytes of %s, which the pass did not emit"
                     % (tag, (k,)))
@@ -280,9 +282,13 @@ def check(data, min_passes, strict, how=None):
     if npasses < min_passes:
         err("only %d passes in the trace, expected at least %d"
             % (npasses, min_passes))
+    if total_extras < min_extras:
+        err("only %d line-table/code-bytes events in the passes, expected at "
+            "least %d" % (total_extras, min_extras))
     print("checked %d events, %d records, %d pass flavours, %d rundown "
-          "records, %d raced skips" % (nevents, len(recs), npasses,
-                                       total_seen, total_skipped))
+          "records, %d raced skips, %d lines/code-bytes events"
+          % (nevents, len(recs), npasses, total_seen, total_skipped,
+             total_extras))
     if unaccounted:
         print("%s: %d records present at an Init were neither emitted nor "
               "counted in skipped_raced (removed before the walker reached "
@@ -302,6 +308,9 @@ def main():
                     help="only events of this process")
     ap.add_argument("--min-passes", type=int, default=1,
                     help="fail with fewer pass flavours than this")
+    ap.add_argument("--min-extras", type=int, default=0,
+                    help="fail with fewer line-table/code-bytes events "
+                    "inside passes than this")
     ap.add_argument("--lenient-accounting", action="store_true",
                     help="only warn when skipped_raced falls short of the "
                     "records present at the Init (by default it fails: "
@@ -315,11 +324,13 @@ def main():
                     "each --inject corruption: both must be caught")
     a = ap.parse_args()
     data = read_trace(a.trace, a.vpid)
-    ret = check(data, a.min_passes, not a.lenient_accounting, a.inject)
+    ret = check(data, a.min_passes, not a.lenient_accounting, a.inject,
+                a.min_extras)
     if a.self_test:
         for how in ("drop", "dup", "orphan"):
             with contextlib.redirect_stdout(io.StringIO()):
-                caught = check(data, a.min_passes, not a.lenient_accounting, how)
+                caught = check(data, a.min_passes, not a.lenient_accounting,
+                               how, a.min_extras)
             if not caught:
                 print("FAIL: self-test: an injected '%s' went unnoticed" % how)
                 ret = 1
