@@ -9,6 +9,7 @@
 #include "intern.h"
 #include "reclaim.h"
 #include "store.h"
+#include "tsan.h"
 
 struct key {
 	uint64_t a;
@@ -121,8 +122,12 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 	     node = cds_lfht_iter_get_node(&it)) {
 		struct letw_ictx *f = caa_container_of(node, struct letw_ictx, node);
 
-		if (try_ref(f))
+		if (try_ref(f)) {
+			/* Its bytes were written by whoever interned it,
+			 * published by cds_lfht's asm cmpxchg (tsan.h). */
+			letw_hb_acquire(f);
 			return letw_store_chunk_handle(in->st, f);
+		}
 	}
 	/* Not there (or dying): offer a new entry. */
 	h = letw_store_chunk_get(in->st, letw_ictx_size((uint32_t)(l1 + l2 + 2)));
@@ -137,6 +142,7 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 	e->bytes[l1 + 1 + l2] = '\0';
 	e->refs = 1;
 	cds_lfht_node_init(&e->node);
+	letw_hb_release(e); /* acquired by the publishers that find it */
 	for (;;) {
 		struct cds_lfht_node *got = cds_lfht_add_unique(in->ht, hash, match_live,
 								&k, &e->node);
@@ -150,6 +156,7 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 		 * died meanwhile, in which case try to insert ours again. */
 		f = caa_container_of(got, struct letw_ictx, node);
 		if (try_ref(f)) {
+			letw_hb_acquire(f);
 			/* Ours was never linked, but it came off a free list
 			 * inside this read-side section: it goes back only
 			 * after a grace period (store.h). */

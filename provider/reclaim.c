@@ -8,6 +8,7 @@
 #include "reclaim.h"
 #include "slot.h"
 #include "store.h"
+#include "tsan.h"
 
 struct batch {
 	struct rcu_head rcu;
@@ -31,6 +32,7 @@ static void push(struct letw_reclaim *rc, struct __cds_lfs_stack *q,
 		 struct cds_lfs_node *n)
 {
 	cds_lfs_node_init(n);
+	letw_hb_release(n); /* taken in release_all (tsan.h) */
 	(void)cds_lfs_push(q, n);
 	uatomic_inc(&rc->pending);
 }
@@ -72,6 +74,7 @@ static long release_all(struct letw_reclaim *rc, struct batch *b)
 
 	if (b->slots)
 		cds_lfs_for_each_safe(b->slots, n, next) {
+			letw_hb_acquire(n);
 			letw_slot_release(rc, caa_container_of(n, struct letw_slot, retire));
 			count++;
 		}
@@ -80,6 +83,7 @@ static long release_all(struct letw_reclaim *rc, struct batch *b)
 			struct letw_retired_chunk *c =
 				caa_container_of(n, struct letw_retired_chunk, retire);
 
+			letw_hb_acquire(n);
 			letw_store_chunk_put(rc->st, letw_store_chunk_handle(rc->st,
 						(char *)c - c->offset), c->size);
 			count++;
@@ -90,6 +94,7 @@ static long release_all(struct letw_reclaim *rc, struct batch *b)
 		cds_lfs_for_each_safe(b->ictx, n, next) {
 			struct letw_ictx *e = caa_container_of(n, struct letw_ictx, retire);
 
+			letw_hb_acquire(n);
 			letw_store_chunk_put(rc->st, letw_store_chunk_handle(rc->st, e),
 					     letw_ictx_size(e->len));
 			count++;
@@ -101,8 +106,13 @@ static long release_all(struct letw_reclaim *rc, struct batch *b)
 static void batch_done(struct rcu_head *head)
 {
 	struct batch *b = caa_container_of(head, struct batch, rcu);
-	struct letw_reclaim *rc = b->rc;
+	struct letw_reclaim *rc;
 	long n;
+
+	/* call_rcu's queue is liburcu asm too: the tick's writes to the
+	 * batch, released there (tsan.h). */
+	letw_hb_acquire(b);
+	rc = b->rc;
 
 	/* cds_lfht_del (interned contexts) wants a read-side section. */
 	urcu_bp_read_lock();
@@ -137,5 +147,6 @@ void letw_reclaim_tick(struct letw_reclaim *rc)
 	/* Even an empty batch goes through a grace period: its chunk came
 	 * off a free list inside a read-side section. */
 	uatomic_inc(&rc->batches_in_flight);
+	letw_hb_release(b);
 	urcu_bp_call_rcu(&b->rcu, batch_done);
 }

@@ -6,6 +6,7 @@
 #include <urcu/uatomic.h>
 
 #include "store.h"
+#include "tsan.h"
 
 /*
  * Size classes: 8-byte steps up to 64, then four steps per power of two
@@ -83,6 +84,7 @@ static int grow_slots(struct letw_store *st, struct letw_slot **keep)
 			continue;
 		}
 		cds_lfs_node_init((struct cds_lfs_node *)&s->node);
+		letw_hb_release(s);
 		cds_lfs_push(&st->slot_free, (struct cds_lfs_node *)&s->node);
 	}
 	uatomic_add(&st->slots_free, (long)LETW_STORE_SLOT_CHUNK - (keep ? 1 : 0));
@@ -117,6 +119,7 @@ static int grow_class(struct letw_store *st, int c, int prefault, uint32_t *keep
 			continue;
 		}
 		cds_lfs_node_init((struct cds_lfs_node *)p);
+		letw_hb_release(p);
 		cds_lfs_push(&k->free, (struct cds_lfs_node *)p);
 	}
 	uatomic_add(&k->total, (long)n);
@@ -186,6 +189,7 @@ struct letw_slot *letw_store_slot_get(struct letw_store *st)
 	struct letw_slot *s = NULL;
 
 	if (n) {
+		letw_hb_acquire(n);
 		uatomic_dec(&st->slots_free);
 		return caa_container_of((struct cds_lfht_node *)n, struct letw_slot, node);
 	}
@@ -196,6 +200,7 @@ struct letw_slot *letw_store_slot_get(struct letw_store *st)
 void letw_store_slot_put(struct letw_store *st, struct letw_slot *s)
 {
 	cds_lfs_node_init((struct cds_lfs_node *)&s->node);
+	letw_hb_release(s);
 	cds_lfs_push(&st->slot_free, (struct cds_lfs_node *)&s->node);
 	uatomic_inc(&st->slots_free);
 }
@@ -213,6 +218,7 @@ uint32_t letw_store_chunk_get(struct letw_store *st, size_t bytes)
 	if (!__atomic_load_n(&k->used, __ATOMIC_RELAXED))
 		__atomic_store_n(&k->used, 1, __ATOMIC_RELAXED);
 	if ((n = __cds_lfs_pop(&k->free))) {
+		letw_hb_acquire(n);
 		uatomic_dec(&k->nfree);
 		return letw_store_chunk_handle(st, n);
 	}
@@ -228,6 +234,7 @@ void letw_store_chunk_put(struct letw_store *st, uint32_t h, size_t bytes)
 	if (c < 0 || !h)
 		return;
 	cds_lfs_node_init(n);
+	letw_hb_release(n);
 	cds_lfs_push(&st->cls[c].free, n);
 	uatomic_inc(&st->cls[c].nfree);
 }

@@ -20,7 +20,9 @@ for every pass of the traced process (--vpid) and every flavour it ran:
      pass; and every record certainly present at the Init (loaded before
      it, its unpublish begun after it) that did not appear is counted in
      `skipped_raced` (exact accounting). --lenient-accounting turns that
-     last check into a WARN line.
+     last check into a WARN line;
+  7. every line-table or code-bytes event of the pass belongs to a record
+     the pass emitted (those events are attachments, never records).
 
 Any discarded-events or discarded-packets message fails the check: a lossy
 trace proves nothing. Exit status 0 only if every check holds.
@@ -45,12 +47,34 @@ class Rec:
         self.unload = None
 
 
-def rec_key(name, ev):
-    if name.startswith("method_"):
+# The events that *are* a record, by exact name. A method's line-table and
+# code-bytes events (method_lines*, method_code_bytes*) carry the same
+# code_start/version_id but are attachments to a record event, not records:
+# matching on the "method_" prefix counted them as rundown records (and,
+# from letw_runtime, as unloads), and "dcstart" not being in
+# method_code_bytes_start filed it under dcend. The ASan build tripped on
+# it: thread 0's fake code addresses (0x1000_0000_0000 + ...) lie in ASan's
+# HighShadow mapping, so the walker's process_vm_readv of them succeeds and
+# every such method comes with code bytes ("emitted twice"); in the plain
+# build those addresses are unmapped and no code bytes are ever emitted.
+RUNDOWN_RECORDS = {
+    "method_dcstart": ("dcstart", "m"), "method_dcend": ("dcend", "m"),
+    "stub_dcstart": ("dcstart", "s"), "stub_dcend": ("dcend", "s"),
+}
+RUNDOWN_EXTRAS = {
+    "method_lines_start": "dcstart", "method_lines_end": "dcend",
+    "method_code_bytes_start": "dcstart", "method_code_bytes_end": "dcend",
+}
+RUNTIME_RECORDS = {
+    "method_load": ("load", "m"), "method_unload": ("unload", "m"),
+    "stub_load": ("load", "s"), "stub_unload": ("unload", "s"),
+}
+
+
+def rec_key(kind, ev):
+    if kind == "m":
         return ("m", int(ev["code_start"]), int(ev["version_id"]))
-    if name.startswith("stub_"):
-        return ("s", int(ev["start"]), int(ev["owner"]))
-    return None
+    return ("s", int(ev["start"]), int(ev["owner"]))
 
 
 def read_trace(path, vpid):
@@ -58,6 +82,7 @@ def read_trace(path, vpid):
     inits = {}      # (flavour, pass_id) -> (ts, vtid)
     completes = {}  # (flavour, pass_id) -> (ts, emitted, skipped)
     dc = {"dcstart": ([], []), "dcend": ([], [])}  # flavour -> (ts list, keys)
+    extras = {"dcstart": ([], []), "dcend": ([], [])}  # lines / code bytes
     discarded = []
     nevents = 0
 
@@ -85,30 +110,34 @@ def read_trace(path, vpid):
                  int(ev["uid"]))
             rec(k).ubeg = ts
         elif prov == "letw_runtime":
-            k = rec_key(name, ev)
-            if k is None:
+            what = RUNTIME_RECORDS.get(name)
+            if what is None:
                 continue
-            if name.endswith("_load"):
+            k = rec_key(what[1], ev)
+            if what[0] == "load":
                 rec(k).load = ts
             else:
                 rec(k).unload = ts
         elif prov == "letw_rundown":
-            flav = "dcstart" if "dcstart" in name else "dcend"
-            if name.endswith("_init"):
-                inits[(flav, int(ev["pass_id"]))] = (ts, int(ev["vtid"]))
-            elif name.endswith("_complete"):
-                completes[(flav, int(ev["pass_id"]))] = (
+            if name in ("dcstart_init", "dcend_init"):
+                inits[(name[:-5], int(ev["pass_id"]))] = (ts, int(ev["vtid"]))
+            elif name in ("dcstart_complete", "dcend_complete"):
+                completes[(name[:-9], int(ev["pass_id"]))] = (
                     ts, int(ev["emitted"]), int(ev["skipped_raced"]))
-            else:
-                k = rec_key(name, ev)
-                if k is not None:
-                    dc[flav][0].append(ts)
-                    dc[flav][1].append(k)
-                    rec(k)
-    return recs, inits, completes, dc, discarded, nevents
+            elif name in RUNDOWN_RECORDS:
+                flav, kind = RUNDOWN_RECORDS[name]
+                k = rec_key(kind, ev)
+                dc[flav][0].append(ts)
+                dc[flav][1].append(k)
+                rec(k)
+            elif name in RUNDOWN_EXTRAS:
+                flav = RUNDOWN_EXTRAS[name]
+                extras[flav][0].append(ts)
+                extras[flav][1].append(rec_key("m", ev))
+    return recs, inits, completes, dc, extras, discarded, nevents
 
 
-def inject(dc, how):
+def inject(dc, extras, how):
     """--inject: corrupt the parsed trace the way a broken walker would, to
     show each check can fail (the self-test runs every mode)."""
     tss, keys = dc["dcstart"]
@@ -118,14 +147,21 @@ def inject(dc, how):
     elif how == "dup":
         tss.insert(mid, tss[mid])
         keys.insert(mid, keys[mid])
+    elif how == "orphan":
+        # Code bytes of a record no pass emitted, inside a pass.
+        xts, xkeys = extras["dcstart"]
+        at = bisect.bisect_right(xts, tss[mid])
+        xts.insert(at, tss[mid])
+        xkeys.insert(at, ("m", 0, 0))
 
 
-def check(data, min_passes, strict, how=None):
-    recs, inits, completes, dc, discarded, nevents = data
+def check(data, min_passes, strict, how=None, min_extras=0):
+    recs, inits, completes, dc, extras, discarded, nevents = data
     errors = []
     if how:
         dc = {f: (list(t), list(k)) for f, (t, k) in dc.items()}
-        inject(dc, how)
+        extras = {f: (list(t), list(k)) for f, (t, k) in extras.items()}
+        inject(dc, extras, how)
 
     def err(msg):
         if len(errors) < 50:
@@ -171,6 +207,7 @@ def check(data, min_passes, strict, how=None):
     ti = 0
 
     npasses = 0
+    total_extras = 0
     total_seen = 0
     total_skipped = 0
     unaccounted = 0
@@ -199,6 +236,13 @@ def check(data, min_passes, strict, how=None):
             r = recs[k]
             if r.unload is not None and r.unload < t0:
                 err("%s: %s appears but was unloaded before the Init" % (tag, (k,)))
+        # A line table or code bytes belong to a record this pass emitted.
+        xts, xkeys = extras[flav]
+        for k in xkeys[bisect.bisect_left(xts, t0):bisect.bisect_right(xts, t1)]:
+            total_extras += 1
+            if k not in seen:
+                err("%s: lines/code bytes of %s, which the pass did not emit"
+                    % (tag, (k,)))
         if emitted != len(window):
             err("%s: Complete says emitted=%d, trace holds %d"
                 % (tag, emitted, len(window)))
@@ -238,9 +282,13 @@ def check(data, min_passes, strict, how=None):
     if npasses < min_passes:
         err("only %d passes in the trace, expected at least %d"
             % (npasses, min_passes))
+    if total_extras < min_extras:
+        err("only %d line-table/code-bytes events in the passes, expected at "
+            "least %d" % (total_extras, min_extras))
     print("checked %d events, %d records, %d pass flavours, %d rundown "
-          "records, %d raced skips" % (nevents, len(recs), npasses,
-                                       total_seen, total_skipped))
+          "records, %d raced skips, %d lines/code-bytes events"
+          % (nevents, len(recs), npasses, total_seen, total_skipped,
+             total_extras))
     if unaccounted:
         print("%s: %d records present at an Init were neither emitted nor "
               "counted in skipped_raced (removed before the walker reached "
@@ -260,28 +308,35 @@ def main():
                     help="only events of this process")
     ap.add_argument("--min-passes", type=int, default=1,
                     help="fail with fewer pass flavours than this")
+    ap.add_argument("--min-extras", type=int, default=0,
+                    help="fail with fewer line-table/code-bytes events "
+                    "inside passes than this")
     ap.add_argument("--lenient-accounting", action="store_true",
                     help="only warn when skipped_raced falls short of the "
                     "records present at the Init (by default it fails: "
                     "DESIGN §5, exact accounting)")
-    ap.add_argument("--inject", choices=["drop", "dup"],
-                    help="drop or duplicate one rundown record after "
-                    "reading (the check must then fail)")
+    ap.add_argument("--inject", choices=["drop", "dup", "orphan"],
+                    help="drop or duplicate one rundown record, or add "
+                    "code bytes of a record not emitted, after reading "
+                    "(the check must then fail)")
     ap.add_argument("--self-test", action="store_true",
                     help="after the check, re-run it on the same data with "
                     "each --inject corruption: both must be caught")
     a = ap.parse_args()
     data = read_trace(a.trace, a.vpid)
-    ret = check(data, a.min_passes, not a.lenient_accounting, a.inject)
+    ret = check(data, a.min_passes, not a.lenient_accounting, a.inject,
+                a.min_extras)
     if a.self_test:
-        for how in ("drop", "dup"):
+        for how in ("drop", "dup", "orphan"):
             with contextlib.redirect_stdout(io.StringIO()):
-                caught = check(data, a.min_passes, not a.lenient_accounting, how)
+                caught = check(data, a.min_passes, not a.lenient_accounting,
+                               how, a.min_extras)
             if not caught:
                 print("FAIL: self-test: an injected '%s' went unnoticed" % how)
                 ret = 1
         if ret == 0:
-            print("self-test: a dropped and a duplicated record are both caught")
+            print("self-test: a dropped and a duplicated record and orphan "
+                  "code bytes are all caught")
     return ret
 
 

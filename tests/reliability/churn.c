@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +176,60 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Thread 0's first READABLE_SLOTS slots get real (zero) memory behind
+ * their addresses, so the walker's code copy succeeds for them and every
+ * build's trace carries code-bytes events, which the checker must tell
+ * from records (check_churn.py). The rest stay unmapped: their copies fail
+ * and are dropped, as for a runtime that published a range it never
+ * mapped. Kept small: code bytes are the bulk of a trace. Under ASan the
+ * range is already mapped (thread 0's windows lie in its HighShadow, which
+ * is how the checker's confusion first showed) and the mmap fails with
+ * EEXIST; the region reads as zeros either way. Returns 1 if readable.
+ */
+#define READABLE_SLOTS 16u
+
+#if defined(__SANITIZE_THREAD__)
+#define CHURN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHURN_TSAN 1
+#endif
+#endif
+
+#ifdef CHURN_TSAN
+/* TSan owns this part of the address space (it dies with "mmap at bad
+ * address" on a mapping outside its application ranges): no code bytes
+ * under TSan; the plain and ASan builds cover them. */
+static int map_readable_code(void)
+{
+	return 0;
+}
+#else
+static int map_readable_code(void)
+{
+	size_t len = (size_t)READABLE_SLOTS * 0x10000u;
+	void *want = (void *)(uintptr_t)slot_addr(0, 0, 0);
+	void *p = mmap(want, len, PROT_READ,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+		       -1, 0);
+	char probe;
+
+	if (p == want)
+		return 1;
+	if (p != MAP_FAILED)
+		munmap(p, len); /* an old kernel ignored the hint */
+	/* Already mapped (ASan's shadow)? Then it reads, and so will the
+	 * walker, which copies the same way. */
+	{
+		struct iovec l = { .iov_base = &probe, .iov_len = 1 };
+		struct iovec r = { .iov_base = want, .iov_len = 1 };
+
+		return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 1;
+	}
+}
+#endif
+
 static void prefill(struct worker *w)
 {
 	for (unsigned int s = 0; s < opt_slots; s += 2)
@@ -276,10 +332,11 @@ int main(int argc, char **argv)
 	struct worker *w;
 	struct letw_stats st;
 	uint64_t total_ops = 0, errors = 0;
-	int ret, bad_pass = 0;
+	int ret, bad_pass = 0, code_readable;
 
 	if (parse_args(argc, argv))
 		return 2;
+	code_readable = map_readable_code();
 	ret = letw_init(NULL);
 	if (ret) {
 		fprintf(stderr, "letw-churn: letw_init: %s\n", strerror(-ret));
@@ -296,6 +353,9 @@ int main(int argc, char **argv)
 			return 1;
 		prefill(&w[i]);
 	}
+	/* Before "ready": churn.sh reads it to know whether the trace must
+	 * hold code-bytes events. */
+	printf("code-readable %d\n", code_readable);
 	if (opt_go_file)
 		wait_for_go();
 	for (unsigned int i = 0; i < opt_threads; i++)

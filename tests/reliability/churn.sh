@@ -17,7 +17,13 @@ out="$LETW_TEST_TMP/churn.out"
 LTTNG_UST_ALLOW_BLOCKING=1 "$bin" --go-file "$go" "$@" >"$out" 2>"$LETW_TEST_TMP/churn.err" &
 pid=$!
 letw_track "$pid"
-letw_wait_for grep -q '^ready' "$out" || letw_fail "churn program did not get ready"
+# Stop waiting as soon as the program is gone (a sanitizer report at
+# startup), and show why: its stderr used to be dropped on this path.
+churn_ready() { grep -q '^ready' "$out" || ! kill -0 "$pid"; }
+if ! letw_wait_for churn_ready || ! grep -q '^ready' "$out"; then
+	tail -n 60 "$LETW_TEST_TMP/churn.err" >&2
+	letw_fail "churn program did not get ready"
+fi
 
 s=$(letw_session_create letw-churn)
 letw_session_track "$s" "$pid"
@@ -35,8 +41,13 @@ lttng stop "$s" >/dev/null || letw_fail "stop"
 [ "$rc" -eq 0 ] || letw_fail "churn program exited with $rc"
 check="${LETW_CHURN_CHECK:-$here/check_churn.py}"
 # --self-test: the checker must be able to fail; a dropped and a
-# duplicated rundown record, injected into this very trace after reading
-# it, must both be caught.
-/usr/bin/python3 "$check" --vpid "$pid" --min-passes 3 --self-test \
+# duplicated rundown record and code bytes of a record not emitted,
+# injected into this very trace after reading it, must all be caught.
+# letw-churn backs some of thread 0's code with readable memory: then the
+# passes must carry code-bytes events (and each must belong to a record
+# the pass emitted), so the attachment path is exercised in every build.
+extras=0
+grep -q '^code-readable 1' "$out" && extras=1
+/usr/bin/python3 "$check" --vpid "$pid" --min-passes 3 --min-extras "$extras" --self-test \
 	$LETW_CHURN_CHECK_ARGS "$LETW_TEST_TMP/$s" || letw_fail "trace check"
 echo "PASS: churn $*"

@@ -41,18 +41,43 @@ app_start() { # NAME [env...] -- [args...]
 	letw_track "$pid"
 	eval "exec {${name}_w}>\"$LETW_TEST_TMP/$name.in\" {${name}_r}<\"$LETW_TEST_TMP/$name.out\""
 	eval "${name}_pid=$pid"
-	app_expect "$name" '^ready ' 60 || letw_fail "$name did not start"
+	app_expect "$name" '^ready ' 60 || app_fail "$name" "$name did not start"
 	eval "${name}_vpid=\${REPLY#ready }"
+}
+# app_fail NAME MESSAGE: fail, showing why the runtime is not answering.
+# (A sanitizer build's runtime that died of a report at startup used to
+# leave only "a did not start" in the log: its stderr was never shown.)
+app_fail() {
+	local pid st
+	eval "pid=\$${1}_pid"
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "# $1 (pid $pid) is still running" >&2
+	else
+		wait "$pid"; st=$?
+		letw_untrack "$pid"
+		echo "# $1 (pid $pid) exited with status $st" >&2
+	fi
+	echo "# $1's stderr (last 60 lines):" >&2
+	tail -n 60 "$LETW_TEST_TMP/$1.err" >&2
+	letw_fail "$2"
 }
 app_cmd() { local fd; eval "fd=\$${1}_w"; echo "$2" >&"$fd"; }
 # app_expect NAME REGEX [SECONDS]: next line matching; it is left in REPLY.
 app_expect() {
 	local fd deadline=$((SECONDS + ${3:-60}))
 	eval "fd=\$${1}_r"
+	local rc
 	while [ "$SECONDS" -lt "$deadline" ]; do
-		IFS= read -r -t 5 -u "$fd" REPLY || continue
+		IFS= read -r -t 5 -u "$fd" REPLY
+		rc=$?
+		# >128: the 5 s read timed out, keep waiting. 1..128: end of
+		# file, the runtime closed its stdout (it died): nothing more
+		# will come, so stop now rather than spin until the deadline.
+		if [ "$rc" -gt 128 ]; then continue; fi
+		[ -n "$REPLY" ] || [ "$rc" -eq 0 ] || return 1
 		echo "  [$1] $REPLY" >&2
 		[[ $REPLY =~ $2 ]] && return 0
+		[ "$rc" -eq 0 ] || return 1
 	done
 	return 1
 }
@@ -68,7 +93,7 @@ app_quit() {
 }
 app_alive_and_working() {
 	app_cmd "$1" check
-	app_expect "$1" '^check ok' 60 || letw_fail "$1: publish/unpublish broken"
+	app_expect "$1" '^check ok' 60 || app_fail "$1" "$1: publish/unpublish broken"
 }
 
 # --- sessions -----------------------------------------------------------
