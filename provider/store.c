@@ -52,9 +52,16 @@ static void *reserve(size_t len)
 
 /*
  * Commit one chunk of slots: make it accessible, initialise every slot as
- * FREE (this touches every page, so later publishers do not fault), push
- * them, then flag the chunk ready for the walker. Any thread may do it;
- * concurrent growers commit distinct chunks (fetch-add on slots_claimed)
+ * FREE (this touches every page, so later publishers do not fault), flag
+ * the chunk ready for the walker, then push the slots. The flag goes up
+ * before the first push (release; letw_store_slot_chunk_ready acquires):
+ * once a slot can be popped and published, the walker and the big-record
+ * overlap scan, which skip chunks not ready, must already see its chunk —
+ * flagged after the pushes, a record published from a chunk still being
+ * pushed was missed by both (TSan's slowness made it visible:
+ * hostile_api's big overlap went unrefused). The FREE slots a scan then
+ * meets are skipped like any free slot. Any thread may commit;
+ * concurrent growers take distinct chunks (fetch-add on slots_claimed)
  * and nobody waits for anybody. `keep` receives one slot for the caller
  * (the slow path) instead of pushing it.
  */
@@ -75,10 +82,12 @@ static int grow_slots(struct letw_store *st, struct letw_slot **keep)
 		 * it, the bound stays consistent. */
 		return -ENOMEM;
 	}
+	memset(base, 0, (size_t)LETW_STORE_SLOT_CHUNK * sizeof(*base));
+	__atomic_store_n(&st->slot_chunk_ready[first / LETW_STORE_SLOT_CHUNK], 1,
+			 __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < LETW_STORE_SLOT_CHUNK; i++) {
 		struct letw_slot *s = &base[i];
 
-		memset(s, 0, sizeof(*s));
 		if (keep && i == 0) {
 			*keep = s;
 			continue;
@@ -88,8 +97,6 @@ static int grow_slots(struct letw_store *st, struct letw_slot **keep)
 		cds_lfs_push(&st->slot_free, (struct cds_lfs_node *)&s->node);
 	}
 	uatomic_add(&st->slots_free, (long)LETW_STORE_SLOT_CHUNK - (keep ? 1 : 0));
-	__atomic_store_n(&st->slot_chunk_ready[first / LETW_STORE_SLOT_CHUNK], 1,
-			 __ATOMIC_RELEASE);
 	return 0;
 }
 
