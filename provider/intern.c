@@ -67,10 +67,18 @@ static int match_any(struct cds_lfht_node *node, const void *key)
 	return same_key(caa_container_of(node, struct letw_ictx, node), key);
 }
 
-/* Take a reference if the count is still non-zero. */
+/*
+ * Take a reference if the count is still non-zero. `e` was found through
+ * cds_lfht, whose asm cmpxchg published it with every byte its interner
+ * wrote (refs included): acquire that for TSan before reading any of it
+ * (tsan.h; released in letw_intern_get before the insert).
+ */
 static int try_ref(struct letw_ictx *e)
 {
-	uint32_t r = uatomic_read(&e->refs);
+	uint32_t r;
+
+	letw_hb_acquire(e);
+	r = uatomic_read(&e->refs);
 
 	while (r > 0) {
 		uint32_t seen = uatomic_cmpxchg(&e->refs, r, r + 1);
@@ -122,12 +130,8 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 	     node = cds_lfht_iter_get_node(&it)) {
 		struct letw_ictx *f = caa_container_of(node, struct letw_ictx, node);
 
-		if (try_ref(f)) {
-			/* Its bytes were written by whoever interned it,
-			 * published by cds_lfht's asm cmpxchg (tsan.h). */
-			letw_hb_acquire(f);
+		if (try_ref(f))
 			return letw_store_chunk_handle(in->st, f);
-		}
 	}
 	/* Not there (or dying): offer a new entry. */
 	h = letw_store_chunk_get(in->st, letw_ictx_size((uint32_t)(l1 + l2 + 2)));
@@ -142,7 +146,7 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 	e->bytes[l1 + 1 + l2] = '\0';
 	e->refs = 1;
 	cds_lfht_node_init(&e->node);
-	letw_hb_release(e); /* acquired by the publishers that find it */
+	letw_hb_release(e); /* acquired by try_ref in those that find it */
 	for (;;) {
 		struct cds_lfht_node *got = cds_lfht_add_unique(in->ht, hash, match_live,
 								&k, &e->node);
@@ -156,7 +160,6 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 		 * died meanwhile, in which case try to insert ours again. */
 		f = caa_container_of(got, struct letw_ictx, node);
 		if (try_ref(f)) {
-			letw_hb_acquire(f);
 			/* Ours was never linked, but it came off a free list
 			 * inside this read-side section: it goes back only
 			 * after a grace period (store.h). */
