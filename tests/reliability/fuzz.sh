@@ -68,6 +68,28 @@ upstream_oom() { # LOG
 	     END { exit !found }' "$1"
 }
 
+# Did a crash happen inside babeltrace2's CTF reader, below our sink's
+# bt_message_iterator_next call (every frame from the fault up to
+# letw_sink_consume is libbabeltrace2's or a babeltrace2 plugin's, and the
+# frame just above letw_sink_consume is bt_message_iterator_next)? The
+# reader decodes the damaged stream before any lttng-etw code sees an
+# event: that is the crash class the CLI contains by reading in a
+# supervised child (analysis/cli/supervise.c), which an in-process
+# harness cannot. A fault in our code, or in a bt_* call our code made
+# itself, does not match and fails the test.
+upstream_crash() { # LOG
+	grep -q 'ERROR: AddressSanitizer: \(SEGV\|ABRT\|BUS\|FPE\|ILL\)' "$1" || return 1
+	awk '/ERROR: AddressSanitizer: (SEGV|ABRT|BUS|FPE|ILL)/ { on = 1; next }
+	     on && /^ *#[0-9]+ / {
+		if ($0 ~ /sanitizer|fuzzer::|__asan|__interceptor_|libglib-2\.0|libc\.so|abort|raise/) next
+		if ($0 ~ /letw_sink_consume/) { ok = (prev ~ /bt_message_iterator_next/); exit }
+		if ($0 ~ /babeltrace-plugin-etw\.so|letw_|\/analysis\//) { ok = 0; exit }
+		if ($0 !~ /libbabeltrace2\.so|babeltrace-plugin-[a-z]+\.so/) { ok = 0; exit }
+		prev = $0; ok = 0
+	     }
+	     END { exit !ok }' "$1"
+}
+
 rc=0
 run_fuzzer() { # NAME corpus [env...]
 	local name=$1 corpus=$2; shift 2
@@ -87,6 +109,14 @@ run_fuzzer() { # NAME corpus [env...]
 		echo "WARN: $name: babeltrace2's CTF reader asked for" \
 			"$(sed -n 's/.*out-of-memory (malloc(\([0-9]*\))).*/\1/p' "$fz/$name.log" | head -1)" \
 			"bytes for a damaged stream (upstream; input kept: $(ls "$fz"/oom-* 2>/dev/null | tail -1))" >&2
+		r=0
+	fi
+	if [ $r -ne 0 ] && upstream_crash "$fz/$name.log"; then
+		# Known, outside lttng-etw (issue #14: the sink classes cannot
+		# protect the reader): reported, input kept, not hidden.
+		echo "WARN: $name: babeltrace2's CTF reader crashed on a damaged stream:" \
+			"$(grep -m1 'SUMMARY: AddressSanitizer' "$fz/$name.log")" \
+			"(upstream; input kept: $(ls -t "$fz"/crash-* 2>/dev/null | head -1))" >&2
 		r=0
 	fi
 	if [ $r -ne 0 ]; then
