@@ -56,10 +56,11 @@ struct pass_ctx {
 };
 
 /* The walker's `begin`: the Init events, at the pass's start instant. */
-static void emit_inits(void *ctx)
+static void emit_inits(void *ctx, uint64_t accounted_from_ns)
 {
 	struct pass_ctx *pc = ctx;
 
+	pc->init.accounted_from_ns = accounted_from_ns;
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++)
 		if (pc->passes & (1 << f))
 			letw_emit_pass_init(&pc->target, (enum letw_flavour)f, &pc->init);

@@ -57,8 +57,11 @@ struct letw_walk_sink {
 	void (*code)(void *ctx, enum letw_flavour f, const struct letw_tp_code *c);
 	int (*wants)(void *ctx, enum letw_flavour f, int what);
 	/* Optional: called once at the pass's start instant, between the two
-	 * accounting marks (walker.c): the Init events go out here. */
-	void (*begin)(void *ctx);
+	 * accounting marks (walker.c): the Init events go out here.
+	 * accounted_from_ns: CLOCK_MONOTONIC read just before the first mark,
+	 * a lower bound on the unload time of every record the pass will
+	 * count in skipped_raced. */
+	void (*begin)(void *ctx, uint64_t accounted_from_ns);
 	void *ctx;
 	/* Optional: when it reads non-zero the walk stops early and returns
 	 * -ECANCELED (process exit or shutdown while a pass runs). */

@@ -86,6 +86,11 @@ struct letw_tp_code {
 struct letw_tp_pass_init {
 	uint64_t pass_id;
 	uint64_t match_any_keyword;
+	/* CLOCK_MONOTONIC (LTTng-UST's trace clock) just before the pass
+	 * began accounting unpublishes: every record counted in the
+	 * Complete's skipped_raced was unloaded after this instant, which
+	 * lies a little before the Init's own timestamp (rundown/walker.c). */
+	uint64_t accounted_from_ns;
 	uint32_t control_code;
 	uint16_t instance_id;
 };

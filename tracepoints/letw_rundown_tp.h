@@ -40,7 +40,8 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(letw_rundown, init_class,
 		lttng_ust_field_integer(uint64_t, pass_id, p->pass_id)
 		lttng_ust_field_integer(uint32_t, control_code, p->control_code)
 		lttng_ust_field_integer_hex(uint64_t, match_any_keyword,
-					    p->match_any_keyword)))
+					    p->match_any_keyword)
+		lttng_ust_field_integer(uint64_t, accounted_from_ns, p->accounted_from_ns)))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, init_class, letw_rundown,
 	dcstart_init, LTTNG_UST_TP_ARGS(struct lttng_ust_session *, session, const struct letw_tp_pass_init *, p))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(letw_rundown, init_class, letw_rundown,

@@ -79,7 +79,7 @@ def rec_key(kind, ev):
 
 def read_trace(path, vpid):
     recs = {}
-    inits = {}      # (flavour, pass_id) -> (ts, vtid)
+    inits = {}      # (flavour, pass_id) -> (ts, vtid, accounted_from)
     completes = {}  # (flavour, pass_id) -> (ts, emitted, skipped)
     dc = {"dcstart": ([], []), "dcend": ([], [])}  # flavour -> (ts list, keys)
     extras = {"dcstart": ([], []), "dcend": ([], [])}  # lines / code bytes
@@ -120,7 +120,14 @@ def read_trace(path, vpid):
                 rec(k).unload = ts
         elif prov == "letw_rundown":
             if name in ("dcstart_init", "dcend_init"):
-                inits[(name[:-5], int(ev["pass_id"]))] = (ts, int(ev["vtid"]))
+                # accounted_from_ns is the raw trace clock (LTTng-UST's
+                # CLOCK_MONOTONIC, 1 GHz): put it on this message's
+                # ns-from-origin scale.
+                snap = msg.default_clock_snapshot
+                if snap.clock_class.frequency != 1000000000:
+                    raise SystemExit("FAIL: trace clock is not 1 GHz")
+                acc = int(ev["accounted_from_ns"]) + ts - snap.value
+                inits[(name[:-5], int(ev["pass_id"]))] = (ts, int(ev["vtid"]), acc)
             elif name in ("dcstart_complete", "dcend_complete"):
                 completes[(name[:-9], int(ev["pass_id"]))] = (
                     ts, int(ev["emitted"]), int(ev["skipped_raced"]))
@@ -137,7 +144,7 @@ def read_trace(path, vpid):
     return recs, inits, completes, dc, extras, discarded, nevents
 
 
-def inject(dc, extras, how):
+def inject(dc, extras, completes, how):
     """--inject: corrupt the parsed trace the way a broken walker would, to
     show each check can fail (the self-test runs every mode)."""
     tss, keys = dc["dcstart"]
@@ -153,6 +160,11 @@ def inject(dc, extras, how):
         at = bisect.bisect_right(xts, tss[mid])
         xts.insert(at, tss[mid])
         xkeys.insert(at, ("m", 0, 0))
+    elif how == "overcount":
+        # skipped_raced above every record of the trace: more than could
+        # have raced any pass.
+        for key, (ts, emitted, _) in list(completes.items()):
+            completes[key] = (ts, emitted, 1 << 40)
 
 
 def check(data, min_passes, strict, how=None, min_extras=0):
@@ -161,7 +173,8 @@ def check(data, min_passes, strict, how=None, min_extras=0):
     if how:
         dc = {f: (list(t), list(k)) for f, (t, k) in dc.items()}
         extras = {f: (list(t), list(k)) for f, (t, k) in extras.items()}
-        inject(dc, extras, how)
+        completes = dict(completes)
+        inject(dc, extras, completes, how)
 
     def err(msg):
         if len(errors) < 50:
@@ -203,6 +216,7 @@ def check(data, min_passes, strict, how=None, min_extras=0):
     timeline.sort(key=lambda e: (e[0], e[1]))
     loads.sort(key=lambda e: e[0])
     load_ts = [t for t, _ in loads]
+    unload_ts = sorted(r.unload for r in recs.values() if r.unload is not None)
     alive = set()
     ti = 0
 
@@ -211,7 +225,7 @@ def check(data, min_passes, strict, how=None, min_extras=0):
     total_seen = 0
     total_skipped = 0
     unaccounted = 0
-    for (flav, pass_id), (t0, _vtid) in sorted(inits.items(),
+    for (flav, pass_id), (t0, _vtid, acc) in sorted(inits.items(),
                                                key=lambda kv: kv[1][0]):
         if (flav, pass_id) not in completes:
             continue
@@ -261,6 +275,13 @@ def check(data, min_passes, strict, how=None, min_extras=0):
                 # point is its read of the pass mark).
                 if k not in seen and r.ubeg > t0:
                     present_missing += 1
+        # Records unloaded between the start of accounting and the Init:
+        # their unpublish may have read the pass's mark (walker.c: it can
+        # run whole between step 1 and the Init event).
+        if acc > t0:
+            err("%s: accounting began after the Init" % tag)
+        raced += (bisect.bisect_left(unload_ts, t0) -
+                  bisect.bisect_left(unload_ts, acc))
         # Records published during the pass and unpublished before its end.
         for i in range(bisect.bisect_left(load_ts, t0),
                        bisect.bisect_right(load_ts, t1)):
@@ -315,10 +336,10 @@ def main():
                     help="only warn when skipped_raced falls short of the "
                     "records present at the Init (by default it fails: "
                     "DESIGN §5, exact accounting)")
-    ap.add_argument("--inject", choices=["drop", "dup", "orphan"],
-                    help="drop or duplicate one rundown record, or add "
-                    "code bytes of a record not emitted, after reading "
-                    "(the check must then fail)")
+    ap.add_argument("--inject", choices=["drop", "dup", "orphan", "overcount"],
+                    help="drop or duplicate one rundown record, add "
+                    "code bytes of a record not emitted, or overstate "
+                    "skipped_raced, after reading (the check must then fail)")
     ap.add_argument("--self-test", action="store_true",
                     help="after the check, re-run it on the same data with "
                     "each --inject corruption: both must be caught")
@@ -327,7 +348,7 @@ def main():
     ret = check(data, a.min_passes, not a.lenient_accounting, a.inject,
                 a.min_extras)
     if a.self_test:
-        for how in ("drop", "dup", "orphan"):
+        for how in ("drop", "dup", "orphan", "overcount"):
             with contextlib.redirect_stdout(io.StringIO()):
                 caught = check(data, a.min_passes, not a.lenient_accounting,
                                how, a.min_extras)
@@ -335,8 +356,8 @@ def main():
                 print("FAIL: self-test: an injected '%s' went unnoticed" % how)
                 ret = 1
         if ret == 0:
-            print("self-test: a dropped and a duplicated record and orphan "
-                  "code bytes are all caught")
+            print("self-test: a dropped and a duplicated record, orphan "
+                  "code bytes and an overstated skipped_raced are all caught")
     return ret
 
 

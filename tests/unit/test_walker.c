@@ -72,7 +72,7 @@ static int cap_module(void *ctx, enum letw_flavour f, const struct letw_tp_modul
 	return 0;
 }
 
-static void cap_begin(void *ctx)
+static void cap_begin(void *ctx, uint64_t accounted_from_ns)
 {
 	((struct capture *)ctx)->t_begin = tick();
 }
