@@ -11,7 +11,10 @@
 # higher is better; on a shared machine the CPU ratio is the steadier).
 #
 #   bench/analysis.sh [--build-dir DIR] [--cli PATH]... [--trace DIR]
-#                     [--functions N] [--runs R] [--keep]
+#                     [--functions N] [--runs R] [--keep] [--out FILE]
+#
+# The table also goes to FILE (default bench/results/analysis.md) as
+# markdown, with the date, commit and load average of the run.
 #
 # --cli times another lttng-etw (e.g. one built from an older commit)
 # against the same trace; given several times, every one is timed in the
@@ -28,6 +31,7 @@ TRACE=
 FUNCS=200000
 RUNS=7
 KEEP=0
+OUT=$ROOT/bench/results/analysis.md
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-dir) BUILD=$(realpath -m "$2"); shift ;;
@@ -36,7 +40,8 @@ while [ $# -gt 0 ]; do
 	--functions) FUNCS=$2; shift ;;
 	--runs) RUNS=$2; shift ;;
 	--keep) KEEP=1 ;;
-	-h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--out) OUT=$(realpath -m "$2"); shift ;;
+	-h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "analysis.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -123,14 +128,34 @@ median() { # FILE COLUMN
 }
 lim=$(median "$TMP/t.dummy" 1)
 limcpu=$(median "$TMP/t.dummy" 2)
-echo "trace: $events events, $size MB; $RUNS runs each, interleaved"
-for i in "${!CLIS[@]}"; do echo "cli @$i: ${CLIS[$i]}"; done
-echo "ratio = limit / command (median of the runs): 1.00 is as fast as reading the trace"
-printf '%-34s %9s %9s %11s %11s\n' command 'wall s' 'cpu s' 'ratio wall' 'ratio cpu'
+{
+	echo "trace: $events events, $size MB; $RUNS runs each, interleaved"
+	for i in "${!CLIS[@]}"; do echo "cli @$i: ${CLIS[$i]}"; done
+	echo "ratio = limit / command (median of the runs): 1.00 is as fast as reading the trace"
+	printf '%-34s %9s %9s %11s %11s\n' command 'wall s' 'cpu s' 'ratio wall' 'ratio cpu'
+} | tee "$TMP/header"
+md_rows=
 for c in "${cmds[@]}"; do
 	w=$(median "$TMP/t.$c" 1)
 	u=$(median "$TMP/t.$c" 2)
 	case $c in dummy) name="babeltrace2 -c sink.utils.dummy" ;; *) name="lttng-etw ${c%@*} @${c#*@}" ;; esac
-	printf '%-34s %9.3f %9.3f %11.2f %11.2f\n' "$name" "$w" "$u" \
-		"$(echo "$lim / $w" | bc -l)" "$(echo "$limcpu / $u" | bc -l)"
+	rw=$(echo "$lim / $w" | bc -l) ru=$(echo "$limcpu / $u" | bc -l)
+	printf '%-34s %9.3f %9.3f %11.2f %11.2f\n' "$name" "$w" "$u" "$rw" "$ru"
+	md_rows+=$(printf '| %s | %.3f | %.3f | %.2f | %.2f |' "$name" "$w" "$u" "$rw" "$ru")$'\n'
 done
+mkdir -p "$(dirname "$OUT")"
+{
+	echo "# Analysis speed (bench/analysis.sh)"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'),"
+	echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;"
+	echo "trace: $events events, $size MB; $RUNS runs each, interleaved; medians."
+	for i in "${!CLIS[@]}"; do echo "cli @$i: \`${CLIS[$i]}\`"; done
+	echo
+	echo "Ratio = limit / command: 1.00 is as fast as babeltrace2 reading the trace into sink.utils.dummy."
+	echo
+	echo "| command | wall s | cpu s | ratio wall | ratio cpu |"
+	echo "|---|---:|---:|---:|---:|"
+	printf '%s' "$md_rows"
+} >"$OUT"
+echo "written: $OUT"
