@@ -78,10 +78,13 @@ static void count_publish_error(int ret, const struct jvm_scratch *s, uint64_t s
 	if (ret == -EEXIST) {
 		/* During a replay the queue may have posted the same nmethod
 		 * already; outside one, the range overlaps something live. */
-		jvm_stat_inc(jvm_in_replay() ? JVM_ST_METHOD_REPLAY_DUP : JVM_ST_METHOD_OVERLAP);
-		if (!jvm_in_replay())
-			jvm_diag(JVM_LOG_DEBUG, "method %s::%s%s at 0x%llx overlaps live code",
-				 s->ns, s->name, s->sig, (unsigned long long)start);
+		if (jvm_in_replay()) {
+			jvm_stat_inc(JVM_ST_METHOD_REPLAY_DUP);
+			return;
+		}
+		jvm_stat_inc(JVM_ST_METHOD_OVERLAP);
+		jvm_diag(JVM_LOG_DEBUG, "method %s::%s%s at 0x%llx overlaps live code", s->ns,
+			 s->name, s->sig, (unsigned long long)start);
 		return;
 	}
 	jvm_stat_inc(JVM_ST_METHOD_FAILED);
