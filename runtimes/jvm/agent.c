@@ -240,8 +240,9 @@ static jint start(JavaVM *vm, const char *options, int late)
 		jvm_diag(JVM_LOG_ERROR, "this JVM cannot report compiled methods: not loaded");
 		return refuse();
 	}
-	if (jvm_scratch_init()) {
-		jvm_diag(JVM_LOG_ERROR, "out of thread keys: not loaded");
+	/* The callbacks never allocate: their line-table memory is taken now. */
+	if (jvm_g.opts.lines && jvm_g.can_lines && jvm_scratch_init()) {
+		jvm_diag(JVM_LOG_ERROR, "no memory for the line-table scratch: not loaded");
 		return refuse();
 	}
 	memset(&cfg, 0, sizeof(cfg));

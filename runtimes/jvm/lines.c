@@ -169,7 +169,7 @@ uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
 {
 	const jvmtiCompiledMethodLoadInlineRecord *rec = jvm_inline_record(compile_info);
 	struct resolver rv = { jvmti, jni, s, 0 };
-	struct jvm_rows r = { 0 };
+	struct jvm_rows r;
 	uint64_t need;
 	uint32_t i;
 
@@ -179,9 +179,10 @@ uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
 	s->nfiles = 0;
 	s->pool_used = 0;
 	s->mc_used = 0;
+	/* Nothing to describe: publish without a table. */
 	need = rec ? jvm_rows_bound_inline(rec->pcinfo, rec->numpcs, inlining)
 		   : (uint64_t)(map_length > 0 ? map_length : 0) + 1;
-	if (need < 2 || jvm_scratch_rows(s, need) < 0)
+	if (need < 2)
 		return 0;
 	/* The compiled method first: its file is index 0, the one unknown
 	 * rows name. */
@@ -189,8 +190,8 @@ uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
 	if (s->nfiles == 0 && file_index(&rv, "", 0) == UINT32_MAX)
 		return 0;
 
-	r.rows = s->rows;
-	r.cap = s->rows_cap < LETW_LINES_MAX ? s->rows_cap : LETW_LINES_MAX;
+	/* A fixed cap: past it the builder closes the table (truncated). */
+	jvm_scratch_rows(s, &r);
 	if (rec && rec->pcinfo)
 		jvm_rows_from_inline(&r, rec->pcinfo, rec->numpcs, (uint64_t)(uintptr_t)code_addr,
 				     (uint32_t)code_size, inlining, resolve, &rv);
