@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "linerows.h"
+#include "linetab.h"
 #include "mutf8.h"
 #include "naming.h"
 #include "options.h"
@@ -390,6 +391,75 @@ Test(linerows, inline_record_is_found_and_version_checked)
 	cr_expect_null(jvm_inline_record(NULL));
 	rec.header.majorinfoversion = 2;
 	cr_expect_null(jvm_inline_record(&dummy));
+}
+
+/* ---- line-number tables: sorted once, searched per frame ---- */
+
+Test(linetab, search_a_sorted_table)
+{
+	jvmtiLineNumberEntry t[] = { { 0, 10 }, { 4, 11 }, { 9, 13 }, { 20, 12 } };
+
+	jvm_linetab_sort(t, 4); /* already sorted: unchanged */
+	cr_expect_eq(t[2].line_number, 13);
+	cr_expect_eq(jvm_linetab_line(t, 4, 0, 7), 10);
+	cr_expect_eq(jvm_linetab_line(t, 4, 3, 7), 10);
+	cr_expect_eq(jvm_linetab_line(t, 4, 4, 7), 11);
+	cr_expect_eq(jvm_linetab_line(t, 4, 19, 7), 13);
+	cr_expect_eq(jvm_linetab_line(t, 4, 20, 7), 12);
+	cr_expect_eq(jvm_linetab_line(t, 4, 5000, 7), 12);
+	cr_expect_eq(jvm_linetab_line(t, 4, -1, 7), 7);   /* synchronization scope */
+	cr_expect_eq(jvm_linetab_line(t + 1, 3, 2, 7), 7); /* before every entry */
+	cr_expect_eq(jvm_linetab_line(NULL, 0, 2, 7), 7);
+}
+
+/* The old linear scan, the reference: greatest start <= bci, the smallest
+ * line among equal starts (the sorted order's first). */
+static uint32_t scan_line(const jvmtiLineNumberEntry *t, jint n, jint bci, uint32_t fallback)
+{
+	jlocation best = -1;
+	uint32_t line = fallback;
+	jint i;
+
+	if (bci < 0)
+		return fallback;
+	for (i = 0; i < n; i++)
+		if (t[i].start_location <= bci &&
+		    (t[i].start_location > best ||
+		     (t[i].start_location == best && (uint32_t)t[i].line_number < line))) {
+			best = t[i].start_location;
+			line = (uint32_t)t[i].line_number;
+		}
+	return line;
+}
+
+Test(linetab, unsorted_tables_with_shared_starts_match_a_scan)
+{
+	enum { N = 997 };
+	static jvmtiLineNumberEntry t[N], orig[N];
+	uint32_t x = 12345, i;
+	jint bci;
+
+	/* Random starts in [0, 400): many shared; lines random too. */
+	for (i = 0; i < N; i++) {
+		x = x * 1103515245u + 12345u;
+		orig[i].start_location = (jlocation)((x >> 8) % 400);
+		x = x * 1103515245u + 12345u;
+		orig[i].line_number = (jint)((x >> 8) % 5000) + 1;
+	}
+	memcpy(t, orig, sizeof(t));
+	jvm_linetab_sort(t, N);
+	for (i = 1; i < N; i++)
+		cr_assert(t[i - 1].start_location < t[i].start_location ||
+			  (t[i - 1].start_location == t[i].start_location &&
+			   t[i - 1].line_number <= t[i].line_number), "not sorted at %u", i);
+	for (bci = -2; bci < 420; bci++)
+		cr_expect_eq(jvm_linetab_line(t, N, bci, 3), scan_line(orig, N, bci, 3), "bci %d", bci);
+	/* Reverse order: the worst case for a naive sort, still in place. */
+	for (i = 0; i < N; i++)
+		t[i] = (jvmtiLineNumberEntry){ (jlocation)(N - i), (jint)i };
+	jvm_linetab_sort(t, N);
+	for (i = 0; i < N; i++)
+		cr_expect_eq(t[i].start_location, (jlocation)(i + 1));
 }
 
 /* ---- scratch pool (each Criterion test runs in a fresh process) ---- */
