@@ -193,9 +193,11 @@ static void replay(jvmtiEnv *jvmti)
 	log_stats("attach");
 }
 
-/* Not loaded, nothing started: a later jcmd may try again. */
+/* Not loaded, nothing started: a later jcmd may try again (and opens the
+ * log again, so the one opened for this attempt is closed, not leaked). */
 static jint refuse(void)
 {
+	jvm_diag_close();
 	atomic_store(&started, 0);
 	return JNI_ERR;
 }
@@ -234,13 +236,13 @@ static jint start(JavaVM *vm, const char *options, int late)
 		jvm_diag(JVM_LOG_ERROR, "no JVMTI environment: not loaded");
 		return refuse();
 	}
-	jvm_g.jvmti = jvmti;
 	if (add_capabilities(jvmti)) {
 		jvm_diag(JVM_LOG_ERROR, "this JVM cannot report compiled methods: not loaded");
 		return refuse();
 	}
-	if (jvm_scratch_init()) {
-		jvm_diag(JVM_LOG_ERROR, "out of thread keys: not loaded");
+	/* The callbacks never allocate: their line-table memory is taken now. */
+	if (jvm_g.opts.lines && jvm_g.can_lines && jvm_scratch_init()) {
+		jvm_diag(JVM_LOG_ERROR, "no memory for the line-table scratch: not loaded");
 		return refuse();
 	}
 	memset(&cfg, 0, sizeof(cfg));

@@ -17,7 +17,6 @@
  */
 struct jvm_agent {
 	JavaVM *vm;
-	jvmtiEnv *jvmti;
 	struct jvm_opts opts;
 	int can_lines;   /* got can_get_line_numbers + can_get_source_file_name */
 	int can_modules; /* got can_tag_objects + can_generate_object_free_events */

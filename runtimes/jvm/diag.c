@@ -27,6 +27,13 @@ int jvm_diag_open(const char *dest, enum jvm_log_level level)
 	return diag_fd < 0 ? -errno : 0;
 }
 
+void jvm_diag_close(void)
+{
+	if (diag_fd > STDERR_FILENO)
+		(void)close(diag_fd);
+	diag_fd = -1;
+}
+
 int jvm_diag_enabled(enum jvm_log_level level)
 {
 	return diag_fd >= 0 && level >= diag_level;

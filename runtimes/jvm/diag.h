@@ -19,6 +19,10 @@
 /* Returns 0, or -errno when the file cannot be opened. */
 int jvm_diag_open(const char *dest, enum jvm_log_level level);
 
+/* Back to no destination, closing a file jvm_diag_open opened. Only when
+ * the agent refuses to load: no callback is enabled then. */
+void jvm_diag_close(void);
+
 int jvm_diag_enabled(enum jvm_log_level level);
 
 void jvm_diag(enum jvm_log_level level, const char *fmt, ...)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "linerows.h"
+#include "linetab.h"
 #include "lines.h"
 #include "mutf8.h"
 #include "naming.h"
@@ -81,7 +82,7 @@ static struct jvm_mcache *lookup(struct resolver *rv, jmethodID m, const char *c
 	uint32_t h = mix(m) & (JVM_MCACHE_SIZE - 1), probes;
 	struct jvm_mcache *e;
 	jvmtiLineNumberEntry *tab = NULL;
-	jint n = 0, i;
+	jint n = 0;
 	int own_klass = 0;
 
 	for (probes = 0; probes < JVM_MCACHE_SIZE; probes++) {
@@ -110,40 +111,17 @@ static struct jvm_mcache *lookup(struct resolver *rv, jmethodID m, const char *c
 		e->file = class_file(rv, klass, class_sig);
 	if (own_klass && klass && rv->jni)
 		(*rv->jni)->DeleteLocalRef(rv->jni, klass);
-	/* ABSENT_INFORMATION (-g:none) and NATIVE_METHOD leave no table. */
+	/* ABSENT_INFORMATION (-g:none) and NATIVE_METHOD leave no table.
+	 * Sorted once here, searched once per frame of this method. */
 	if ((*rv->jvmti)->GetLineNumberTable(rv->jvmti, m, &n, &tab) == JVMTI_ERROR_NONE && n > 0) {
-		jlocation lowest = tab[0].start_location;
-
+		jvm_linetab_sort(tab, n);
 		e->tab = tab;
 		e->ntab = n;
 		e->first_line = (uint32_t)tab[0].line_number;
-		for (i = 1; i < n; i++)
-			if (tab[i].start_location < lowest) {
-				lowest = tab[i].start_location;
-				e->first_line = (uint32_t)tab[i].line_number;
-			}
 	} else if (tab) {
 		(*rv->jvmti)->Deallocate(rv->jvmti, (unsigned char *)tab);
 	}
 	return e;
-}
-
-static uint32_t line_at(const struct jvm_mcache *e, jint bci)
-{
-	jlocation best = -1;
-	uint32_t line = e->first_line;
-	jint i;
-
-	if (bci < 0)
-		return e->first_line;
-	/* The entry with the greatest start <= bci (JVMTI does not promise
-	 * the table sorted). */
-	for (i = 0; i < e->ntab; i++)
-		if (e->tab[i].start_location <= bci && e->tab[i].start_location > best) {
-			best = e->tab[i].start_location;
-			line = (uint32_t)e->tab[i].line_number;
-		}
-	return line;
 }
 
 static void resolve(void *ctx, jmethodID m, jint bci, uint32_t *file, uint32_t *line)
@@ -157,7 +135,7 @@ static void resolve(void *ctx, jmethodID m, jint bci, uint32_t *file, uint32_t *
 		return;
 	}
 	*file = e->file;
-	*line = line_at(e, bci);
+	*line = jvm_linetab_line(e->tab, e->ntab, bci, e->first_line);
 }
 
 uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
@@ -169,7 +147,7 @@ uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
 {
 	const jvmtiCompiledMethodLoadInlineRecord *rec = jvm_inline_record(compile_info);
 	struct resolver rv = { jvmti, jni, s, 0 };
-	struct jvm_rows r = { 0 };
+	struct jvm_rows r;
 	uint64_t need;
 	uint32_t i;
 
@@ -179,9 +157,10 @@ uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
 	s->nfiles = 0;
 	s->pool_used = 0;
 	s->mc_used = 0;
+	/* Nothing to describe: publish without a table. */
 	need = rec ? jvm_rows_bound_inline(rec->pcinfo, rec->numpcs, inlining)
 		   : (uint64_t)(map_length > 0 ? map_length : 0) + 1;
-	if (need < 2 || jvm_scratch_rows(s, need) < 0)
+	if (need < 2)
 		return 0;
 	/* The compiled method first: its file is index 0, the one unknown
 	 * rows name. */
@@ -189,8 +168,8 @@ uint32_t jvm_lines_build(jvmtiEnv *jvmti, JNIEnv *jni, struct jvm_scratch *s,
 	if (s->nfiles == 0 && file_index(&rv, "", 0) == UINT32_MAX)
 		return 0;
 
-	r.rows = s->rows;
-	r.cap = s->rows_cap < LETW_LINES_MAX ? s->rows_cap : LETW_LINES_MAX;
+	/* A fixed cap: past it the builder closes the table (truncated). */
+	jvm_scratch_rows(s, &r);
 	if (rec && rec->pcinfo)
 		jvm_rows_from_inline(&r, rec->pcinfo, rec->numpcs, (uint64_t)(uintptr_t)code_addr,
 				     (uint32_t)code_size, inlining, resolve, &rv);

@@ -38,6 +38,15 @@
 
 static atomic_uint_fast64_t version_seq;
 
+/* The record's strings, and the compiled method's class signature in UTF-8
+ * (csig, the line table's first file). On the callback's stack (~20 KiB;
+ * HotSpot's callback threads have 1 MiB) so that a method is published with
+ * its name even when no scratch block is free for its lines. */
+struct jvm_names {
+	char ns[JVM_NAME_BUF], name[JVM_NAME_BUF], sig[JVM_NAME_BUF], csig[JVM_NAME_BUF];
+	char tmp[JVM_NAME_BUF];
+};
+
 static void dealloc(jvmtiEnv *jvmti, void *p)
 {
 	if (p)
@@ -45,7 +54,7 @@ static void dealloc(jvmtiEnv *jvmti, void *p)
 }
 
 /* Returns 0, or the JVMTI error that stopped it. */
-static jvmtiError resolve_names(jvmtiEnv *jvmti, jmethodID method, struct jvm_scratch *s,
+static jvmtiError resolve_names(jvmtiEnv *jvmti, jmethodID method, struct jvm_names *s,
 				jclass *klass)
 {
 	char *name = NULL, *sig = NULL, *csig = NULL;
@@ -73,15 +82,18 @@ static jvmtiError resolve_names(jvmtiEnv *jvmti, jmethodID method, struct jvm_sc
 	return err;
 }
 
-static void count_publish_error(int ret, const struct jvm_scratch *s, uint64_t start)
+static void count_publish_error(int ret, const struct jvm_names *s, uint64_t start)
 {
 	if (ret == -EEXIST) {
 		/* During a replay the queue may have posted the same nmethod
 		 * already; outside one, the range overlaps something live. */
-		jvm_stat_inc(jvm_in_replay() ? JVM_ST_METHOD_REPLAY_DUP : JVM_ST_METHOD_OVERLAP);
-		if (!jvm_in_replay())
-			jvm_diag(JVM_LOG_DEBUG, "method %s::%s%s at 0x%llx overlaps live code",
-				 s->ns, s->name, s->sig, (unsigned long long)start);
+		if (jvm_in_replay()) {
+			jvm_stat_inc(JVM_ST_METHOD_REPLAY_DUP);
+			return;
+		}
+		jvm_stat_inc(JVM_ST_METHOD_OVERLAP);
+		jvm_diag(JVM_LOG_DEBUG, "method %s::%s%s at 0x%llx overlaps live code", s->ns,
+			 s->name, s->sig, (unsigned long long)start);
 		return;
 	}
 	jvm_stat_inc(JVM_ST_METHOD_FAILED);
@@ -96,7 +108,8 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 {
 	struct letw_method_opts lopts;
 	struct letw_method m;
-	struct jvm_scratch *s;
+	struct jvm_names nm;
+	struct jvm_scratch *s = NULL;
 	jclass klass = NULL;
 	JNIEnv *jni;
 	jvmtiError err;
@@ -111,13 +124,8 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		jvm_stat_inc(JVM_ST_METHOD_FAILED);
 		return;
 	}
-	s = jvm_scratch_get();
-	if (!s) {
-		jvm_stat_inc(JVM_ST_METHOD_FAILED);
-		return;
-	}
 	jni = jvm_jni();
-	err = resolve_names(jvmti, method, s, &klass);
+	err = resolve_names(jvmti, method, &nm, &klass);
 	if (err != JVMTI_ERROR_NONE) {
 		/* WRONG_PHASE: the VM is dying under us (VMDeath may not have
 		 * reached us yet); anything else: the method went away. */
@@ -132,12 +140,14 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		.code_size = (uint32_t)code_size,
 		.method_flags = LETW_METHOD_JITTED,
 		.version_id = atomic_fetch_add_explicit(&version_seq, 1, memory_order_relaxed) + 1,
-		.method_namespace = s->ns,
-		.name = s->name,
-		.signature = s->sig,
+		.method_namespace = nm.ns,
+		.name = nm.name,
+		.signature = nm.sig,
 	};
-	if (jvm_g.opts.lines && jvm_g.can_lines)
-		rows = jvm_lines_build(jvmti, jni, s, method, klass, s->csig, code_size, code_addr,
+	/* The inline record's jmethodIDs are only valid now: without a free
+	 * block (counted by jvm_scratch_get) the table is lost, not deferred. */
+	if (jvm_g.opts.lines && jvm_g.can_lines && (s = jvm_scratch_get()) != NULL)
+		rows = jvm_lines_build(jvmti, jni, s, method, klass, nm.csig, code_size, code_addr,
 				       map_length, map, compile_info, jvm_g.opts.inlining, &lopts,
 				       &inlined, &truncated);
 	ret = letw_method_publish_opts(&m, rows ? &lopts : NULL);
@@ -145,7 +155,7 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		/* Our table broke one of lttng-etw's rules: a bug here, but
 		 * the name still matters more than the lines. */
 		jvm_stat_inc(JVM_ST_LINES_REFUSED);
-		jvm_diag(JVM_LOG_DEBUG, "line table of %s::%s refused: %s", s->ns, s->name,
+		jvm_diag(JVM_LOG_DEBUG, "line table of %s::%s refused: %s", nm.ns, nm.name,
 			 strerror(-ret));
 		rows = 0;
 		ret = letw_method_publish(&m);
@@ -160,14 +170,15 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 				jvm_stat_inc(JVM_ST_LINES_TRUNCATED);
 		}
 	} else {
-		count_publish_error(ret, s, m.code_start);
+		count_publish_error(ret, &nm, m.code_start);
 	}
-	if (jvm_g.opts.lines && jvm_g.can_lines)
+	if (s) {
 		jvm_lines_release(jvmti, s);
+		jvm_scratch_put(s);
+	}
 out:
 	if (klass && jni)
 		(*jni)->DeleteLocalRef(jni, klass);
-	jvm_scratch_put(s);
 }
 
 void JNICALL jvm_on_compiled_method_unload(jvmtiEnv *jvmti, jmethodID method,

@@ -1,72 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scratch.h"
+#include "stats.h"
 
-static pthread_key_t scratch_key;
-
-static void scratch_free(void *p)
-{
-	struct jvm_scratch *s = p;
-
-	if (s) {
-		free(s->rows);
-		free(s);
-	}
-}
+/* Written once by jvm_scratch_init before any callback is enabled; read
+ * only afterwards. */
+static struct jvm_scratch *blocks;
 
 int jvm_scratch_init(void)
 {
-	return -pthread_key_create(&scratch_key, scratch_free);
+	if (blocks)
+		return 0;
+	/* ~1.3 MiB of address space; calloc's zero pages are only touched
+	 * by the blocks callbacks actually use. */
+	blocks = calloc(JVM_SCRATCH_BLOCKS, sizeof(*blocks));
+	return blocks ? 0 : -ENOMEM;
 }
 
 struct jvm_scratch *jvm_scratch_get(void)
 {
-	struct jvm_scratch *s = pthread_getspecific(scratch_key);
+	unsigned int i;
 
-	if (!s) {
-		/* Once per thread (see scratch.h). */
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			return NULL;
-		if (pthread_setspecific(scratch_key, s)) {
-			free(s);
-			return NULL;
-		}
-	}
-	if (s->busy)
+	if (!blocks)
 		return NULL;
-	s->busy = 1;
-	return s;
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++) {
+		int expected = 0;
+
+		/* Acquire pairs with the release in jvm_scratch_put: the
+		 * previous holder's writes are done before ours begin. */
+		if (atomic_compare_exchange_strong_explicit(&blocks[i].busy, &expected, 1,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			return &blocks[i];
+	}
+	jvm_stat_inc(JVM_ST_LINES_NO_SCRATCH);
+	return NULL;
 }
 
 void jvm_scratch_put(struct jvm_scratch *s)
 {
 	if (s)
-		s->busy = 0;
+		atomic_store_explicit(&s->busy, 0, memory_order_release);
 }
 
-int jvm_scratch_rows(struct jvm_scratch *s, uint64_t need)
+void jvm_scratch_rows(struct jvm_scratch *s, struct jvm_rows *r)
 {
-	uint64_t cap = s->rows_cap ? s->rows_cap : 1024;
-	struct letw_line *r;
-
-	if (need > LETW_LINES_MAX + 1ull)
-		need = LETW_LINES_MAX + 1ull;
-	if (need <= s->rows_cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (cap > LETW_LINES_MAX + 1ull)
-		cap = LETW_LINES_MAX + 1ull;
-	/* The rare growth: the only allocation on the callback path after a
-	 * thread's first event. */
-	r = realloc(s->rows, cap * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	s->rows = r;
-	s->rows_cap = (uint32_t)cap;
-	return 0;
+	memset(r, 0, sizeof(*r));
+	r->rows = s->rows;
+	r->cap = JVM_SCRATCH_ROWS < LETW_LINES_MAX ? JVM_SCRATCH_ROWS : LETW_LINES_MAX;
 }

@@ -2,22 +2,32 @@
 #ifndef LETW_JVM_SCRATCH_H
 #define LETW_JVM_SCRATCH_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <jvmti.h>
 #include <lttng-etw/lttng-etw.h>
 
+#include "linerows.h"
+
 /*
- * Per-thread working memory of the CompiledMethodLoad path, so the
- * callback needs no malloc of its own in the steady state: allocated on a
- * thread's first compiled-method event (~105 KiB), grown only when a method
- * needs more line rows than any before it on that thread (doubling, at
- * most LETW_LINES_MAX + 1 rows), freed when the thread exits (pthread key
- * destructor). Callback threads are few and long-lived: the ServiceThread,
- * the thread calling GenerateEvents, now and then a compiler thread.
- * Nothing in it survives a callback except the buffers themselves.
+ * Working memory of the line-table builder on the CompiledMethodLoad path.
+ * The callback must not take libc's malloc lock, so the memory is a small
+ * pool of blocks allocated once at agent load (jvm_scratch_init, only when
+ * line tables are on), never grown, never freed (the agent is -z nodelete
+ * and lives as long as the process). A callback claims a block with a
+ * compare-and-swap on its busy flag and never waits: when every block is
+ * busy it gets none, and the method is published without its line table
+ * (counted as lines_no_scratch). CompiledMethodLoad comes from the
+ * ServiceThread and the thread calling GenerateEvents (attach replay), so
+ * two blocks are in use at most in practice; four leave room.
+ *
+ * A block holds at most JVM_SCRATCH_ROWS rows: longer tables are cut
+ * (linerows' truncated, counted as lines_truncated).
  */
 
+#define JVM_SCRATCH_BLOCKS 4u
+#define JVM_SCRATCH_ROWS 16384u /* 256 KiB of rows; < LETW_LINES_MAX + 1 */
 #define JVM_NAME_BUF (LETW_STRING_MAX + 1)
 #define JVM_MCACHE_SIZE 1024u /* distinct methods per compiled method; power of 2 */
 
@@ -31,9 +41,7 @@ struct jvm_mcache {
 };
 
 struct jvm_scratch {
-	int busy; /* re-entry guard: a nested callback on this thread gets none */
-	struct letw_line *rows;
-	uint32_t rows_cap;
+	atomic_int busy; /* 1 while a callback holds the block */
 	uint32_t mc_used;
 	struct jvm_mcache mc[JVM_MCACHE_SIZE];
 	uint32_t mc_slots[JVM_MCACHE_SIZE]; /* used slots, for the cleanup */
@@ -41,20 +49,21 @@ struct jvm_scratch {
 	uint32_t nfiles;
 	uint32_t pool_used;
 	char pool[LETW_FILES_BYTES_MAX]; /* file names, NULs included */
-	/* The record's strings, and the compiled method's class signature in
-	 * UTF-8 (csig), kept for the line table's first file. */
-	char ns[JVM_NAME_BUF], name[JVM_NAME_BUF], sig[JVM_NAME_BUF], csig[JVM_NAME_BUF];
 	char tmp[JVM_NAME_BUF], tmp2[JVM_NAME_BUF], path[JVM_NAME_BUF]; /* lines.c */
+	struct letw_line rows[JVM_SCRATCH_ROWS];
 };
 
-int jvm_scratch_init(void); /* once, at agent load */
+/* Allocates the pool, once (again: no-op); 0 or -ENOMEM. At agent load,
+ * before any event is enabled. */
+int jvm_scratch_init(void);
 
-/* This thread's scratch, marked busy; NULL when out of memory or already
- * busy. Release with jvm_scratch_put. */
+/* A free block, marked busy; NULL when there is no pool or every block is
+ * busy (that second case counted as lines_no_scratch). Lock-free: one
+ * compare-and-swap per block, no wait. Release with jvm_scratch_put. */
 struct jvm_scratch *jvm_scratch_get(void);
 void jvm_scratch_put(struct jvm_scratch *s);
 
-/* Make room for need rows; 0 or -ENOMEM (the old buffer stays). */
-int jvm_scratch_rows(struct jvm_scratch *s, uint64_t need);
+/* Points r at the block's rows, capped at JVM_SCRATCH_ROWS. */
+void jvm_scratch_rows(struct jvm_scratch *s, struct jvm_rows *r);
 
 #endif

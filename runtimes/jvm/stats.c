@@ -17,6 +17,7 @@ static const char *const names[JVM_ST__COUNT] = {
 	[JVM_ST_LINES_INLINED] = "lines_inlined",
 	[JVM_ST_LINES_TRUNCATED] = "lines_truncated",
 	[JVM_ST_LINES_REFUSED] = "lines_refused",
+	[JVM_ST_LINES_NO_SCRATCH] = "lines_no_scratch",
 	[JVM_ST_UNLOADS] = "unloads",
 	[JVM_ST_UNLOAD_UNKNOWN] = "unload_unknown",
 	[JVM_ST_STUBS] = "stubs",

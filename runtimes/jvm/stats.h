@@ -19,6 +19,7 @@ enum jvm_stat {
 	JVM_ST_LINES_INLINED,     /* ...of which with inlined frames */
 	JVM_ST_LINES_TRUNCATED,   /* tables cut at the row or file limits */
 	JVM_ST_LINES_REFUSED,     /* table refused by lttng-etw: published without */
+	JVM_ST_LINES_NO_SCRATCH,  /* every scratch block busy: published without */
 	JVM_ST_UNLOADS,           /* method records unpublished */
 	JVM_ST_UNLOAD_UNKNOWN,    /* unload of code we never published (-ENOENT) */
 	JVM_ST_STUBS,             /* stub records published */

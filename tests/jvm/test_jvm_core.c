@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* The JVMTI agent's pure parts: modified UTF-8, Java names, options,
- * line-table rows from HotSpot's inline records, stub kinds. */
+ * line-table rows from HotSpot's inline records, the scratch pool, stub
+ * kinds. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
 #include "linerows.h"
+#include "linetab.h"
 #include "mutf8.h"
 #include "naming.h"
 #include "options.h"
+#include "scratch.h"
+#include "stats.h"
 #include "stubs.h"
 
 /* ---- modified UTF-8 ---- */
@@ -383,6 +391,211 @@ Test(linerows, inline_record_is_found_and_version_checked)
 	cr_expect_null(jvm_inline_record(NULL));
 	rec.header.majorinfoversion = 2;
 	cr_expect_null(jvm_inline_record(&dummy));
+}
+
+/* ---- line-number tables: sorted once, searched per frame ---- */
+
+Test(linetab, search_a_sorted_table)
+{
+	jvmtiLineNumberEntry t[] = { { 0, 10 }, { 4, 11 }, { 9, 13 }, { 20, 12 } };
+
+	jvm_linetab_sort(t, 4); /* already sorted: unchanged */
+	cr_expect_eq(t[2].line_number, 13);
+	cr_expect_eq(jvm_linetab_line(t, 4, 0, 7), 10);
+	cr_expect_eq(jvm_linetab_line(t, 4, 3, 7), 10);
+	cr_expect_eq(jvm_linetab_line(t, 4, 4, 7), 11);
+	cr_expect_eq(jvm_linetab_line(t, 4, 19, 7), 13);
+	cr_expect_eq(jvm_linetab_line(t, 4, 20, 7), 12);
+	cr_expect_eq(jvm_linetab_line(t, 4, 5000, 7), 12);
+	cr_expect_eq(jvm_linetab_line(t, 4, -1, 7), 7);   /* synchronization scope */
+	cr_expect_eq(jvm_linetab_line(t + 1, 3, 2, 7), 7); /* before every entry */
+	cr_expect_eq(jvm_linetab_line(NULL, 0, 2, 7), 7);
+}
+
+/* The old linear scan, the reference: greatest start <= bci, the smallest
+ * line among equal starts (the sorted order's first). */
+static uint32_t scan_line(const jvmtiLineNumberEntry *t, jint n, jint bci, uint32_t fallback)
+{
+	jlocation best = -1;
+	uint32_t line = fallback;
+	jint i;
+
+	if (bci < 0)
+		return fallback;
+	for (i = 0; i < n; i++)
+		if (t[i].start_location <= bci &&
+		    (t[i].start_location > best ||
+		     (t[i].start_location == best && (uint32_t)t[i].line_number < line))) {
+			best = t[i].start_location;
+			line = (uint32_t)t[i].line_number;
+		}
+	return line;
+}
+
+Test(linetab, unsorted_tables_with_shared_starts_match_a_scan)
+{
+	enum { N = 997 };
+	static jvmtiLineNumberEntry t[N], orig[N];
+	uint32_t x = 12345, i;
+	jint bci;
+
+	/* Random starts in [0, 400): many shared; lines random too. */
+	for (i = 0; i < N; i++) {
+		x = x * 1103515245u + 12345u;
+		orig[i].start_location = (jlocation)((x >> 8) % 400);
+		x = x * 1103515245u + 12345u;
+		orig[i].line_number = (jint)((x >> 8) % 5000) + 1;
+	}
+	memcpy(t, orig, sizeof(t));
+	jvm_linetab_sort(t, N);
+	for (i = 1; i < N; i++)
+		cr_assert(t[i - 1].start_location < t[i].start_location ||
+			  (t[i - 1].start_location == t[i].start_location &&
+			   t[i - 1].line_number <= t[i].line_number), "not sorted at %u", i);
+	for (bci = -2; bci < 420; bci++)
+		cr_expect_eq(jvm_linetab_line(t, N, bci, 3), scan_line(orig, N, bci, 3), "bci %d", bci);
+	/* Reverse order: the worst case for a naive sort, still in place. */
+	for (i = 0; i < N; i++)
+		t[i] = (jvmtiLineNumberEntry){ (jlocation)(N - i), (jint)i };
+	jvm_linetab_sort(t, N);
+	for (i = 0; i < N; i++)
+		cr_expect_eq(t[i].start_location, (jlocation)(i + 1));
+}
+
+/* ---- scratch pool (each Criterion test runs in a fresh process) ---- */
+
+Test(scratch, no_pool_before_init_is_not_counted_as_busy)
+{
+	cr_expect_null(jvm_scratch_get());
+	cr_expect_eq(jvm_stat_get(JVM_ST_LINES_NO_SCRATCH), 0);
+}
+
+Test(scratch, claim_release_and_exhaustion)
+{
+	struct jvm_scratch *b[JVM_SCRATCH_BLOCKS], *again;
+	char buf[900];
+	unsigned int i, j;
+
+	cr_assert_eq(jvm_scratch_init(), 0);
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++) {
+		b[i] = jvm_scratch_get();
+		cr_assert_not_null(b[i], "block %u", i);
+		for (j = 0; j < i; j++)
+			cr_assert_neq(b[i], b[j], "block %u handed out twice", i);
+	}
+	/* Every block busy: none, and counted (the caller then publishes
+	 * the method without its line table). */
+	cr_expect_null(jvm_scratch_get());
+	cr_expect_null(jvm_scratch_get());
+	cr_expect_eq(jvm_stat_get(JVM_ST_LINES_NO_SCRATCH), 2);
+	jvm_stats_format(buf, sizeof(buf));
+	cr_expect(strstr(buf, " lines_no_scratch=2 ") != NULL, "%s", buf);
+	/* A released block is the one handed out next; a second init keeps
+	 * the pool (a later jcmd after a refused load). */
+	jvm_scratch_put(b[2]);
+	cr_assert_eq(jvm_scratch_init(), 0);
+	again = jvm_scratch_get();
+	cr_expect_eq(again, b[2]);
+	cr_expect_null(jvm_scratch_get());
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++)
+		jvm_scratch_put(b[i]);
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++)
+		cr_expect_not_null(jvm_scratch_get());
+	cr_expect_eq(jvm_stat_get(JVM_ST_LINES_NO_SCRATCH), 3);
+}
+
+#define POOL_THREADS 8
+#define POOL_ROUNDS 5000
+
+static struct jvm_scratch *blocks_seen[JVM_SCRATCH_BLOCKS];
+static atomic_int holders[JVM_SCRATCH_BLOCKS];
+static atomic_int shared_twice, got;
+
+static void *pool_worker(void *arg)
+{
+	uint32_t me = (uint32_t)(uintptr_t)arg;
+	int i;
+
+	for (i = 0; i < POOL_ROUNDS; i++) {
+		struct jvm_scratch *s = jvm_scratch_get();
+		unsigned int k;
+
+		if (!s)
+			continue;
+		atomic_fetch_add(&got, 1);
+		for (k = 0; k < JVM_SCRATCH_BLOCKS && s != blocks_seen[k]; k++)
+			;
+		if (k == JVM_SCRATCH_BLOCKS || atomic_fetch_add(&holders[k], 1) != 0) {
+			atomic_fetch_add(&shared_twice, 1);
+			jvm_scratch_put(s);
+			continue;
+		}
+		/* A plain write read back: another holder would overwrite it. */
+		s->mc_used = me;
+		sched_yield();
+		if (s->mc_used != me)
+			atomic_fetch_add(&shared_twice, 1);
+		atomic_fetch_sub(&holders[k], 1);
+		jvm_scratch_put(s);
+	}
+	return NULL;
+}
+
+Test(scratch, never_two_holders_under_contention)
+{
+	pthread_t t[POOL_THREADS];
+	unsigned int i;
+
+	cr_assert_eq(jvm_scratch_init(), 0);
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++)
+		blocks_seen[i] = jvm_scratch_get();
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++)
+		jvm_scratch_put(blocks_seen[i]);
+	for (i = 0; i < POOL_THREADS; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, pool_worker, (void *)(uintptr_t)(i + 1)), 0);
+	for (i = 0; i < POOL_THREADS; i++)
+		pthread_join(t[i], NULL);
+	cr_expect_eq(atomic_load(&shared_twice), 0);
+	cr_expect_gt(atomic_load(&got), 0);
+	/* Every claim was released: the whole pool is free again. */
+	for (i = 0; i < JVM_SCRATCH_BLOCKS; i++)
+		cr_expect_not_null(jvm_scratch_get());
+}
+
+Test(scratch, rows_past_the_cap_are_truncated)
+{
+	const uint32_t npcs = JVM_SCRATCH_ROWS + 100;
+	PCStackInfo *pcs = calloc(npcs, sizeof(*pcs));
+	jint *bcis = calloc(npcs, sizeof(*bcis));
+	jmethodID m = M(1);
+	struct jvm_scratch *s;
+	struct jvm_rows r;
+	uint32_t i;
+	int calls = 0;
+
+	cr_assert(pcs && bcis);
+	cr_assert_eq(jvm_scratch_init(), 0);
+	s = jvm_scratch_get();
+	cr_assert_not_null(s);
+	jvm_scratch_rows(s, &r);
+	cr_expect_eq(r.rows, s->rows);
+	cr_assert_eq(r.cap, JVM_SCRATCH_ROWS);
+	/* One PcDesc every 4 bytes, each at a new line: one row each. */
+	for (i = 0; i < npcs; i++) {
+		bcis[i] = (jint)i;
+		pcs[i] = (PCStackInfo){ (void *)(uintptr_t)(CODE + 4 * i + 3), 1, &m, &bcis[i] };
+	}
+	jvm_rows_from_inline(&r, pcs, (jint)npcs, CODE, 4 * npcs + 16, 1, fake_resolve, &calls);
+	cr_expect_eq(r.truncated, 1);
+	cr_assert_eq(r.n, JVM_SCRATCH_ROWS);
+	expect_row(&r.rows[JVM_SCRATCH_ROWS - 2], 4 * (JVM_SCRATCH_ROWS - 2), 100 + JVM_SCRATCH_ROWS - 2,
+		   0, 0);
+	/* The closing row is unknown, where the first row that did not fit
+	 * would have started. */
+	expect_row(&r.rows[JVM_SCRATCH_ROWS - 1], 4 * (JVM_SCRATCH_ROWS - 1), 0, 0, 0);
+	jvm_scratch_put(s);
+	free(pcs);
+	free(bcis);
 }
 
 /* ---- stub kinds ---- */
