@@ -126,6 +126,45 @@ letw_trace_has() {
 # venv python3 earlier in PATH does not.
 LETW_PY=${LETW_PY:-/usr/bin/python3}
 
+# The control socket's client (provider/ctlproto.h), written apart from
+# the C code so the tests check the wire protocol itself.
+# letw_ctl PID {ping|status|capture} [MASK] prints the reply's fields.
+LETW_CTL_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")/../e2e" && pwd)/letw_ctl.py
+letw_ctl() {
+	"$LETW_PY" "$LETW_CTL_PY" "$@"
+}
+
+# letw_reply_field REPLY FIELD : one field of a letw_ctl.py reply line
+# ("magic=... passes=3 pass_id=7 ..."); fails if the reply has none.
+letw_reply_field() {
+	local kv
+	for kv in $1; do
+		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
+	done
+	return 1
+}
+
+# letw_ctl_field PID FIELD : one field of the process's STATUS reply, read
+# now; fails if the process does not answer.
+letw_ctl_field() {
+	local reply
+	reply=$(letw_ctl "$1" status 2>/dev/null) || return 1
+	letw_reply_field "$reply" "$2"
+}
+
+# letw_field_is PID FIELD OP VALUE : test(1) a STATUS field, read now.
+letw_field_is() {
+	local v
+	v=$(letw_ctl_field "$1" "$2") && test "$v" "$3" "$4"
+}
+
+# letw_wait_field PID FIELD OP VALUE : wait (letw_wait_for) until the
+# STATUS field passes `test FIELD OP VALUE`, re-reading it at every poll
+# (a `letw_wait_for test "$(...)"` would compare one value read once).
+letw_wait_field() {
+	letw_wait_for letw_field_is "$@"
+}
+
 # letw_session_track SESSION PID : restrict SESSION's user-space recording
 # to one process. A `--filter '$ctx.vpid == PID'` alone is not enough: it is
 # evaluated per event, after the session has already switched the
