@@ -13,8 +13,16 @@ LETW_TEST_SESSIONS=() # sessions created without letw_session_create
 LETW_TEST_PIDS=()
 LETW_TEST_TMP=$(mktemp -d /tmp/letw-test.XXXXXX)
 
+# letw_running PID : the process exists and has not exited (a zombie, an
+# exited child not reaped yet, answers kill -0 but is done).
+letw_running() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+
 letw_cleanup() {
-	local s p
+	local s p deadline
 	for p in "${LETW_TEST_PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
@@ -26,7 +34,14 @@ letw_cleanup() {
 			lttng destroy "$s" >/dev/null 2>&1
 		done < "$LETW_TEST_TMP/sessions"
 	fi
+	# Bounded: a process that ignores SIGTERM (or hangs in its exit) is
+	# killed after LETW_TERM_SECONDS (10), so the test still ends.
+	deadline=$((SECONDS + ${LETW_TERM_SECONDS:-10}))
 	for p in "${LETW_TEST_PIDS[@]}"; do
+		while letw_running "$p" && [ "$SECONDS" -lt "$deadline" ]; do
+			sleep 0.1
+		done
+		letw_running "$p" && kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	# Triggers after the sessions (destroy waits for the last rotation):
