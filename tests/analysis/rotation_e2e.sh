@@ -21,27 +21,29 @@ lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-contex
 "$LETW_CLI" watch --session "$s" -v >"$T/watch.out" 2>&1 &
 watch=$!
 letw_track "$watch"
+# The watch names its two triggers lttng-etw-watch.<its pid>.<n>
+# (analysis/cli/cmd_watch.c): recorded now, before any check can fail, so
+# the cleanup removes them (after destroying the session) whatever fails
+# next, a watch stopped while the session exists included.
+printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/triggers"
 letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 	letw_fail "watch did not register: $(cat "$T/watch.out")"
 # The lister sees the watch's triggers while it runs (so the "none left"
 # check below can fail).
 [ -n "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.")" ] ||
 	letw_fail "letw-test-triggers does not see the watch's triggers"
-# A watch stopped while the session exists (a failure path) leaves its two
-# triggers registered; the cleanup removes them after destroying the session.
-printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/triggers"
 "$LETW_CLI" start "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw start"
 for i in 1 2; do
 	lttng rotate "$s" >/dev/null || letw_fail "rotate $i"
 	letw_wait_for grep -q "rotation $((i - 1)) began, statedump regenerated" "$T/watch.out" ||
 		letw_fail "watch missed rotation $i: $(cat "$T/watch.out")"
-	letw_wait_for test "$($LETW_PY "$(dirname "$0")/../e2e/letw_ctl.py" "$pid" status |
-		tr ' ' '\n' | sed -n 's/^pending_statedumps=//p')" = 0 || letw_fail "pass $i never ended"
+	letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "pass $i never ended"
 done
 lttng stop "$s" >/dev/null || letw_fail "stop"
 lttng destroy "$s" >/dev/null || letw_fail "destroy" # archives the last chunk
 kill -TERM "$watch"
 wait "$watch" || letw_fail "watch exited with $? on SIGTERM: $(cat "$T/watch.out")"
+letw_untrack "$watch"
 left=$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.") ||
 	letw_fail "cannot list sessiond's triggers"
 [ -z "$left" ] || letw_fail "watch left triggers registered: $left"
@@ -64,4 +66,5 @@ PY
 [ "$(ls "$T"/maps/*/perf-"$pid".map | wc -l)" = 3 ] || letw_fail "expected a map per chunk"
 kill -TERM "$pid"
 wait "$pid" || letw_fail "minijit failed"
+letw_untrack "$pid"
 echo "rotation_e2e: ok"

@@ -23,13 +23,13 @@ passes_of() {
 }
 
 # 1. Session A starts first: the process notices and runs its DCStart.
-a=$(anl_session sess-a "$pid" "" 'letw_rundown:*dcstart*')
+a=$(anl_session sess-a "$pid" "" 'letw_rundown:*dcstart*') || exit 1
 "$LETW_CLI" start "$a" --pid "$pid" >"$T/a.out" || letw_fail "start A"
 grep -q "capture-state" "$T/a.out" && letw_log "another session already enabled the rundown for A"
 
 # 2. Session B starts while A is active: nothing flips, but B's statedump
 # reaches the process, which writes B's pass into B: start asks nothing.
-b=$(anl_session sess-b "$pid" "" 'letw_rundown:*dcstart*')
+b=$(anl_session sess-b "$pid" "" 'letw_rundown:*dcstart*') || exit 1
 "$LETW_CLI" start "$b" --pid "$pid" >"$T/b.out" || letw_fail "start B"
 grep -q "capture-state" "$T/b.out" &&
 	letw_fail "start B sent a capture-state: $(cat "$T/b.out")"
@@ -71,7 +71,7 @@ all_complete || letw_fail "session B: a pass is not complete: $got"
 # 4. Session C enables DCStart and DCEnd from its start: one walk emits
 # both; at stop, enabling dcend flips nothing, so stop asks for a DCEnd.
 "$LETW_CLI" stop "$a" --pid "$pid" >&2 || letw_fail "stop A"
-c=$(anl_session sess-c "$pid" "" 'letw_rundown:*')
+c=$(anl_session sess-c "$pid" "" 'letw_rundown:*') || exit 1
 "$LETW_CLI" start "$c" --pid "$pid" >&2 || letw_fail "start C"
 "$LETW_CLI" stop "$c" --pid "$pid" >&2 || letw_fail "stop C"
 "$LETW_CLI" report "$(anl_trace "$c")" --json -o "$T/c.json" --no-progress ||
@@ -82,6 +82,7 @@ all_complete || letw_fail "session C: a pass is not complete: $got"
 	letw_fail "session C: expected the start pass's DCEnd and the stop's DCEnd: $got"
 touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
+letw_untrack "$pid"
 
 # status --all with no lttng-etw process says so rather than print
 # nothing. Abstract sockets are per network namespace: a fresh one holds
@@ -89,5 +90,7 @@ wait "$pid" || letw_fail "letw-scenario failed"
 if unshare -n true 2>/dev/null; then
 	out=$(unshare -n "$LETW_CLI" status --all 2>&1) || letw_fail "status --all with no process: exit $?"
 	echo "$out" | grep -q "found no process" || letw_fail "status --all with no process printed: '$out'"
+else
+	echo "SKIP: status --all with no lttng-etw process not checked (unshare -n fails here)" >&2
 fi
 echo "session_e2e: ok"

@@ -16,6 +16,8 @@ pid=$!
 letw_track "$pid"
 anl_wait_file "$T/live.ready"
 
+# Prints the session's name: call as s=$(snap_session ...) || exit 1 (a
+# letw_fail in here only ends the $(...) subshell).
 snap_session() { # PREFIX RUNDOWN_CHANNEL_ARGS (empty: share the churn channel)
 	local s chan=churn
 	s=$(letw_session_create "$1" --snapshot) || exit 1
@@ -38,7 +40,7 @@ snap_session() { # PREFIX RUNDOWN_CHANNEL_ARGS (empty: share the churn channel)
 }
 
 # 1. The documented procedure, rundown in its own channel: complete.
-s=$(snap_session snap-own "--subbuf-size=256k --num-subbuf=4")
+s=$(snap_session snap-own "--subbuf-size=256k --num-subbuf=4") || exit 1
 sleep 2 # churn fills and wraps the small buffers many times
 "$LETW_CLI" snapshot "$s" --pid "$pid" >"$T/snap1.out" || letw_fail "lttng-etw snapshot: $(cat "$T/snap1.out")"
 lttng stop "$s" >/dev/null
@@ -49,7 +51,7 @@ lttng stop "$s" >/dev/null
 
 # 2. Rundown squeezed into the churn channel: the report names the
 # overwrite and the size the pass needed.
-s=$(snap_session snap-shared "")
+s=$(snap_session snap-shared "") || exit 1
 sleep 1
 "$LETW_CLI" snapshot "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw snapshot (shared)"
 lttng stop "$s" >/dev/null
@@ -62,4 +64,5 @@ rc=$?
 	letw_fail "the overwritten pass claims to fit the 64 KiB it overflowed"
 kill -TERM "$pid"
 wait "$pid" || letw_fail "minijit failed"
+letw_untrack "$pid"
 echo "snapshot_e2e: ok"

@@ -12,7 +12,7 @@ build=$1
 letw_ensure_sessiond
 # This session tracks every process (the runtimes publish as they start,
 # before we could name their vpid): it is short, and only checks vpids.
-s=$(letw_session_create disabled)
+s=$(letw_session_create disabled) || exit 1
 lttng enable-event -u -s "$s" 'letw_runtime:*' >/dev/null || letw_fail "enable"
 lttng enable-event -u -s "$s" 'letw_rundown:*' >/dev/null || letw_fail "enable"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"

@@ -17,7 +17,7 @@ run_one() { # ENABLE_PATTERN → sets pid, s, addr
 	pid=$!
 	letw_track "$pid"
 	letw_wait_for test -e "$LETW_TEST_TMP/ready.$1" || letw_fail "linesapp did not start"
-	s=$(letw_session_create lines)
+	s=$(letw_session_create lines) || exit 1
 	letw_session_track "$s" "$pid"
 	lttng enable-event -u -s "$s" "$2" >/dev/null || letw_fail "enable-event $2"
 	lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"

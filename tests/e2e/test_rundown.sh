@@ -15,61 +15,41 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/lttng.sh"
 build=$1
 jit="$build/bin/letw-minijit"
-ctl="$LETW_PY $here/letw_ctl.py"
 
 letw_ensure_sessiond
 live="$LETW_TEST_TMP/live.txt"
+"$jit" --functions 2000 --seconds 120 --list "$live" &
+pid=$!
+letw_track "$pid"
+letw_wait_for test -e "$live.ready" || letw_fail "runtime did not publish its list"
 
-status_field() { # PID FIELD
-	$ctl "$1" status | tr ' ' '\n' | sed -n "s/^$2=//p"
-}
-
-# LTTng's enabled state is global: another started session enabling the
-# rundown events (on this shared machine, another developer's test) has a
-# fresh runtime run a pass before our session starts, and our start would
-# flip nothing. This test needs no such session: wait (up to 2 min) for a
-# moment without one, with a fresh runtime each time.
-for try in $(seq 1 24); do
-	rm -f "$live" "$live.ready"
-	"$jit" --functions 2000 --seconds 120 --list "$live" &
-	pid=$!
-	letw_track "$pid"
-	letw_wait_for test -e "$live.ready" || letw_fail "runtime did not publish its list"
-	[ "$(status_field "$pid" last_dcstart_pass_id)" = 0 ] && break
-	kill -TERM "$pid"; wait "$pid"; letw_untrack "$pid"
-	[ "$try" = 24 ] &&
-		letw_fail "a pass ran before our session started: another started session enables letw_rundown events (lttng list)"
-	letw_log "another started session enables letw_rundown events; retrying in 5 s"
-	sleep 5
-done
-
-s=$(letw_session_create rundown)
+s=$(letw_session_create rundown) || exit 1
 letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null ||
 	letw_fail "enable dcstart"
 lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
 # Each session gets its own pass (the statedump hook), so other sessions on
 # this machine do not matter; a pass of theirs would not be in our trace.
-before_start=$(status_field "$pid" last_dcstart_pass_id)
+before_start=$(letw_ctl_field "$pid" last_dcstart_pass_id) || letw_fail "no STATUS from $pid"
 lttng start "$s" >/dev/null || letw_fail "start"
-letw_wait_for test "$(status_field "$pid" last_dcstart_pass_id)" != "$before_start" ||
+letw_wait_field "$pid" last_dcstart_pass_id != "$before_start" ||
 	letw_fail "no DCStart pass after lttng start"
 
-before_end=$(status_field "$pid" last_dcend_pass_id)
+before_end=$(letw_ctl_field "$pid" last_dcend_pass_id) || letw_fail "no STATUS from $pid"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcend*' --filter "\$ctx.vpid == $pid" >/dev/null ||
 	letw_fail "enable dcend"
 lttng regenerate statedump -s "$s" >/dev/null || letw_fail "regenerate statedump"
-letw_wait_for test "$(status_field "$pid" last_dcend_pass_id)" != "$before_end" ||
+letw_wait_field "$pid" last_dcend_pass_id != "$before_end" ||
 	letw_fail "no DCEnd pass after enabling *dcend* and regenerating the statedump"
-[ "$(status_field "$pid" last_dcstart_pass_id)" = "$(status_field "$pid" last_dcend_pass_id)" ] &&
+[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = "$(letw_ctl_field "$pid" last_dcend_pass_id)" ] &&
 	letw_fail "the DCEnd request also ran a DCStart"
 
-reply=$($ctl "$pid" capture) || letw_fail "capture-state request failed: $reply"
+reply=$(letw_ctl "$pid" capture) || letw_fail "capture-state request failed: $reply"
 letw_log "capture-state reply: $reply"
-cap_id=$(echo "$reply" | tr ' ' '\n' | sed -n 's/^pass_id=//p')
-passes=$(echo "$reply" | tr ' ' '\n' | sed -n 's/^passes=//p')
+cap_id=$(letw_reply_field "$reply" pass_id)
+passes=$(letw_reply_field "$reply" passes)
 [ "$passes" = 3 ] || letw_fail "capture-state ran passes=$passes, expected both flavours (3)"
-[ "$(status_field "$pid" last_dcend_pass_id)" = "$cap_id" ] ||
+[ "$(letw_ctl_field "$pid" last_dcend_pass_id)" = "$cap_id" ] ||
 	letw_fail "the acknowledged pass is not the last completed one"
 
 lttng stop "$s" >/dev/null || letw_fail "stop"
@@ -78,4 +58,5 @@ $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" \
 	letw_fail "trace does not match the runtime's live code"
 kill -TERM "$pid"
 wait "$pid" || letw_fail "runtime exited with $?"
+letw_untrack "$pid"
 echo "PASS: DCStart on start, DCEnd on enable + regenerate, capture-state acknowledged"

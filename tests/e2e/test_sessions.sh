@@ -16,19 +16,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/lttng.sh"
 build=$1
 jit="$build/bin/letw-minijit"
-ctl="$LETW_PY $here/letw_ctl.py"
 
 letw_ensure_sessiond
 
-field() { # PID FIELD
-	$ctl "$1" status | tr ' ' '\n' | sed -n "s/^$2=//p"
-}
 # lttng-sessiond's commands return before a pass longer than the statedump
 # callback's bound ends: wait until the process has none queued or running.
-settled() { [ "$(field "$1" pending_statedumps)" = 0 ]; }
+settled() { letw_wait_field "$1" pending_statedumps = 0; }
+# Prints the session's name: call as s=$(new_session ...) || exit 1 (a
+# letw_fail in here only ends the $(...) subshell).
 new_session() { # PREFIX PID
 	local s
-	s=$(letw_session_create "$1")
+	s=$(letw_session_create "$1") || exit 1
 	letw_session_track "$s" "$2"
 	lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable dcstart"
 	lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
@@ -45,22 +43,23 @@ live="$LETW_TEST_TMP/live.txt"
 pid=$!
 letw_track "$pid"
 letw_wait_for test -e "$live.ready" || letw_fail "runtime did not publish its list"
-[ $(( $(field "$pid" passes) & 1 )) = 1 ] || letw_fail "the statedump hook is not active"
+passes=$(letw_ctl_field "$pid" passes) || letw_fail "no STATUS from $pid"
+[ $((passes & 1)) = 1 ] || letw_fail "the statedump hook is not active"
 
-a=$(new_session sessA "$pid")
-b=$(new_session sessB "$pid")
+a=$(new_session sessA "$pid") || exit 1
+b=$(new_session sessB "$pid") || exit 1
 lttng start "$a" >/dev/null || letw_fail "start A"
-letw_wait_for settled "$pid" || letw_fail "A's pass never ended"
-id_a=$(field "$pid" last_dcstart_pass_id)
+settled "$pid" || letw_fail "A's pass never ended"
+id_a=$(letw_ctl_field "$pid" last_dcstart_pass_id)
 [ "$id_a" != 0 ] || letw_fail "no DCStart pass at lttng start A"
 lttng start "$b" >/dev/null || letw_fail "start B"
-letw_wait_for settled "$pid" || letw_fail "B's pass never ended"
-id_b=$(field "$pid" last_dcstart_pass_id)
+settled "$pid" || letw_fail "B's pass never ended"
+id_b=$(letw_ctl_field "$pid" last_dcstart_pass_id)
 [ "$id_b" != "$id_a" ] || letw_fail "no DCStart pass at lttng start B while A is active"
 
 lttng regenerate statedump -s "$a" >/dev/null || letw_fail "regenerate statedump A"
-letw_wait_for settled "$pid" || letw_fail "A's capture-state never ended"
-id_c=$(field "$pid" last_dcstart_pass_id)
+settled "$pid" || letw_fail "A's capture-state never ended"
+id_c=$(letw_ctl_field "$pid" last_dcstart_pass_id)
 [ "$id_c" != "$id_b" ] || letw_fail "no pass at lttng regenerate statedump"
 
 lttng stop "$a" >/dev/null && lttng stop "$b" >/dev/null || letw_fail "stop"
@@ -73,28 +72,34 @@ LETW_STATEDUMP=0 "$jit" --functions 500 --seconds 120 --list "$live2" &
 pid2=$!
 letw_track "$pid2"
 letw_wait_for test -e "$live2.ready" || letw_fail "fallback runtime did not publish its list"
-[ $(( $(field "$pid2" passes) & 1 )) = 0 ] || letw_fail "LETW_STATEDUMP=0 left the hook active"
-c=$(new_session sessC "$pid2")
+passes=$(letw_ctl_field "$pid2" passes) || letw_fail "no STATUS from $pid2"
+[ $((passes & 1)) = 0 ] || letw_fail "LETW_STATEDUMP=0 left the hook active"
+c=$(new_session sessC "$pid2") || exit 1
 lttng start "$c" >/dev/null || letw_fail "start C"
-letw_wait_for test "$(field "$pid2" last_dcstart_pass_id)" != 0 ||
+letw_wait_field "$pid2" last_dcstart_pass_id != 0 ||
 	letw_fail "fallback: no DCStart pass after lttng start"
 lttng stop "$c" >/dev/null || letw_fail "stop C"
 check "$c" "$pid2" "$live2" dcstart:1
-id_f=$(field "$pid2" last_dcstart_pass_id)
+id_f=$(letw_ctl_field "$pid2" last_dcstart_pass_id)
 
 # With no session started, a trigger switches the rundown tracepoints on in
 # every process with no session behind it: neither process may run a pass.
-# (Polling answers within one 5 ms period; hundreds are given here.)
+# A bounded observation: STATUS counts no polling cycles to wait on, so
+# this watches for 1.5 s, hundreds of the fallback's 5 ms polling periods
+# (and the hook would answer at once); a pass that started only after the
+# window would not be caught.
 trig=$(letw_trigger_add letw-sessions --condition event-rule-matches --type=user \
-	--name='letw_rundown:*' --action notify)
+	--name='letw_rundown:*' --action notify) || exit 1
 sleep 1.5
-[ "$(field "$pid" last_dcstart_pass_id)" = "$id_c" ] && [ "$(field "$pid" last_dcend_pass_id)" = 0 ] ||
-	letw_fail "a trigger on letw_rundown events made the process run a pass"
-[ "$(field "$pid2" last_dcstart_pass_id)" = "$id_f" ] && [ "$(field "$pid2" last_dcend_pass_id)" = 0 ] ||
-	letw_fail "a trigger on letw_rundown events made the polling process run a pass"
+[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = "$id_c" ] && [ "$(letw_ctl_field "$pid" last_dcend_pass_id)" = 0 ] ||
+	letw_fail "a trigger on letw_rundown events made the process run a pass: $(letw_ctl "$pid" status) (before: last_dcstart_pass_id=$id_c)"
+[ "$(letw_ctl_field "$pid2" last_dcstart_pass_id)" = "$id_f" ] && [ "$(letw_ctl_field "$pid2" last_dcend_pass_id)" = 0 ] ||
+	letw_fail "a trigger on letw_rundown events made the polling process run a pass: $(letw_ctl "$pid2" status) (before: last_dcstart_pass_id=$id_f)"
 lttng remove-trigger "$trig" >/dev/null || letw_fail "remove-trigger"
 
 kill -TERM "$pid" "$pid2"
 wait "$pid" || letw_fail "runtime exited with $?"
+letw_untrack "$pid"
 wait "$pid2" || letw_fail "fallback runtime exited with $?"
+letw_untrack "$pid2"
 echo "PASS: one pass per session and statedump, none for a trigger, polling fallback"

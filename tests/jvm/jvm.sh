@@ -31,10 +31,16 @@ jvm_compile() { # SOURCE.java...
 		letw_fail "javac: $(cat "$LETW_TEST_TMP/javac.log")"
 }
 
+# jvm_jcmd ARGS... : jcmd, bounded (an attach to a JVM that hangs would
+# hang the test).
+jvm_jcmd() {
+	timeout 60 "$jcmd" "$@"
+}
+
 # jvm_codelist PID : `jcmd PID Compiler.codelist` lines, "ID LEVEL STATE
 # NAME(SIG) [blob, code_begin - code_end]".
 jvm_codelist() {
-	"$jcmd" "$1" Compiler.codelist 2>/dev/null | grep -E '^[0-9]+ [0-9] [0-9] '
+	jvm_jcmd "$1" Compiler.codelist 2>/dev/null | grep -E '^[0-9]+ [0-9] [0-9] '
 }
 
 # jvm_hot_c2 PID : true once all six Workload.hot* have C2 (level 4) code.
@@ -55,6 +61,7 @@ jvm_stop() {
 	touch "$2"
 	wait "$1"
 	local rc=$?
+	letw_untrack "$1"
 	[ "$rc" = 0 ] || letw_fail "the JVM exited with $rc"
 }
 

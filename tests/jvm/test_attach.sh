@@ -26,7 +26,7 @@ jvm_wait_hot "$pid"
 jvm_codelist "$pid" >"$LETW_TEST_TMP/before.txt"
 
 # KEY:VALUE: jcmd would take an unquoted KEY=VALUE as its own argument.
-"$jcmd" "$pid" JVMTI.agent_load "$agent" "log:$LETW_TEST_TMP/agent.log" \
+jvm_jcmd "$pid" JVMTI.agent_load "$agent" "log:$LETW_TEST_TMP/agent.log" \
 	>"$LETW_TEST_TMP/attach.out" 2>&1 || letw_fail "jcmd JVMTI.agent_load: $(cat "$LETW_TEST_TMP/attach.out")"
 grep -q 'return code: 0' "$LETW_TEST_TMP/attach.out" ||
 	letw_fail "the agent refused to attach: $(cat "$LETW_TEST_TMP/attach.out") $(cat "$LETW_TEST_TMP/agent.log")"
@@ -34,8 +34,7 @@ grep -q 'return code: 0' "$LETW_TEST_TMP/attach.out" ||
 grep -q 'attach: replayed' "$LETW_TEST_TMP/agent.log" || letw_fail "no replay: $(cat "$LETW_TEST_TMP/agent.log")"
 letw_log "$(grep 'attach: methods' "$LETW_TEST_TMP/agent.log")"
 
-s=$(letw_session_create jvm-attach)
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create jvm-attach) || exit 1
 letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable dcstart"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"

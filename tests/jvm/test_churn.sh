@@ -4,14 +4,15 @@
 # through class loaders of its own, in a 3 MiB code cache, so HotSpot
 # unloads their compiled code and reuses its memory; a lossless session
 # records every lttng-etw event from before the churn, with capture-state
-# passes in the middle of it:
+# passes in the middle of it (the JVM holds between two rounds for each):
 #  - every method_unload pairs with a load (or a record of the first
 #    DCStart pass), live records never overlap, the payload classes'
 #    methods are loaded and unloaded by the hundred, each in the module of
 #    its class loader, loaders' modules unloaded too, and the line tables
 #    show an inlined call at its source lines (check_churn_jvm.py);
 #  - the agent refused no live code and met no unknown unload;
-#  - `lttng-etw report` finds every pass complete and consistent;
+#  - `lttng-etw report` finds every pass complete and consistent, and a
+#    complete capture-state pass per request;
 #  - sink.etw.perfmap reports address ranges that held different code;
 #  - the JVM exits 0.
 # usage: test_churn.sh BUILD_DIR JAVA_HOME PLUGIN_DIR
@@ -26,17 +27,17 @@ captures=3
 letw_ensure_sessiond
 jvm_compile "$here/java/Churn.java"
 go="$LETW_TEST_TMP/go"
+hold="$LETW_TEST_TMP/hold"
 # C1 only (compiles after a few hundred calls), synchronously; a small
 # code cache makes HotSpot sweep and reuse freed code early.
 LTTNG_UST_ALLOW_BLOCKING=1 "$java" "-agentpath:$agent=log=$LETW_TEST_TMP/agent.log" \
 	-XX:TieredStopAtLevel=1 -Xbatch -XX:ReservedCodeCacheSize=3m \
 	"-XX:ErrorFile=$LETW_TEST_TMP/hs_err_pid%p.log" \
-	-cp "$classes" letw.test.Churn "$classes" "$go" "$rounds" >"$LETW_TEST_TMP/jvm.out" 2>&1 &
+	-cp "$classes" letw.test.Churn "$classes" "$go" "$rounds" "$hold" >"$LETW_TEST_TMP/jvm.out" 2>&1 &
 pid=$!
 letw_track "$pid"
 
-s=$(letw_session_create jvm-churn)
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create jvm-churn) || exit 1
 letw_session_track "$s" "$pid"
 # Blocking channel: a lossless trace, or pairing could not be checked.
 lttng enable-channel -u -s "$s" --subbuf-size=4M --num-subbuf=8 --blocking-timeout=inf chan \
@@ -50,10 +51,18 @@ lttng add-context -u -s "$s" -c chan -t vpid >/dev/null || letw_fail "add-contex
 
 touch "$go"
 for i in $(seq 1 "$captures"); do
-	# The JVM may be done before the last request: then it has no socket.
-	"$cli" capture-state --pid "$pid" --wait >>"$LETW_TEST_TMP/capture.log" 2>&1 || break
+	# Each request while the JVM holds between two rounds of the churn
+	# (it cannot be done before the last one), then let it go on.
+	touch "$hold"
+	letw_wait_for test -e "$hold.held" ||
+		letw_fail "the JVM never held its churn for capture $i: $(cat "$LETW_TEST_TMP/jvm.out")"
+	"$cli" capture-state --pid "$pid" --wait >>"$LETW_TEST_TMP/capture.log" 2>&1 ||
+		letw_fail "capture-state $i: $(cat "$LETW_TEST_TMP/capture.log")"
+	rm -f "$hold"
+	letw_wait_for test ! -e "$hold.held" || letw_fail "the JVM did not resume after capture $i"
 done
 wait "$pid" || letw_fail "the JVM exited with $?: $(cat "$LETW_TEST_TMP/jvm.out")"
+letw_untrack "$pid"
 jvm_no_crash
 lttng stop "$s" >/dev/null || letw_fail "stop"
 grep -q "^rounds $rounds " "$LETW_TEST_TMP/jvm.out" || letw_fail "churn incomplete: $(cat "$LETW_TEST_TMP/jvm.out")"
@@ -67,14 +76,21 @@ trace="$LETW_TEST_TMP/$s"
 $LETW_PY "$here/check_churn_jvm.py" "$trace" "$pid" "$rounds" "$here/java/Churn.java" || letw_fail "loads and unloads do not pair"
 "$cli" report "$trace" --json --no-progress -o "$LETW_TEST_TMP/report.json" ||
 	letw_fail "lttng-etw report: a pass is not complete (exit $?)"
-$LETW_PY - "$LETW_TEST_TMP/report.json" "$pid" <<'PY' || letw_fail "the rundown report is not clean"
+$LETW_PY - "$LETW_TEST_TMP/report.json" "$pid" "$captures" <<'PY' || letw_fail "the rundown report is not clean"
 import json, sys
 rep = json.load(open(sys.argv[1]))
+pid, captures = int(sys.argv[2]), int(sys.argv[3])
 summ = rep["summary"]
 print("# report summary: %s" % summ)
-assert [p for p in rep["processes"] if p["vpid"] == int(sys.argv[2])], "process absent from the report"
+procs = [p for p in rep["processes"] if p["vpid"] == pid]
+assert procs, "process absent from the report"
 for key in ("truncated", "lossy", "inconsistent"):
     assert summ[key] == 0, "%s passes: %d" % (key, summ[key])
+# The capture-states ran in the middle of the churn: each left a
+# complete pass (control code 2, CAPTURE_STATE) in the trace.
+mid = [p for p in procs[0]["passes"] if p["control_code"] == 2 and p["status"] == "complete"]
+print("# complete capture-state passes: %d" % len(mid))
+assert len(mid) >= captures, "%d complete capture-state passes for %d requests" % (len(mid), captures)
 PY
 
 # sink.etw.perfmap straight from babeltrace2, as a user of the plugin would.

@@ -14,8 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 letw_ensure_sessiond
 jvm_compile "$here/java/Workload.java"
-s=$(letw_session_create jvm-disabled)
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create jvm-disabled) || exit 1
 for ev in 'letw_runtime:*' 'letw_rundown:*'; do
 	lttng enable-event -u -s "$s" "$ev" >/dev/null || letw_fail "enable $ev"
 done
@@ -32,10 +31,14 @@ run() {
 	letw_session_track "$s" "$run_pid"
 	lttng start "$s" >/dev/null || letw_fail "start"
 	jvm_wait_hot "$run_pid"
-	reply=$($LETW_PY "$here/../e2e/letw_ctl.py" "$run_pid" capture)
+	reply=$(letw_ctl "$run_pid" capture)
 	echo "# capture-state ($2): $reply" >&2
 	if [ "$2" = disabled ]; then
-		echo "$reply" | grep -q 'status=-107 ' || letw_fail "capture-state should say -ENOTCONN: $reply"
+		[ "$(letw_reply_field "$reply" status)" = -107 ] ||
+			letw_fail "capture-state should say -ENOTCONN: $reply"
+	else
+		[ "$(letw_reply_field "$reply" status)" = 0 ] && [ "$(letw_reply_field "$reply" pass_id)" != 0 ] ||
+			letw_fail "capture-state of the control run: $reply"
 	fi
 	jvm_stop "$run_pid" "$stop"
 	lttng stop "$s" >/dev/null || letw_fail "stop"
@@ -45,13 +48,17 @@ run LETW_DISABLE=1 disabled
 pid=$run_pid
 grep -q 'tracing off' "$LETW_TEST_TMP/agent-disabled.log" ||
 	letw_fail "the agent did not notice LETW_DISABLE: $(cat "$LETW_TEST_TMP/agent-disabled.log")"
-n=$(babeltrace2 "$LETW_TEST_TMP/$s" 2>/dev/null | grep -c "vpid = $pid\b" || true)
-[ "$n" = 0 ] || letw_fail "$n events from a JVM with LETW_DISABLE=1"
 
 run LETW_DISABLE= enabled
 pid2=$run_pid
 jvm_no_crash
-babeltrace2 "$LETW_TEST_TMP/$s" 2>/dev/null | grep "vpid = $pid2\b" >"$LETW_TEST_TMP/enabled.txt"
+# The trace of both runs, read once: a babeltrace2 failure fails the test
+# (it must not pass for "no event from the disabled JVM").
+babeltrace2 "$LETW_TEST_TMP/$s" >"$LETW_TEST_TMP/trace.txt" 2>"$LETW_TEST_TMP/bt2.err" ||
+	letw_fail "babeltrace2: $(cat "$LETW_TEST_TMP/bt2.err")"
+n=$(grep -c "vpid = $pid\b" "$LETW_TEST_TMP/trace.txt")
+[ "$n" = 0 ] || letw_fail "$n events from a JVM with LETW_DISABLE=1"
+grep "vpid = $pid2\b" "$LETW_TEST_TMP/trace.txt" >"$LETW_TEST_TMP/enabled.txt"
 n2=$(grep -c 'letw_rundown:method_dcstart' "$LETW_TEST_TMP/enabled.txt")
 hot=$(grep -o 'namespace = "letw.test.Workload", name = "hot[A-Za-z]*"' "$LETW_TEST_TMP/enabled.txt" |
 	sort -u | wc -l)

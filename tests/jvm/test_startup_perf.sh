@@ -7,8 +7,9 @@
 # DCStart pass (check_perf.py checks that the samples' names are those of
 # method_dcstart records). On the same process, `jcmd Compiler.perfmap`
 # writes the JDK's own map; both maps are applied to the same perf.data:
-# ours must name >= 95 % of the samples in the code cache and at least as
-# many as the JDK's, and name every hot method under its Java name.
+# ours must name >= 95 % of the samples in the code cache, at least as
+# many as the JDK's of those in compiled methods, and name every hot
+# method under its Java name.
 # usage: test_startup_perf.sh BUILD_DIR JAVA_HOME
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,8 +31,7 @@ tmpmap="/tmp/perf-$pid.map"
 trap 'rm -f "$tmpmap"; letw_cleanup' EXIT
 jvm_wait_hot "$pid"
 
-s=$(letw_session_create jvm-startup)
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create jvm-startup) || exit 1
 letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_runtime:*' >/dev/null || letw_fail "enable runtime"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable dcstart"
@@ -44,13 +44,14 @@ letw_track "$perf_pid"
 "$cli" start "$s" --pid "$pid" >"$LETW_TEST_TMP/start.log" 2>&1 ||
 	letw_fail "lttng-etw start: $(cat "$LETW_TEST_TMP/start.log")"
 wait "$perf_pid" || letw_fail "perf record failed: $(cat "$LETW_TEST_TMP/perf.log")"
+letw_untrack "$perf_pid"
 # The JDK's map and code-cache bounds, from the same process, now.
 rm -f "$tmpmap"
-"$jcmd" "$pid" Compiler.perfmap >"$LETW_TEST_TMP/jcmd.log" 2>&1 ||
+jvm_jcmd "$pid" Compiler.perfmap >"$LETW_TEST_TMP/jcmd.log" 2>&1 ||
 	letw_fail "jcmd Compiler.perfmap: $(cat "$LETW_TEST_TMP/jcmd.log")"
 [ -s "$tmpmap" ] || letw_fail "Compiler.perfmap wrote no $tmpmap"
 mv "$tmpmap" "$LETW_TEST_TMP/jdk.map"
-"$jcmd" "$pid" Compiler.codecache >"$LETW_TEST_TMP/codecache.txt" 2>&1 ||
+jvm_jcmd "$pid" Compiler.codecache >"$LETW_TEST_TMP/codecache.txt" 2>&1 ||
 	letw_fail "jcmd Compiler.codecache"
 lttng stop "$s" >/dev/null || letw_fail "stop"
 jvm_stop "$pid" "$stop"
@@ -77,6 +78,6 @@ samples "$LETW_TEST_TMP/jdk.map" "$LETW_TEST_TMP/s-jdk.txt"
 samples none "$LETW_TEST_TMP/s-none.txt"
 $LETW_PY "$here/check_perf.py" --trace "$trace" --pid "$pid" \
 	--codecache "$LETW_TEST_TMP/codecache.txt" --ours "$LETW_TEST_TMP/s-ours.txt" \
-	--jdk "$LETW_TEST_TMP/s-jdk.txt" --none "$LETW_TEST_TMP/s-none.txt" \
+	--jdk "$LETW_TEST_TMP/s-jdk.txt" --jdk-map "$LETW_TEST_TMP/jdk.map" --none "$LETW_TEST_TMP/s-none.txt" \
 	--min-share "$min_share" || letw_fail "the samples are not named as they must be"
 echo "PASS: a late DCStart names the JVM's C2 code for perf, at least as well as Compiler.perfmap"

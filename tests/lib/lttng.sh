@@ -13,8 +13,16 @@ LETW_TEST_SESSIONS=() # sessions created without letw_session_create
 LETW_TEST_PIDS=()
 LETW_TEST_TMP=$(mktemp -d /tmp/letw-test.XXXXXX)
 
+# letw_running PID : the process exists and has not exited (a zombie, an
+# exited child not reaped yet, answers kill -0 but is done).
+letw_running() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "${st%% *}" != Z ]
+}
+
 letw_cleanup() {
-	local s p
+	local s p deadline
 	for p in "${LETW_TEST_PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
@@ -26,7 +34,14 @@ letw_cleanup() {
 			lttng destroy "$s" >/dev/null 2>&1
 		done < "$LETW_TEST_TMP/sessions"
 	fi
+	# Bounded: a process that ignores SIGTERM (or hangs in its exit) is
+	# killed after LETW_TERM_SECONDS (10), so the test still ends.
+	deadline=$((SECONDS + ${LETW_TERM_SECONDS:-10}))
 	for p in "${LETW_TEST_PIDS[@]}"; do
+		while letw_running "$p" && [ "$SECONDS" -lt "$deadline" ]; do
+			sleep 0.1
+		done
+		letw_running "$p" && kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	# Triggers after the sessions (destroy waits for the last rotation):
@@ -125,6 +140,45 @@ letw_trace_has() {
 # Debian's python3 carries the bt2 (libbabeltrace2) bindings; a pyenv or
 # venv python3 earlier in PATH does not.
 LETW_PY=${LETW_PY:-/usr/bin/python3}
+
+# The control socket's client (provider/ctlproto.h), written apart from
+# the C code so the tests check the wire protocol itself.
+# letw_ctl PID {ping|status|capture} [MASK] prints the reply's fields.
+LETW_CTL_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")/../e2e" && pwd)/letw_ctl.py
+letw_ctl() {
+	"$LETW_PY" "$LETW_CTL_PY" "$@"
+}
+
+# letw_reply_field REPLY FIELD : one field of a letw_ctl.py reply line
+# ("magic=... passes=3 pass_id=7 ..."); fails if the reply has none.
+letw_reply_field() {
+	local kv
+	for kv in $1; do
+		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
+	done
+	return 1
+}
+
+# letw_ctl_field PID FIELD : one field of the process's STATUS reply, read
+# now; fails if the process does not answer.
+letw_ctl_field() {
+	local reply
+	reply=$(letw_ctl "$1" status 2>/dev/null) || return 1
+	letw_reply_field "$reply" "$2"
+}
+
+# letw_field_is PID FIELD OP VALUE : test(1) a STATUS field, read now.
+letw_field_is() {
+	local v
+	v=$(letw_ctl_field "$1" "$2") && test "$v" "$3" "$4"
+}
+
+# letw_wait_field PID FIELD OP VALUE : wait (letw_wait_for) until the
+# STATUS field passes `test FIELD OP VALUE`, re-reading it at every poll
+# (a `letw_wait_for test "$(...)"` would compare one value read once).
+letw_wait_field() {
+	letw_wait_for letw_field_is "$@"
+}
 
 # letw_session_track SESSION PID : restrict SESSION's user-space recording
 # to one process. A `--filter '$ctx.vpid == PID'` alone is not enough: it is

@@ -33,10 +33,7 @@ letw_wait_for test -e "$ready" || letw_fail "the Lua workload never became ready
 tmpmap="/tmp/perf-$pid.map"
 trap 'rm -f "$tmpmap"; letw_cleanup' EXIT
 
-s=$(letw_session_create luajit-dcstart)
-# letw_session_create ran in a $(...) subshell: register the session here
-# too, or the EXIT trap would not destroy it.
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create luajit-dcstart) || exit 1
 letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pid" >/dev/null ||
 	letw_fail "enable dcstart"

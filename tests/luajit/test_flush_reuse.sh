@@ -35,10 +35,7 @@ LTTNG_UST_ALLOW_BLOCKING=1 "$host" --stats "$here/flushes.lua" "$min_flushes" "$
 pid=$!
 letw_track "$pid"
 
-s=$(letw_session_create luajit-flush)
-# letw_session_create ran in a $(...) subshell: register the session here
-# too, or the EXIT trap would not destroy it.
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create luajit-flush) || exit 1
 letw_session_track "$s" "$pid"
 lttng enable-channel -u -s "$s" --subbuf-size=4M --num-subbuf=8 --blocking-timeout=inf chan \
 	>/dev/null || letw_fail "enable-channel"

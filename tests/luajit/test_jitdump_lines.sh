@@ -34,8 +34,7 @@ letw_wait_for pgrep -P "$perf_pid" >/dev/null || letw_fail "perf did not start t
 pid=$(pgrep -P "$perf_pid")
 letw_track "$pid"
 
-s=$(letw_session_create luajit-jitdump)
-LETW_TEST_SESSIONS+=("$s")
+s=$(letw_session_create luajit-jitdump) || exit 1
 letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_runtime:*' >/dev/null || letw_fail "enable-event"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"

@@ -4,9 +4,13 @@
 // own, calls it until it is compiled, and drops the loader; every few
 // rounds a GC unloads the dropped classes, and HotSpot unloads their
 // compiled code and reuses its memory for later rounds' code.
-//   java letw.test.Churn CLASS_DIR GO_FILE ROUNDS
+//   java letw.test.Churn CLASS_DIR GO_FILE ROUNDS [HOLD_FILE]
 // waits for GO_FILE (the test's session is recording by then), runs
-// ROUNDS rounds, prints "rounds N", exits 0.
+// ROUNDS rounds, prints "rounds N", exits 0. While HOLD_FILE exists at a
+// round that is a multiple of HOLD_EVERY (never the first or the last),
+// it stops between two rounds and says so by creating HOLD_FILE.held,
+// removed once HOLD_FILE is: a capture-state the test runs meanwhile is
+// sure to fall in the middle of the churn, with rounds before and after.
 package letw.test;
 
 import java.io.File;
@@ -16,6 +20,9 @@ import java.util.function.LongUnaryOperator;
 
 public final class Churn {
 	static long sink;
+	static final int HOLD_EVERY = 50;
+	// Bounds every wait on the test, should the test have vanished.
+	static final long WAIT_LIMIT_MS = 120_000;
 
 	/** Defines Churn$P* itself (child first), everything else from the parent. */
 	static final class Loader extends ClassLoader {
@@ -103,16 +110,31 @@ public final class Churn {
 		}
 	}
 
+	static void hold(File hold) throws Exception {
+		File held = new File(hold.getPath() + ".held");
+		held.createNewFile();
+		long deadline = System.currentTimeMillis() + WAIT_LIMIT_MS;
+		while (hold.exists()) {
+			if (System.currentTimeMillis() > deadline)
+				throw new IllegalStateException("held for too long");
+			Thread.sleep(10);
+		}
+		held.delete();
+	}
+
 	public static void main(String[] args) throws Exception {
 		Path dir = Path.of(args[0]);
 		File go = new File(args[1]);
 		int rounds = Integer.parseInt(args[2]);
+		File hold = args.length > 3 ? new File(args[3]) : null;
 		for (int i = 0; !go.exists(); i++) {
 			if (i > 6000)
 				throw new IllegalStateException("no go file");
 			Thread.sleep(10);
 		}
 		for (int r = 0; r < rounds; r++) {
+			if (hold != null && r > 0 && r % HOLD_EVERY == 0 && hold.exists())
+				hold(hold);
 			Loader l = new Loader(dir);
 			Class<?> c = l.loadClass("letw.test.Churn$P" + (r % 4));
 			LongUnaryOperator op = (LongUnaryOperator) c.getDeclaredConstructor().newInstance();

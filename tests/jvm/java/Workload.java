@@ -4,6 +4,8 @@
 // rounds until a stop file appears (or, for the benchmark, for a number of
 // rounds, printing rounds per second).
 //   java letw.test.Workload STOP_FILE            run until STOP_FILE exists
+//                                               (at most 300 s, and not
+//                                               past its parent's exit)
 //   java letw.test.Workload --rounds N [GO_FILE] N timed rounds (after a
 //                                               warm-up, and GO_FILE), exit
 // The tests keep C2 from inlining the hot methods into the driver
@@ -127,6 +129,21 @@ public final class Workload {
 		sink += hotCollatz(1 + (r & 1023) * 1000, 1000);
 	}
 
+	// The parent's pid from /proc/self/stat: it changes (to a subreaper or
+	// 1) once the parent is gone. Not ProcessHandle.parent(): its
+	// implementation runs lambdas, whose method handle intrinsics would add
+	// compiled code the JVM tests do not expect from this workload.
+	static long ppid() throws java.io.IOException {
+		byte[] b;
+		try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/self/stat")) {
+			b = in.readAllBytes();
+		}
+		String st = new String(b, java.nio.charset.StandardCharsets.US_ASCII);
+		// "pid (comm) state ppid ...": comm may hold spaces, not ')' last.
+		String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+		return Long.parseLong(f[1]);
+	}
+
 	public static void main(String[] args) throws Exception {
 		for (int i = 0; i < A.length; i++) {
 			A[i] = i % 7;
@@ -163,11 +180,16 @@ public final class Workload {
 			return;
 		}
 		File stop = new File(args[0]);
+		// Bound the run even if the test that started us vanished: a wall
+		// clock limit, and the parent (the test's shell) gone.
+		long deadline = System.nanoTime() + 300_000_000_000L;
+		long parent = ppid();
 		for (long r = 0; !stop.exists(); r++) {
 			round(r);
-			// Bound the run even if the test that started us vanished.
-			if (r % 64 == 0 && r > 2_000_000)
-				break;
+			if (r % 64 == 0 && (System.nanoTime() - deadline > 0 || ppid() != parent)) {
+				System.out.println("no stop file: time limit or parent gone");
+				System.exit(3);
+			}
 		}
 		System.out.println("sink " + sink);
 	}
