@@ -11,7 +11,8 @@
 static void jitdump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s jitdump TRACE -o DIR [--elf-text-offset N] [--progress|--no-progress] [-v]\n"
+		"Usage: %s jitdump TRACE -o DIR [--elf-text-offset N] [--allow-incomplete]\n"
+		"          [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Write one perf jitdump, DIR/jit-PID.dump, per traced process (PID is the vpid\n"
 		"context), built from the trace alone: one LOAD per method/stub load and per\n"
@@ -32,19 +33,26 @@ static void jitdump_usage(FILE *f)
 		"      --elf-text-offset N added to line-table addresses (default 0, right for\n"
 		"                          perf 5.8 and later; 64 for older perfs, which did not\n"
 		"                          add the ELF header size of their jitted-*.so themselves)\n"
+		"      --allow-incomplete  exit 0 even when the trace was not read whole\n"
+		"                          (streams missing, cut short, events discarded: listed\n"
+		"                          on stderr either way)\n"
 		"      --progress          show progress on stderr (default: when it is a tty)\n"
 		"      --no-progress\n"
 		"  -v, --verbose           log what the components do\n"
-		"  -h, --help\n", letw_prog, letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 dumps written, 3 dumps written from an incomplete trace, 1 error.\n",
+		letw_prog, letw_prog);
 }
 
-enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_ELF_OFFSET };
+enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_ELF_OFFSET, OPT_ALLOW_INCOMPLETE };
 
 int letw_cmd_jitdump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "elf-text-offset", required_argument, NULL, OPT_ELF_OFFSET },
+		{ "allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -56,7 +64,7 @@ int letw_cmd_jitdump(int argc, char **argv)
 	const char *dir = NULL;
 	uint64_t offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
 	bt_value *params;
-	int c, ret;
+	int c, ret, allow_incomplete = 0;
 
 	while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -67,6 +75,7 @@ int letw_cmd_jitdump(int argc, char **argv)
 				return LETW_EXIT_USAGE;
 			}
 			break;
+		case OPT_ALLOW_INCOMPLETE: allow_incomplete = 1; break;
 		case 'v': o.verbose = 1; break;
 		case OPT_PROGRESS: o.progress = 1; break;
 		case OPT_NO_PROGRESS: o.progress = 0; break;
@@ -82,7 +91,8 @@ int letw_cmd_jitdump(int argc, char **argv)
 	o.trace = argv[optind];
 	params = bt_value_map_create();
 	if (!params || bt_value_map_insert_string_entry(params, "output-dir", dir) ||
-	    bt_value_map_insert_unsigned_integer_entry(params, "elf-text-offset", offset)) {
+	    bt_value_map_insert_unsigned_integer_entry(params, "elf-text-offset", offset) ||
+	    bt_value_map_insert_bool_entry(params, "fail-on-incomplete", BT_FALSE)) {
 		letw_err("out of memory");
 		bt_value_put_ref(params);
 		return LETW_EXIT_ERROR;
@@ -95,5 +105,5 @@ int letw_cmd_jitdump(int argc, char **argv)
 	letw_note("wrote %d jitdump(s) into %s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
 		  res.processes, dir, (unsigned long long)res.jit_loads,
 		  (unsigned long long)res.jit_code, (unsigned long long)res.jit_lines);
-	return LETW_EXIT_OK;
+	return letw_graph_verdict("jitdump", &res, allow_incomplete);
 }

@@ -678,7 +678,7 @@ def check(expect, tool, res, named):
 
 # report-noprecheck: the report with LETW_NO_PRECHECK=1, so the reader
 # meets the damage and the supervisor's side is what is checked.
-TOOLS = ('report', 'report-json', 'perfmap', 'report-noprecheck', 'babeltrace2')
+TOOLS = ('report', 'report-json', 'perfmap', 'jitdump', 'report-noprecheck', 'babeltrace2')
 
 
 def run_case(args, cls, rng, case_dir):
@@ -713,6 +713,12 @@ def run_case(args, cls, rng, case_dir):
                 os.makedirs(md, exist_ok=True)
                 os.chmod(md, 0o777)
             argv = cli + ['perfmap', trace, '-o', md, '--no-progress']
+        elif tool == 'jitdump':
+            jd = os.path.join(case_dir, 'dumps')
+            if user is not None:
+                os.makedirs(jd, exist_ok=True)
+                os.chmod(jd, 0o777)
+            argv = cli + ['jitdump', trace, '-o', jd, '--no-progress']
         else:
             argv = ['babeltrace2', '--plugin-path=' + args.plugin_dir, trace,
                     '-c', 'sink.etw.report']
