@@ -517,7 +517,7 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 {
 	struct letw_traces t = { 0 };
 	struct letw_graph_shared *sh;
-	int live = strncmp(o->trace, "net://", 6) == 0 || strncmp(o->trace, "net4://", 7) == 0;
+	int live = letw_trace_is_live(o->trace);
 	const char *no_pre = getenv("LETW_NO_PRECHECK");
 	size_t i;
 	int ret = -1;
@@ -546,16 +546,4 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 out:
 	letw_traces_fini(&t);
 	return ret;
-}
-
-int letw_graph_verdict(const char *cmd, const struct letw_sink_result *r,
-		       int allow_incomplete)
-{
-	if (!r->incomplete_streams)
-		return LETW_EXIT_OK;
-	letw_err("%s: the trace is incomplete (%d stream(s) with missing or damaged data, listed above)%s",
-		 cmd, r->incomplete_streams,
-		 allow_incomplete ? "; --allow-incomplete: exit status 0" :
-				    "; exit status 3 (--allow-incomplete to accept)");
-	return allow_incomplete ? LETW_EXIT_OK : LETW_EXIT_INCOMPLETE;
 }
