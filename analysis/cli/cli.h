@@ -28,21 +28,28 @@ int letw_cmd_stop(int argc, char **argv);
 int letw_cmd_snapshot(int argc, char **argv);
 int letw_cmd_watch(int argc, char **argv);
 
+/* Sleep ms milliseconds (a signal cuts it short: every caller polls). */
+void letw_sleep_ms(long ms);
+/* CLOCK_MONOTONIC in seconds. */
+double letw_now_s(void);
+
 /* Parse a non-negative decimal number; -1 on error. */
 int letw_parse_u64(const char *s, uint64_t *out);
 /* Parse a positive pid; -1 on error. */
 int letw_parse_pid(const char *s, pid_t *out);
 
 /* lttngctl.c: lttng-sessiond through liblttng-ctl. Each returns 0, or -1
- * after printing why (lttng_strerror). */
+ * after printing why (lttng_strerror); letw_lttng_regenerate returns the
+ * (negative) LTTng error code, printed unless quiet (a caller that expects
+ * some codes says itself what the others mean). */
 int letw_lttng_start(const char *session);
 int letw_lttng_stop(const char *session);
-int letw_lttng_regenerate(const char *session);
+int letw_lttng_regenerate(const char *session, int quiet);
 int letw_lttng_snapshot(const char *session);
 /* Enable letw_rundown:*dcend* in SESSION's user-space CHANNEL (NULL: the
- * default), with an optional filter; *already when it was enabled. */
+ * default), with an optional filter; 0 also when it was enabled. */
 int letw_lttng_enable_dcend(const char *session, const char *channel,
-			    const char *filter, int *already);
+			    const char *filter);
 /* The channel of SESSION's user-space domain that holds letw_rundown event
  * rules, malloc()ed; NULL when none or on error. */
 char *letw_session_rundown_channel(const char *session);

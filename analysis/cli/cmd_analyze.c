@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* `perfmap` and `report`: run a trace through one of the etw sinks. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
 #endif
-#include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "graph.h"
@@ -71,210 +68,145 @@ static void report_usage(FILE *f)
 		letw_prog);
 }
 
-enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_STALL, OPT_ALLOW_INCOMPLETE };
+struct perfmap_args {
+	const char *dir, *mode;
+	char *out; /* this run's output directory, for done() */
+};
 
-static int parse_stall(const char *s, double *out)
+static bt_value *perfmap_params(const struct letw_chunk *c, void *data)
 {
-	char *end;
+	struct perfmap_args *a = data;
+	bt_value *p = bt_value_map_create();
 
-	*out = strtod(s, &end);
-	if (end == s || *end || !(*out > 0)) {
-		letw_err("--stall-timeout: expected a positive number of seconds, not `%s`", s);
-		return -1;
-	}
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * The trace chunks of a session directory that was rotated: each
- * TRACE/archives/<chunk> is a trace of its own (own metadata, own rundown
- * passes), so it is analysed on its own, in chunk order. Returns the
- * number of chunks (names malloc()ed into *out), 0 when TRACE is a plain
- * trace or a live URL.
- */
-static int trace_chunks(const char *trace, char ***out)
-{
-	char *dir = NULL, **v = NULL;
-	struct dirent *de;
-	DIR *d;
-	int n = 0, cap = 0;
-
-	*out = NULL;
-	if (!strncmp(trace, "net://", 6) || asprintf(&dir, "%s/archives", trace) < 0)
-		return 0;
-	d = opendir(dir);
-	free(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char **nv;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			if (!(nv = realloc(v, (size_t)cap * sizeof(*v))))
-				break;
-			v = nv;
-		}
-		if (asprintf(&v[n], "%s", de->d_name) >= 0)
-			n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, (size_t)n, sizeof(*v), cmp_str);
-	*out = v;
-	return n;
-}
-
-static void free_chunks(char **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* Run one chunk (or the whole trace) with params, whose entries were
- * inserted if `inserted`; takes the params reference. */
-static int run_params(struct letw_graph_opts *o, bt_value *params, int inserted,
-		      struct letw_sink_result *res)
-{
-	int ret = -1;
-
-	memset(res, 0, sizeof(*res));
-	if (!params || !inserted) {
+	free(a->out);
+	/* A rotated session: DIR/<chunk>/perf-PID.map for each chunk (the
+	 * sink creates the directories). */
+	a->out = c->name ? NULL : strdup(a->dir);
+	if (c->name && asprintf(&a->out, "%s/%s", a->dir, c->name) < 0)
+		a->out = NULL;
+	/* The command, not the sink, decides what an incomplete trace
+	 * means (letw_graph_verdict). */
+	if (!p || !a->out ||
+	    bt_value_map_insert_string_entry(p, "output-dir", a->out) ||
+	    bt_value_map_insert_string_entry(p, "mode", a->mode) ||
+	    bt_value_map_insert_bool_entry(p, "fail-on-incomplete", BT_FALSE)) {
 		letw_err("out of memory");
-	} else {
-		o->params = params;
-		ret = letw_graph_run(o, res);
+		bt_value_put_ref(p);
+		return NULL;
 	}
-	bt_value_put_ref(params);
-	return ret;
+	return p;
+}
+
+static void perfmap_done(const struct letw_chunk *c, const struct letw_sink_result *r,
+			 void *data)
+{
+	struct perfmap_args *a = data;
+
+	(void)c;
+	letw_note("wrote %d map(s), %llu symbol(s), into %s", r->processes,
+		  (unsigned long long)r->map_lines, a->out);
 }
 
 int letw_cmd_perfmap(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		LETW_GRAPH_LONG_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, 'm' },
-		{ "allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE },
-		{ "stall-timeout", required_argument, NULL, OPT_STALL },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "verbose", no_argument, NULL, 'v' },
+		LETW_GRAPH_ALLOW_INCOMPLETE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct letw_graph_opts o = { .sink = LETW_SINK_PERFMAP, .progress = -1 };
-	struct letw_sink_result res = { 0 };
-	const char *dir = NULL, *mode = "latest";
-	bt_value *params;
-	char **chunks = NULL;
-	int c, ret = 0, nchunks, allow_incomplete = 0, verdict = LETW_EXIT_OK;
+	struct perfmap_args a = { .mode = "latest" };
+	int c, r, ret;
 
 	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': dir = optarg; break;
-		case 'm': mode = optarg; break;
-		case OPT_ALLOW_INCOMPLETE: allow_incomplete = 1; break;
-		case OPT_STALL:
-			if (parse_stall(optarg, &o.stall_timeout))
+		if ((r = letw_graph_opt(c, optarg, &o)) != 0) {
+			if (r < 0)
 				return LETW_EXIT_USAGE;
-			break;
-		case 'v': o.verbose = 1; break;
-		case OPT_PROGRESS: o.progress = 1; break;
-		case OPT_NO_PROGRESS: o.progress = 0; break;
+			continue;
+		}
+		switch (c) {
+		case 'o': a.dir = optarg; break;
+		case 'm': a.mode = optarg; break;
 		case 'h': perfmap_usage(stdout); return LETW_EXIT_OK;
 		default: perfmap_usage(stderr); return LETW_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !dir) {
-		letw_err("perfmap: %s", !dir ? "missing -o DIR" : "expected exactly one TRACE");
+	if (optind + 1 != argc || !a.dir) {
+		letw_err("perfmap: %s", !a.dir ? "missing -o DIR" : "expected exactly one TRACE");
 		perfmap_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}
-	if (strcmp(mode, "latest") != 0 && strcmp(mode, "all") != 0) {
-		letw_err("perfmap: --mode must be latest or all, not `%s`", mode);
+	if (strcmp(a.mode, "latest") != 0 && strcmp(a.mode, "all") != 0) {
+		letw_err("perfmap: --mode must be latest or all, not `%s`", a.mode);
 		return LETW_EXIT_USAGE;
 	}
-	nchunks = trace_chunks(argv[optind], &chunks);
-	if (nchunks && mkdir(dir, 0755) && errno != EEXIST) {
-		letw_err("perfmap: cannot create `%s`: %s", dir, strerror(errno));
-		free_chunks(chunks, nchunks);
-		return LETW_EXIT_ERROR;
-	}
-	/* A rotated session: DIR/<chunk>/perf-PID.map for each chunk. */
-	for (int i = 0; i < (nchunks ? nchunks : 1); i++) {
-		char *trace = NULL, *out = NULL;
-		int v;
+	ret = letw_graph_run_chunks(&o, argv[optind], "perfmap", perfmap_params,
+				    perfmap_done, &a);
+	free(a.out);
+	return ret;
+}
 
-		if (nchunks && (asprintf(&trace, "%s/archives/%s", argv[optind], chunks[i]) < 0 ||
-				asprintf(&out, "%s/%s", dir, chunks[i]) < 0)) {
-			free(trace);
-			ret = -1;
-			break;
-		}
-		o.trace = nchunks ? trace : argv[optind];
-		params = bt_value_map_create();
-		/* The command, not the sink, decides what an incomplete trace
-		 * means (letw_graph_verdict). */
-		ret = run_params(&o, params, params &&
-				 !bt_value_map_insert_string_entry(params, "output-dir",
-								   nchunks ? out : dir) &&
-				 !bt_value_map_insert_string_entry(params, "mode", mode) &&
-				 !bt_value_map_insert_bool_entry(params, "fail-on-incomplete",
-								 BT_FALSE), &res);
-		if (!ret) {
-			letw_note("wrote %d map(s), %llu symbol(s), into %s", res.processes,
-				  (unsigned long long)res.map_lines, nchunks ? out : dir);
-			v = letw_graph_verdict("perfmap", &res, allow_incomplete);
-			if (v != LETW_EXIT_OK)
-				verdict = v;
-		}
-		free(trace);
-		free(out);
-		if (ret)
-			break;
+struct report_args {
+	const char *out;
+	int json;
+};
+
+static bt_value *report_params(const struct letw_chunk *c, void *data)
+{
+	struct report_args *a = data;
+	bt_value *p = bt_value_map_create();
+	char *file = NULL;
+	int failed;
+
+	/* A rotated session: one report per chunk, in chunk order (text: a
+	 * `chunk NAME` line before each; JSON: one document per line; -o
+	 * FILE: FILE.<chunk> each). */
+	if (c->name && a->out && asprintf(&file, "%s.%s", a->out, c->name) < 0)
+		file = NULL;
+	if (c->name && !a->json && !a->out) {
+		printf("chunk %s\n", c->name);
+		fflush(stdout);
 	}
-	free_chunks(chunks, nchunks);
-	return ret ? LETW_EXIT_ERROR : verdict;
+	/* The CLI reads the verdict from the result rather than from a
+	 * component failure, so an incomplete pass is not an error. */
+	failed = !p || (c->name && a->out && !file) ||
+		 bt_value_map_insert_string_entry(p, "format", a->json ? "json" : "text") ||
+		 bt_value_map_insert_bool_entry(p, "fail-on-incomplete", BT_FALSE) ||
+		 (a->out && bt_value_map_insert_string_entry(p, "output", file ? file : a->out));
+	free(file);
+	if (failed) {
+		letw_err("out of memory");
+		bt_value_put_ref(p);
+		return NULL;
+	}
+	return p;
 }
 
 int letw_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		LETW_GRAPH_LONG_OPTIONS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "stall-timeout", required_argument, NULL, OPT_STALL },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct letw_graph_opts o = { .sink = LETW_SINK_REPORT, .progress = -1 };
-	struct letw_sink_result res = { 0 };
-	const char *out = NULL;
-	bt_value *params;
-	char **chunks = NULL;
-	int c, json = 0, ret = 0, nchunks, incomplete = 0;
+	struct report_args a = { 0 };
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "jo:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 'o': out = optarg; break;
-		case OPT_STALL:
-			if (parse_stall(optarg, &o.stall_timeout))
+		if ((r = letw_graph_opt(c, optarg, &o)) != 0) {
+			if (r < 0)
 				return LETW_EXIT_USAGE;
-			break;
-		case 'v': o.verbose = 1; break;
-		case OPT_PROGRESS: o.progress = 1; break;
-		case OPT_NO_PROGRESS: o.progress = 0; break;
+			continue;
+		}
+		switch (c) {
+		case 'j': a.json = 1; break;
+		case 'o': a.out = optarg; break;
 		case 'h': report_usage(stdout); return LETW_EXIT_OK;
 		default: report_usage(stderr); return LETW_EXIT_USAGE;
 		}
@@ -284,55 +216,5 @@ int letw_cmd_report(int argc, char **argv)
 		report_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}
-	nchunks = trace_chunks(argv[optind], &chunks);
-	/* A rotated session: one report per chunk, in chunk order (text: a
-	 * `chunk NAME` line before each; JSON: one document per line; -o
-	 * FILE: FILE.<chunk> each). */
-	for (int i = 0; i < (nchunks ? nchunks : 1); i++) {
-		char *trace = NULL, *file = NULL;
-
-		if (nchunks && (asprintf(&trace, "%s/archives/%s", argv[optind], chunks[i]) < 0 ||
-				(out && asprintf(&file, "%s.%s", out, chunks[i]) < 0))) {
-			free(trace);
-			ret = -1;
-			break;
-		}
-		o.trace = nchunks ? trace : argv[optind];
-		if (nchunks && !json && !out) {
-			printf("chunk %s\n", chunks[i]);
-			fflush(stdout);
-		}
-		params = bt_value_map_create();
-		/* The CLI reads the verdict from the result rather than from a
-		 * component failure, so an incomplete pass is not an error. */
-		ret = run_params(&o, params, params &&
-				 !bt_value_map_insert_string_entry(params, "format",
-								   json ? "json" : "text") &&
-				 !bt_value_map_insert_bool_entry(params, "fail-on-incomplete",
-								 BT_FALSE) &&
-				 (!(file || out) ||
-				  !bt_value_map_insert_string_entry(params, "output",
-								    file ? file : out)), &res);
-		free(trace);
-		free(file);
-		if (ret)
-			break;
-		if (res.incomplete_streams) {
-			letw_err("%s%s%sthe trace is incomplete: %d stream(s) with missing or damaged data (see the report)",
-				 nchunks ? "chunk " : "", nchunks ? chunks[i] : "",
-				 nchunks ? ": " : "",
-				 res.incomplete_streams);
-			incomplete = 1;
-		}
-		if (res.incomplete_passes) {
-			letw_err("%s%s%s%d rundown pass(es) not complete", nchunks ? "chunk " : "",
-				 nchunks ? chunks[i] : "", nchunks ? ": " : "",
-				 res.incomplete_passes);
-			incomplete = 1;
-		}
-	}
-	free_chunks(chunks, nchunks);
-	if (ret)
-		return LETW_EXIT_ERROR;
-	return incomplete ? LETW_EXIT_INCOMPLETE : LETW_EXIT_OK;
+	return letw_graph_run_chunks(&o, argv[optind], "report", report_params, NULL, &a);
 }

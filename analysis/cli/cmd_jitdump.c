@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* `jitdump`: run a trace through sink.etw.jitdump. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -11,7 +15,8 @@
 static void jitdump_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s jitdump TRACE -o DIR [--elf-text-offset N] [--progress|--no-progress] [-v]\n"
+		"Usage: %s jitdump TRACE -o DIR [--elf-text-offset N] [--allow-incomplete]\n"
+		"          [--stall-timeout S] [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Write one perf jitdump, DIR/jit-PID.dump, per traced process (PID is the vpid\n"
 		"context), built from the trace alone: one LOAD per method/stub load and per\n"
@@ -28,72 +33,105 @@ static void jitdump_usage(FILE *f)
 		"  perf inject --jit -i perf.data -o perf.jit.data\n"
 		"  perf report -i perf.jit.data\n"
 		"\n"
-		"  -o, --output DIR        directory to write into (created if missing)\n"
+		"  -o, --output DIR        directory to write into (created if missing); a\n"
+		"                          rotated session's chunks get DIR/<chunk>/ each\n"
 		"      --elf-text-offset N added to line-table addresses (default 0, right for\n"
 		"                          perf 5.8 and later; 64 for older perfs, which did not\n"
 		"                          add the ELF header size of their jitted-*.so themselves)\n"
+		"      --allow-incomplete  exit 0 even when the trace was not read whole\n"
+		"                          (streams missing, cut short, events discarded: listed\n"
+		"                          on stderr either way)\n"
+		"      --stall-timeout S   stop the CTF reader after S s of CPU time without\n"
+		"                          progress (default $LETW_STALL_TIMEOUT, else 10)\n"
 		"      --progress          show progress on stderr (default: when it is a tty)\n"
 		"      --no-progress\n"
 		"  -v, --verbose           log what the components do\n"
-		"  -h, --help\n", letw_prog, letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 dumps written, 3 dumps written from an incomplete trace, 1 error.\n",
+		letw_prog, letw_prog);
 }
 
-enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_ELF_OFFSET };
+enum { OPT_ELF_OFFSET = LETW_OPT_OWN };
+
+struct jitdump_args {
+	const char *dir;
+	uint64_t offset;
+	char *out; /* this run's output directory, for done() */
+};
+
+static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
+{
+	struct jitdump_args *a = data;
+	bt_value *p = bt_value_map_create();
+
+	free(a->out);
+	/* A rotated session: each chunk is a trace of its own, with its own
+	 * rundowns and clock, so DIR/<chunk>/jit-PID.dump each rather than
+	 * one dump merging chunks (the sink creates the directories). */
+	a->out = c->name ? NULL : strdup(a->dir);
+	if (c->name && asprintf(&a->out, "%s/%s", a->dir, c->name) < 0)
+		a->out = NULL;
+	if (!p || !a->out || bt_value_map_insert_string_entry(p, "output-dir", a->out) ||
+	    bt_value_map_insert_unsigned_integer_entry(p, "elf-text-offset", a->offset) ||
+	    bt_value_map_insert_bool_entry(p, "fail-on-incomplete", BT_FALSE)) {
+		letw_err("out of memory");
+		bt_value_put_ref(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_result *r,
+			 void *data)
+{
+	struct jitdump_args *a = data;
+
+	(void)c;
+	letw_note("wrote %d jitdump(s) into %s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
+		  r->processes, a->out, (unsigned long long)r->jit_loads,
+		  (unsigned long long)r->jit_code, (unsigned long long)r->jit_lines);
+}
 
 int letw_cmd_jitdump(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		LETW_GRAPH_LONG_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "elf-text-offset", required_argument, NULL, OPT_ELF_OFFSET },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "verbose", no_argument, NULL, 'v' },
+		LETW_GRAPH_ALLOW_INCOMPLETE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct letw_graph_opts o = { .sink = LETW_SINK_JITDUMP, .progress = -1 };
-	struct letw_sink_result res = { 0 };
-	const char *dir = NULL;
-	uint64_t offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
-	bt_value *params;
-	int c, ret;
+	struct jitdump_args a = { .offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT };
+	int c, r, ret;
 
 	while ((c = getopt_long(argc, argv, "o:vh", opts, NULL)) != -1) {
+		if ((r = letw_graph_opt(c, optarg, &o)) != 0) {
+			if (r < 0)
+				return LETW_EXIT_USAGE;
+			continue;
+		}
 		switch (c) {
-		case 'o': dir = optarg; break;
+		case 'o': a.dir = optarg; break;
 		case OPT_ELF_OFFSET:
-			if (letw_parse_u64(optarg, &offset) || offset > 65536) {
+			if (letw_parse_u64(optarg, &a.offset) || a.offset > 65536) {
 				letw_err("jitdump: --elf-text-offset wants 0..65536, not `%s`", optarg);
 				return LETW_EXIT_USAGE;
 			}
 			break;
-		case 'v': o.verbose = 1; break;
-		case OPT_PROGRESS: o.progress = 1; break;
-		case OPT_NO_PROGRESS: o.progress = 0; break;
 		case 'h': jitdump_usage(stdout); return LETW_EXIT_OK;
 		default: jitdump_usage(stderr); return LETW_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !dir) {
-		letw_err("jitdump: %s", !dir ? "missing -o DIR" : "expected exactly one TRACE");
+	if (optind + 1 != argc || !a.dir) {
+		letw_err("jitdump: %s", !a.dir ? "missing -o DIR" : "expected exactly one TRACE");
 		jitdump_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}
-	o.trace = argv[optind];
-	params = bt_value_map_create();
-	if (!params || bt_value_map_insert_string_entry(params, "output-dir", dir) ||
-	    bt_value_map_insert_unsigned_integer_entry(params, "elf-text-offset", offset)) {
-		letw_err("out of memory");
-		bt_value_put_ref(params);
-		return LETW_EXIT_ERROR;
-	}
-	o.params = params;
-	ret = letw_graph_run(&o, &res);
-	bt_value_put_ref(params);
-	if (ret)
-		return LETW_EXIT_ERROR;
-	letw_note("wrote %d jitdump(s) into %s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
-		  res.processes, dir, (unsigned long long)res.jit_loads,
-		  (unsigned long long)res.jit_code, (unsigned long long)res.jit_lines);
-	return LETW_EXIT_OK;
+	ret = letw_graph_run_chunks(&o, argv[optind], "jitdump", jitdump_params,
+				    jitdump_done, &a);
+	free(a.out);
+	return ret;
 }

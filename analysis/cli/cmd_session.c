@@ -19,100 +19,15 @@
 #endif
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "ctl.h"
+#include "procs.h"
 
-#define KW_RUNDOWN_START 0x40ull
-#define KW_RUNDOWN_END   0x100ull
 #define POLL_MS 20
-
-struct proc {
-	pid_t pid;
-	int alive;
-	int done;
-	int hook;             /* serves statedumps (else: polls) */
-	uint64_t mask_before, last_before;
-};
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The control thread answers between passes, so a process in a long walk
- * (a blocking channel paced by the consumer) answers late, not never. */
-static int status_of(pid_t pid, struct letw_ctl_reply *r, double timeout_s)
-{
-	int ret = letw_ctl_call(pid, LETW_CTL_STATUS, 0, 1, (int)(timeout_s * 1000), r);
-
-	return ret ? ret : r->status;
-}
-
-static int gone(int err)
-{
-	return err == -ECONNREFUSED || err == -ENOENT;
-}
-
-/* The processes to act on: the --pid list, or every lttng-etw process,
- * with their state before we touch the session. */
-static struct proc *list_procs(const pid_t *only, int nonly, int *n, int dcend,
-			       double timeout_s)
-{
-	pid_t *pids = NULL;
-	struct proc *v;
-	int i, np;
-
-	if (nonly) {
-		np = nonly;
-	} else {
-		np = letw_ctl_list(&pids);
-		if (np < 0) {
-			letw_err("cannot read /proc/net/unix: %s", strerror(-np));
-			return NULL;
-		}
-	}
-	v = calloc((size_t)np + 1, sizeof(*v));
-	if (!v) {
-		free(pids);
-		return NULL;
-	}
-	for (i = 0; i < np; i++) {
-		struct letw_ctl_reply r;
-
-		v[i].pid = nonly ? only[i] : pids[i];
-		v[i].alive = status_of(v[i].pid, &r, timeout_s) == 0;
-		if (!v[i].alive) {
-			/* Listed processes may exit meanwhile; a --pid the
-			 * user named deserves a word. */
-			if (nonly)
-				letw_err("pid %d: no lttng-etw control socket answers; ignored",
-					 (int)v[i].pid);
-			continue;
-		}
-		v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
-		v[i].mask_before = r.rundown_mask;
-		v[i].last_before = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
-	}
-	free(pids);
-	*n = np;
-	return v;
-}
 
 /*
  * After a session command: wait until each live process is done with it.
@@ -121,11 +36,11 @@ static struct proc *list_procs(const pid_t *only, int nonly, int *n, int dcend,
  * flavour after list_procs, or, after give_up_s, if its live mask still
  * lacks the flavour's keyword (the session does not trace it).
  */
-static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
+static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 		       double give_up_s)
 {
-	uint64_t kw = dcend ? KW_RUNDOWN_END : KW_RUNDOWN_START;
-	double t0 = now_s();
+	uint64_t kw = dcend ? LETW_KW_RUNDOWN_END : LETW_KW_RUNDOWN_START;
+	double t0 = letw_now_s();
 	int i, pending, late = 0, ret;
 
 	for (;;) {
@@ -136,8 +51,8 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 
 			if (!v[i].alive || v[i].done)
 				continue;
-			ret = status_of(v[i].pid, &r, 1.0);
-			if (gone(ret)) {
+			ret = letw_proc_status(v[i].pid, &r, 1.0);
+			if (letw_proc_gone(ret)) {
 				v[i].alive = 0; /* exited: nothing left to wait for */
 				continue;
 			}
@@ -152,7 +67,7 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 			}
 			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 			if (last > v[i].last_before ||
-			    (!(r.rundown_mask & kw) && now_s() - t0 > give_up_s)) {
+			    (!(r.rundown_mask & kw) && letw_now_s() - t0 > give_up_s)) {
 				v[i].done = 1;
 				continue;
 			}
@@ -160,9 +75,9 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 		}
 		if (!pending)
 			return 0;
-		if (now_s() - t0 > timeout_s)
+		if (letw_now_s() - t0 > timeout_s)
 			break;
-		sleep_ms(POLL_MS);
+		letw_sleep_ms(POLL_MS);
 	}
 	for (i = 0; i < n; i++) {
 		if (v[i].alive && !v[i].done) {
@@ -172,25 +87,6 @@ static int wait_passes(struct proc *v, int n, int dcend, double timeout_s,
 		}
 	}
 	return late;
-}
-
-/* A polling process the statedump does not reach: ask it directly. */
-static int capture(struct proc *p, uint64_t mask, double timeout_s)
-{
-	struct letw_ctl_reply r;
-	int ret = letw_ctl_call(p->pid, LETW_CTL_CAPTURE_STATE, mask, 1,
-				(int)(timeout_s * 1000), &r);
-
-	if (!ret)
-		ret = r.status;
-	if (gone(ret))
-		return 0; /* exited meanwhile */
-	if (ret) {
-		letw_err("pid %d: capture-state: %s", (int)p->pid, letw_ctl_strerror(ret));
-		return -1;
-	}
-	p->done = 1;
-	return 0;
 }
 
 struct session_opts {
@@ -227,8 +123,10 @@ static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
 			break;
 		case 'p':
 			np = realloc(o->pids, (size_t)(o->npids + 1) * sizeof(*np));
-			if (!np)
+			if (!np) {
+				letw_err("out of memory");
 				return LETW_EXIT_ERROR;
+			}
 			o->pids = np;
 			if (letw_parse_pid(optarg, &np[o->npids])) {
 				letw_err("%s: bad --pid `%s`", cmd, optarg);
@@ -240,6 +138,12 @@ static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
 		case 'h': usage(stdout); return -1;
 		default: usage(stderr); return LETW_EXIT_USAGE;
 		}
+	}
+	/* Only stop enables events (the DCEnd ones), in a channel. */
+	if (o->channel && strcmp(cmd, "stop") != 0) {
+		letw_err("%s: --channel is for stop only", cmd);
+		usage(stderr);
+		return LETW_EXIT_USAGE;
 	}
 	if (optind + 1 != argc) {
 		letw_err("%s: expected exactly one SESSION", cmd);
@@ -256,7 +160,7 @@ static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
  * else the exit status (--help, usage error, no memory).
  */
 static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
-		 int dcend, struct session_opts *o, struct proc **v, int *n)
+		 int dcend, struct session_opts *o, struct letw_proc **v, int *n)
 {
 	int ret = parse(argc, argv, cmd, o, usage);
 
@@ -264,7 +168,7 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 		free(o->pids);
 		return ret < 0 ? LETW_EXIT_OK : ret;
 	}
-	*v = list_procs(o->pids, o->npids, n, dcend, o->timeout_s);
+	*v = letw_procs_list(o->pids, o->npids, n, dcend, o->timeout_s);
 	if (!*v) {
 		free(o->pids);
 		return LETW_EXIT_ERROR;
@@ -291,7 +195,7 @@ static void start_usage(FILE *f)
 int letw_cmd_start(int argc, char **argv)
 {
 	struct session_opts o;
-	struct proc *v;
+	struct letw_proc *v;
 	int n = 0, i, ret, failed = 0;
 
 	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
@@ -302,11 +206,11 @@ int letw_cmd_start(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (!v[i].alive || v[i].hook || !(v[i].mask_before & KW_RUNDOWN_START))
+		if (!v[i].alive || v[i].hook || !(v[i].mask_before & LETW_KW_RUNDOWN_START))
 			continue;
 		printf("pid %d: polls, and its rundown events were already enabled: capture-state\n",
 		       (int)v[i].pid);
-		failed |= capture(&v[i], 0, o.timeout_s) != 0;
+		failed |= letw_proc_capture(&v[i], 0, o.timeout_s) != 0;
 	}
 	failed |= wait_passes(v, n, 0, o.timeout_s, 1.0) != 0;
 out:
@@ -357,9 +261,9 @@ static char *vpid_filter(const pid_t *pids, int n)
 int letw_cmd_stop(int argc, char **argv)
 {
 	struct session_opts o;
-	struct proc *v;
+	struct letw_proc *v;
 	char *filter = NULL, *chan = NULL;
-	int n = 0, i, ret, failed = 0, already = 0;
+	int n = 0, i, ret, failed = 0;
 
 	ret = begin(argc, argv, "stop", stop_usage, 1, &o, &v, &n);
 	if (ret >= 0)
@@ -374,17 +278,17 @@ int letw_cmd_stop(int argc, char **argv)
 	 * large channel chosen for the rundown should serve DCEnd too. */
 	if (!o.channel)
 		o.channel = chan = letw_session_rundown_channel(o.session);
-	if (letw_lttng_enable_dcend(o.session, o.channel, filter, &already) ||
-	    letw_lttng_regenerate(o.session)) {
+	if (letw_lttng_enable_dcend(o.session, o.channel, filter) ||
+	    letw_lttng_regenerate(o.session, 0)) {
 		failed = 1;
 		goto stop;
 	}
 	/* A polling process hears nothing of the statedump; one whose DCEnd
 	 * events were already enabled did not see a change either. */
 	for (i = 0; i < n; i++)
-		if (v[i].alive && !v[i].hook && (v[i].mask_before & KW_RUNDOWN_END))
-			failed |= capture(&v[i], (v[i].mask_before & ~KW_RUNDOWN_START) |
-						 KW_RUNDOWN_END, o.timeout_s) != 0;
+		if (v[i].alive && !v[i].hook && (v[i].mask_before & LETW_KW_RUNDOWN_END))
+			failed |= letw_proc_capture(&v[i], (v[i].mask_before & ~LETW_KW_RUNDOWN_START) |
+						 LETW_KW_RUNDOWN_END, o.timeout_s) != 0;
 	failed |= wait_passes(v, n, 1, o.timeout_s, 1.0) != 0;
 stop:
 	if (letw_lttng_stop(o.session))
@@ -417,19 +321,16 @@ static void snapshot_usage(FILE *f)
 int letw_cmd_snapshot(int argc, char **argv)
 {
 	struct session_opts o;
-	struct proc *v;
-	int n = 0, i, ret, failed = 0;
+	struct letw_proc *v;
+	int n = 0, ret, failed = 0;
 
 	ret = begin(argc, argv, "snapshot", snapshot_usage, 0, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
-	if (letw_lttng_regenerate(o.session)) {
+	if (letw_lttng_regenerate(o.session, 0)) {
 		failed = 1;
 	} else {
-		for (i = 0; i < n; i++)
-			if (v[i].alive && !v[i].hook &&
-			    (v[i].mask_before & (KW_RUNDOWN_START | KW_RUNDOWN_END)))
-				failed |= capture(&v[i], 0, o.timeout_s) != 0;
+		failed |= letw_procs_capture_polling(v, n, o.timeout_s) != 0;
 		failed |= wait_passes(v, n, 0, o.timeout_s, 1.0) != 0;
 	}
 	if (letw_lttng_snapshot(o.session))

@@ -39,21 +39,21 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <lttng/lttng.h>
 
 #include "cli.h"
+#include "procs.h"
 
 #define POLL_MS 50
 #define REFRESH_MS 1000
+#define CAPTURE_TIMEOUT_S 5.0
 
 struct watched {
 	char *session;
@@ -64,6 +64,8 @@ struct watched {
 	int seen;	/* in the last session list */
 	int gone;	/* refreshes since it left the session list, 0: listed */
 	int rotating;	/* an ONGOING seen, its COMPLETED not yet */
+	int failed;	/* no trigger registered (said once): not retried
+			 * until the session leaves the list */
 };
 
 struct watch {
@@ -81,13 +83,6 @@ static volatile sig_atomic_t quit;
 static void on_signal(int sig)
 {
 	quit = sig;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL); /* a signal cuts it short: fine */
 }
 
 /* Only when the notification thread can no longer walk the triggers (top
@@ -109,7 +104,7 @@ static void drop(struct watch *w, int i)
 		}
 		lttng_condition_destroy(x->cond[k]);
 	}
-	if (w->verbose)
+	if (w->verbose && !x->failed)
 		letw_note("watch: `%s` is gone, its triggers unregistered", x->session);
 	free(x->session);
 	w->v[i] = w->v[--w->n];
@@ -194,11 +189,15 @@ static int add(struct watch *w, const char *session)
 	if (!ret)
 		ret = add_trigger(w, &x, 1);
 	if (ret && !x.trigger[0] && !x.trigger[1]) {
-		/* Nothing registered: nothing the sessiond can walk. */
-		for (int k = 0; k < 2; k++)
+		/* Nothing registered: nothing the sessiond can walk. Kept in
+		 * the table, so that the failure is said once rather than at
+		 * every refresh; a session of that name created anew after
+		 * this one left the list is tried again. */
+		for (int k = 0; k < 2; k++) {
 			lttng_condition_destroy(x.cond[k]);
-		free(x.session);
-		return -1;
+			x.cond[k] = NULL;
+		}
+		x.failed = 1;
 	}
 	/* Registered triggers stay in the table even on failure: they go by
 	 * the rule of the top comment, like every other. */
@@ -262,6 +261,24 @@ static int refresh(struct watch *w)
 	return 0;
 }
 
+/* A process that polls (LETW_STATEDUMP=0, an lttng-ust without the
+ * statedump hook) hears nothing of the regenerate: like `start` and
+ * `snapshot`, send it a capture-state, so the new chunk gets its pass. */
+static void capture_polling(const char *session)
+{
+	struct letw_proc *v;
+	int n = 0, failed;
+
+	v = letw_procs_list(NULL, 0, &n, 0, CAPTURE_TIMEOUT_S);
+	if (!v)
+		return;
+	failed = letw_procs_capture_polling(v, n, CAPTURE_TIMEOUT_S);
+	if (failed)
+		letw_err("watch: `%s`: %d polling process(es) got no capture-state for the new chunk",
+			 session, failed);
+	free(v);
+}
+
 static void on_rotation(struct watch *w, struct lttng_notification *nt)
 {
 	const struct lttng_condition *c = lttng_notification_get_condition(nt);
@@ -296,14 +313,17 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	/* The new chunk is the one being written: the passes land there.
 	 * `lttng destroy` and `lttng stop` rotate too, into no new chunk:
 	 * the session is then gone or stopped, and nothing is to be done. */
-	ret = lttng_regenerate_statedump(session);
-	if (ret == 0)
+	ret = letw_lttng_regenerate(session, 1);
+	if (ret == 0) {
 		printf("session `%s`: rotation %llu began, statedump regenerated\n",
 		       session, (unsigned long long)id);
-	else if (ret != -LTTNG_ERR_SESS_NOT_FOUND && ret != -LTTNG_ERR_SESSION_NOT_STARTED &&
-		 ret != -LTTNG_ERR_NO_SESSION)
+		fflush(stdout);
+		capture_polling(session);
+	} else if (ret != -LTTNG_ERR_SESS_NOT_FOUND && ret != -LTTNG_ERR_SESSION_NOT_STARTED &&
+		 ret != -LTTNG_ERR_NO_SESSION) {
 		letw_err("watch: cannot regenerate the statedump of `%s`: %s", session,
 			 lttng_strerror(ret));
+	}
 	fflush(stdout);
 }
 
@@ -347,7 +367,7 @@ static void finish(struct watch *w, int channel_ok)
 			if (drain(w))
 				channel_ok = 0;
 			if (!r)
-				sleep_ms(POLL_MS);
+				letw_sleep_ms(POLL_MS);
 		}
 	}
 	for (;;) {
@@ -363,7 +383,7 @@ static void finish(struct watch *w, int channel_ok)
 		}
 		if (!waiting || !channel_ok || waited >= EXIT_WAIT_MS)
 			break;
-		sleep_ms(POLL_MS);
+		letw_sleep_ms(POLL_MS);
 		waited += POLL_MS;
 		if (drain(w))
 			channel_ok = 0;
@@ -407,6 +427,7 @@ int letw_cmd_watch(int argc, char **argv)
 		case 's':
 			no = realloc(only, (size_t)(w.nonly + 1) * sizeof(*no));
 			if (!no) {
+				letw_err("out of memory");
 				free(only);
 				return LETW_EXIT_ERROR;
 			}
@@ -447,7 +468,7 @@ int letw_cmd_watch(int argc, char **argv)
 			failed = 1;
 			break;
 		}
-		sleep_ms(POLL_MS);
+		letw_sleep_ms(POLL_MS);
 		since_refresh += POLL_MS;
 	}
 	finish(&w, !failed);

@@ -5,7 +5,9 @@
  * for a net:// URL) → utils.muxer → one of our sink classes, linked into
  * the CLI so the CLI and its plugin can never disagree.
  *
- * Every command that reads a trace goes through letw_graph_run(): it
+ * Every command that reads a trace goes through letw_graph_run_chunks()
+ * (graph_cmd.c: shared options, rotated chunks, the verdict), which calls
+ * letw_graph_run() per trace: it
  * pre-checks local traces (precheck.h), then runs the graph in a child
  * process it supervises (supervise.c), so that whatever babeltrace2's
  * reader does on a damaged trace (abort, SIGFPE, an endless loop) ends as
@@ -30,19 +32,72 @@ struct letw_graph_opts {
 	/* Seconds of CPU time the reader may spend without progress before
 	 * it is stopped as hung; 0: $LETW_STALL_TIMEOUT, else 10. */
 	double stall_timeout;
+	int allow_incomplete;   /* --allow-incomplete: exit 0 anyway */
 };
+
+/* ---- what every command that reads a trace shares (graph_cmd.c) ---- */
+
+/* getopt_long codes of the shared options; a command's own start at
+ * LETW_OPT_OWN. */
+enum {
+	LETW_OPT_PROGRESS = 256,
+	LETW_OPT_NO_PROGRESS,
+	LETW_OPT_STALL,
+	LETW_OPT_ALLOW_INCOMPLETE,
+	LETW_OPT_OWN,
+};
+
+/* The long options every trace-reading command takes, for its struct
+ * option table (then its own, then LETW_GRAPH_ALLOW_INCOMPLETE_OPTION if
+ * it writes output from the trace, then the NULL entry). */
+#define LETW_GRAPH_LONG_OPTIONS                                            \
+	{ "stall-timeout", required_argument, NULL, LETW_OPT_STALL },      \
+	{ "progress", no_argument, NULL, LETW_OPT_PROGRESS },              \
+	{ "no-progress", no_argument, NULL, LETW_OPT_NO_PROGRESS },        \
+	{ "verbose", no_argument, NULL, 'v' }
+#define LETW_GRAPH_ALLOW_INCOMPLETE_OPTION                                 \
+	{ "allow-incomplete", no_argument, NULL, LETW_OPT_ALLOW_INCOMPLETE }
+
+/* Apply getopt_long's code c (with optarg) to o when it is a shared
+ * option: 1 when it was, 0 when it is the command's own, -1 after
+ * printing why its value is bad (exit LETW_EXIT_USAGE). */
+int letw_graph_opt(int c, const char *arg, struct letw_graph_opts *o);
+
+/* One run of a command: the whole trace, or one chunk of a rotated
+ * session (name is the chunk's name, NULL when the trace is not rotated). */
+struct letw_chunk {
+	const char *trace;
+	const char *name;
+};
+
+/* Sink parameters for one run (new reference), NULL after printing why;
+ * called before the run, which may also print what comes before it. */
+typedef bt_value *(*letw_chunk_params_fn)(const struct letw_chunk *c, void *data);
+/* After a run that succeeded: say what was written. Optional. */
+typedef void (*letw_chunk_done_fn)(const struct letw_chunk *c,
+				   const struct letw_sink_result *r, void *data);
+
+/* Run o->sink over TRACE, or over each chunk of a rotated session in
+ * chunk order (letw_trace_chunks), and judge each run (letw_graph_verdict,
+ * prefixed `chunk NAME: `). Stops at the first run that fails. Returns the
+ * exit status: LETW_EXIT_ERROR, else LETW_EXIT_INCOMPLETE when some run
+ * was (unless o->allow_incomplete), else LETW_EXIT_OK. */
+int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
+			  const char *cmd, letw_chunk_params_fn params,
+			  letw_chunk_done_fn done, void *data);
 
 /* Returns 0 when the graph ran to its end, -1 after printing why not.
  * *result is filled by the sink (struct letw_sink_result: plain values,
  * copied back from the child process). */
 int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *result);
 
-/* For a command that wrote output from the trace (perfmap, jitdump):
- * after a successful run, say whether the trace was read whole and return
- * the exit status — LETW_EXIT_INCOMPLETE when it was not, unless
- * allow_incomplete. */
-int letw_graph_verdict(const char *cmd, const struct letw_sink_result *r,
-		       int allow_incomplete);
+/* After a successful run: say whether the trace was read whole (and, for
+ * the report, whether every rundown pass is complete) and return the exit
+ * status — LETW_EXIT_INCOMPLETE when not, unless o->allow_incomplete (which
+ * accepts lost streams only). chunk: NULL, or the chunk's name to prefix
+ * the lines with. */
+int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
+		       const char *chunk, const struct letw_sink_result *r);
 
 /* ---- between graph.c (in the child) and supervise.c (the parent) ---- */
 

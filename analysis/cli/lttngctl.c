@@ -36,11 +36,14 @@ int letw_lttng_stop(const char *session)
 	return ret < 0 ? fail("cannot stop session", session, ret) : 0;
 }
 
-int letw_lttng_regenerate(const char *session)
+int letw_lttng_regenerate(const char *session, int quiet)
 {
 	int ret = lttng_regenerate_statedump(session);
 
-	return ret < 0 ? fail("cannot regenerate the statedump of", session, ret) : 0;
+	if (ret < 0 && !quiet)
+		letw_err("cannot regenerate the statedump of `%s`: %s", session,
+			 lttng_strerror(ret));
+	return ret < 0 ? ret : 0;
 }
 
 int letw_lttng_snapshot(const char *session)
@@ -63,13 +66,12 @@ static struct lttng_handle *ust_handle(const char *session)
 }
 
 int letw_lttng_enable_dcend(const char *session, const char *channel,
-			    const char *filter, int *already)
+			    const char *filter)
 {
 	struct lttng_handle *h = ust_handle(session);
 	struct lttng_event *ev = lttng_event_create();
 	int ret;
 
-	*already = 0;
 	if (!h || !ev) {
 		lttng_destroy_handle(h);
 		lttng_event_destroy(ev);
@@ -82,10 +84,10 @@ int letw_lttng_enable_dcend(const char *session, const char *channel,
 	ret = lttng_enable_event_with_exclusions(h, ev, channel, filter, 0, NULL);
 	lttng_event_destroy(ev);
 	lttng_destroy_handle(h);
-	if (ret == -LTTNG_ERR_UST_EVENT_ENABLED) {
-		*already = 1;
+	/* Already enabled: polling processes are told by their mask
+	 * (cmd_session.c), the statedump reaches the others either way. */
+	if (ret == -LTTNG_ERR_UST_EVENT_ENABLED)
 		return 0;
-	}
 	return ret < 0 ? fail("cannot enable letw_rundown:*dcend* in session", session, ret) : 0;
 }
 
@@ -124,12 +126,20 @@ int letw_lttng_sessions(char ***names)
 		return -1;
 	}
 	v = calloc((size_t)n + 1, sizeof(*v));
-	for (int i = 0; v && i < n; i++)
-		if ((v[k] = strdup(s[i].name)))
-			k++;
+	for (int i = 0; v && i < n; i++, k++) {
+		if (!(v[k] = strdup(s[i].name))) {
+			/* Fewer names would be sessions missed in silence. */
+			while (k--)
+				free(v[k]);
+			free(v);
+			v = NULL;
+		}
+	}
 	free(s);
-	if (!v)
+	if (!v) {
+		letw_err("out of memory");
 		return -1;
+	}
 	*names = v;
 	return k;
 }

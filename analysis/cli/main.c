@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -40,6 +41,21 @@ void letw_note(const char *fmt, ...)
 	va_start(ap, fmt);
 	say(fmt, ap);
 	va_end(ap);
+}
+
+void letw_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+double letw_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int letw_parse_u64(const char *s, uint64_t *out)

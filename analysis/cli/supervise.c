@@ -35,7 +35,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,14 +65,6 @@ static volatile sig_atomic_t got_signal;
 static void on_parent_signal(int sig)
 {
 	got_signal = sig;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static double stall_limit(const struct letw_graph_opts *o)
@@ -156,7 +147,7 @@ static void clear_progress(struct reader_log *rl)
 
 static void on_line(struct reader_log *rl, const char *l)
 {
-	const char *tag, *msg, *a;
+	const char *tag, *msg;
 	size_t taglen;
 	char lvl = parse_log_line(l, &tag, &taglen, &msg);
 
@@ -169,7 +160,7 @@ static void on_line(struct reader_log *rl, const char *l)
 			keep_last(rl, msg);
 		if (!rl->verbose)
 			return;
-	} else if ((a = strstr(l, "Assertion `"))) {
+	} else if (strstr(l, "Assertion `")) {
 		/* " (╯°□°)╯︵ ┻━┻  msg-iter.c:1111: func(): Assertion `...` failed." */
 		const char *loc = l;
 
@@ -294,7 +285,7 @@ static void show_progress(const struct letw_graph_shared *sh, double t0, int fin
 {
 	fprintf(stderr, "\r%s: %llu messages, %llu lttng-etw events, %.1f s%s",
 		letw_prog, (unsigned long long)sh->result.messages,
-		(unsigned long long)sh->result.letw_events, now_s() - t0,
+		(unsigned long long)sh->result.letw_events, letw_now_s() - t0,
 		final ? "\n" : "");
 	rl->progress_shown = !final;
 }
@@ -394,7 +385,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		     struct letw_graph_shared *sh, struct letw_sink_result *r)
 {
 	int progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
-	double limit = stall_limit(o), t0 = now_s(), last_show = t0;
+	double limit = stall_limit(o), t0 = letw_now_s(), last_show = t0;
 	struct sigaction sa = { .sa_handler = on_parent_signal }, old_int, old_term;
 	struct reader_log rl = { .verbose = o->verbose };
 	struct child_stat cs = { 0 }, prev = { 0 };
@@ -469,8 +460,8 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 				 o->trace, limit, files[0] ? " while reading " : "", files);
 			break;
 		}
-		if (progress && now_s() - last_show >= 0.5) {
-			last_show = now_s();
+		if (progress && letw_now_s() - last_show >= 0.5) {
+			last_show = letw_now_s();
 			show_progress(sh, t0, 0, &rl);
 		}
 	}
@@ -517,7 +508,7 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 {
 	struct letw_traces t = { 0 };
 	struct letw_graph_shared *sh;
-	int live = strncmp(o->trace, "net://", 6) == 0 || strncmp(o->trace, "net4://", 7) == 0;
+	int live = letw_trace_is_live(o->trace);
 	const char *no_pre = getenv("LETW_NO_PRECHECK");
 	size_t i;
 	int ret = -1;
@@ -546,16 +537,4 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 out:
 	letw_traces_fini(&t);
 	return ret;
-}
-
-int letw_graph_verdict(const char *cmd, const struct letw_sink_result *r,
-		       int allow_incomplete)
-{
-	if (!r->incomplete_streams)
-		return LETW_EXIT_OK;
-	letw_err("%s: the trace is incomplete (%d stream(s) with missing or damaged data, listed above)%s",
-		 cmd, r->incomplete_streams,
-		 allow_incomplete ? "; --allow-incomplete: exit status 0" :
-				    "; exit status 3 (--allow-incomplete to accept)");
-	return allow_incomplete ? LETW_EXIT_OK : LETW_EXIT_INCOMPLETE;
 }

@@ -2,7 +2,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +15,34 @@
 #include "cli.h"
 #include "traces.h"
 
+/* Appends s (malloc()ed, NULL: out of memory), which t then owns. */
+static int push(struct letw_traces *t, char *s)
+{
+	char **nv;
+
+	if (!s)
+		return -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+
+		nv = realloc(t->dir, cap * sizeof(*nv));
+		if (!nv) {
+			free(s);
+			return -1;
+		}
+		t->dir = nv;
+		t->cap = cap;
+	}
+	t->dir[t->n++] = s;
+	return 0;
+}
+
 static struct letw_traces *walk; /* nftw has no user pointer */
 static int walk_failed;
 
 static int on_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
-	char **nv;
 	size_t len;
 
 	(void)st;
@@ -35,16 +59,8 @@ static int on_entry(const char *path, const struct stat *st, int flag,
 	}
 	if (flag != FTW_F || strcmp(path + ftw->base, "metadata") != 0)
 		return 0;
-	if (walk->n == walk->cap) {
-		walk->cap = walk->cap ? walk->cap * 2 : 8;
-		nv = realloc(walk->dir, walk->cap * sizeof(*nv));
-		if (!nv)
-			return -1;
-		walk->dir = nv;
-	}
 	len = (size_t)ftw->base;
-	walk->dir[walk->n] = strndup(path, len > 1 ? len - 1 : len);
-	return walk->dir[walk->n++] ? 0 : -1;
+	return push(walk, strndup(path, len > 1 ? len - 1 : len));
 }
 
 int letw_traces_find(const char *root, struct letw_traces *t)
@@ -90,4 +106,75 @@ void letw_traces_fini(struct letw_traces *t)
 		free(t->dir[i]);
 	free(t->dir);
 	memset(t, 0, sizeof(*t));
+}
+
+int letw_trace_is_live(const char *trace)
+{
+	return strncmp(trace, "net://", 6) == 0 || strncmp(trace, "net4://", 7) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int letw_trace_chunks(const char *root, struct letw_traces *t)
+{
+	struct dirent *de;
+	char *dir = NULL;
+	DIR *d;
+	int ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (letw_trace_is_live(root))
+		return 0;
+	if (asprintf(&dir, "%s/archives", root) < 0) {
+		letw_err("out of memory");
+		return -1;
+	}
+	d = opendir(dir);
+	if (!d) {
+		/* No archives/: a plain trace (letw_traces_find judges it). */
+		ret = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+		if (ret)
+			letw_err("cannot read `%s`: %s", dir, strerror(errno));
+		free(dir);
+		return ret;
+	}
+	errno = 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0) {
+			letw_err("cannot read `%s/%s`: %s", dir, de->d_name, strerror(errno));
+			goto out;
+		}
+		/* Every entry is a chunk LTTng wrote: anything else is not
+		 * ours to skip without a word. */
+		if (!S_ISDIR(st.st_mode)) {
+			letw_err("`%s/%s` is not a trace chunk (a directory): a rotated session's archives/ holds chunks only",
+				 dir, de->d_name);
+			goto out;
+		}
+		if (push(t, strdup(de->d_name))) {
+			letw_err("out of memory");
+			goto out;
+		}
+		errno = 0;
+	}
+	if (errno) {
+		letw_err("cannot read `%s`: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (t->n)
+		qsort(t->dir, t->n, sizeof(*t->dir), cmp_str);
+	ret = 0;
+out:
+	closedir(d);
+	free(dir);
+	if (ret)
+		letw_traces_fini(t);
+	return ret;
 }

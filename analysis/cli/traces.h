@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Finding the CTF traces under a directory (every directory holding a
- * `metadata` file), the way babeltrace2's src.ctf.fs would be given them. */
+ * `metadata` file), the way babeltrace2's src.ctf.fs would be given them,
+ * and the chunks of a rotated session directory. */
 #ifndef LETW_CLI_TRACES_H
 #define LETW_CLI_TRACES_H
 
@@ -15,5 +16,16 @@ struct letw_traces {
  * or a directory under it cannot be read, or holds no trace). */
 int letw_traces_find(const char *root, struct letw_traces *t);
 void letw_traces_fini(struct letw_traces *t);
+
+/* 1 when TRACE names a live session (net://, net4://), not a directory. */
+int letw_trace_is_live(const char *trace);
+
+/* The chunks of a session directory that was rotated: each directory
+ * ROOT/archives/<chunk> is a trace of its own (own metadata, own rundown
+ * passes), read on its own, in chunk (name) order. Fills t->dir with the
+ * chunk names (not paths). Returns 0 (t->n == 0 when ROOT is a live URL
+ * or has no archives/), -1 after printing why (archives/ unreadable or
+ * holding something other than a directory, out of memory). */
+int letw_trace_chunks(const char *root, struct letw_traces *t);
 
 #endif /* LETW_CLI_TRACES_H */

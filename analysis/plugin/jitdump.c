@@ -17,6 +17,10 @@
  *   elf-text-offset  added to DEBUG_INFO addresses (default 0, right for
  *                    perf 5.8 and later; 64 for older perfs, whose DWARF
  *                    writer did not add its ELF header size itself)
+ *   fail-on-incomplete  yes (default): the dumps are written, then the
+ *                    component fails when the trace was not read whole
+ *                    (sink_common.c says so on stderr either way); the
+ *                    CLI passes no and decides itself (letw_graph_verdict)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
@@ -55,6 +59,7 @@ struct jitdump {
 	struct letw_sink base; /* first: the component's user data */
 	char *output_dir;
 	uint32_t elf_text_offset;
+	int fail_on_incomplete;
 	struct letw_jdx_cache xcache;
 	GHashTable *by_vpid;   /* int64 vpid → struct letw_jd_proc * */
 	GPtrArray *procs;      /* in order of first appearance; owns them */
@@ -295,11 +300,17 @@ static int jitdump_end(struct letw_sink *s)
 	}
 	if (!written) {
 		BT_COMP_LOGE_APPEND_CAUSE(
-			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace");
+			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace%s",
+			s->facts.problems ? " that was read (the trace is incomplete)" : "");
 		return -1;
 	}
 	if (jd->base.result)
 		jd->base.result->processes = (int)written;
+	if (s->facts.problems && jd->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("dumps written from an incomplete trace (%d stream(s) with missing or damaged data)",
+					  s->facts.problems);
+		return -1;
+	}
 	return 0;
 }
 
@@ -307,6 +318,7 @@ static const struct letw_sink_ops jitdump_ops = {
 	.event = jitdump_event,
 	.other = jitdump_other,
 	.end = jitdump_end,
+	.name = "jitdump",
 };
 
 static int param_offset(struct jitdump *jd, const bt_value *params)
@@ -339,7 +351,8 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 			bt_self_component_sink_configuration *config,
 			const bt_value *params, void *init_data)
 {
-	static const char *const allowed[] = { "output-dir", "elf-text-offset", NULL };
+	static const char *const allowed[] = { "output-dir", "elf-text-offset",
+					       "fail-on-incomplete", NULL };
 	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
 	struct jitdump *jd = calloc(1, sizeof(*jd));
 	const char *dir = ".";
@@ -348,12 +361,14 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	letw_sink_init(&jd->base, self, &jitdump_ops, init_data);
 	jd->elf_text_offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
+	jd->fail_on_incomplete = 1;
 	jd->by_vpid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	jd->procs = g_ptr_array_new_with_free_func((GDestroyNotify)letw_jd_proc_free);
 	if (letw_jdx_cache_init(&jd->xcache))
 		goto error;
 	if (letw_params_check(sc, params, allowed) ||
-	    letw_param_string(sc, params, "output-dir", &dir) || param_offset(jd, params))
+	    letw_param_string(sc, params, "output-dir", &dir) || param_offset(jd, params) ||
+	    letw_param_bool(sc, params, "fail-on-incomplete", &jd->fail_on_incomplete))
 		goto error;
 	jd->output_dir = strdup(dir);
 	if (!jd->output_dir)

@@ -276,13 +276,6 @@ static int perfmap_end(struct letw_sink *s)
 	size_t i, n;
 	uint64_t lines = 0;
 
-	if (s->facts.problems) {
-		/* Always shown, like the reuse summary: a map built from a
-		 * partial trace lacks names perf will ask for. */
-		fprintf(stderr, "perfmap: the trace is incomplete (%d stream(s) with missing or damaged data): the maps may lack code\n",
-			s->facts.problems);
-		letw_facts_write_text(&s->facts, stderr, "perfmap:   ");
-	}
 	if (!pm->nprocs) {
 		BT_COMP_LOGE_APPEND_CAUSE(
 			"no lttng-etw code records (letw_runtime:method_*/stub_*, letw_rundown:*_dc*) in the trace%s",
@@ -323,6 +316,7 @@ static int perfmap_end(struct letw_sink *s)
 static const struct letw_sink_ops perfmap_ops = {
 	.event = perfmap_event,
 	.end = perfmap_end,
+	.name = "perfmap",
 };
 
 bt_component_class_initialize_method_status

@@ -43,7 +43,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS(jitdump, letw_sink_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(jitdump,
 	"Write perf jitdump files (jit-PID.dump, for perf inject --jit) from lttng-etw events: time-correct code, code bytes, line tables");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(jitdump,
-	"Parameters: output-dir=DIR (default .), elf-text-offset=N (default 0; 64 for perf before 5.8)");
+	"Parameters: output-dir=DIR (default .), elf-text-offset=N (default 0; 64 for perf before 5.8), fail-on-incomplete=yes|no");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(jitdump, letw_jitdump_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(jitdump, letw_jitdump_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(jitdump,

@@ -360,6 +360,8 @@ static const struct letw_sink_ops report_ops = {
 	.discarded = report_discarded,
 	.packet = report_packet,
 	.end = report_end,
+	.name = "report",
+	.quiet_incomplete = 1,
 };
 
 bt_component_class_initialize_method_status

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdio.h>
 #include <string.h>
 
 #include "sink_common.h"
@@ -144,6 +145,7 @@ nomem:
  * end (which reads the verdict). */
 static int end_of_stream(struct letw_sink *s)
 {
+	char prefix[64];
 	int bad;
 
 	set_stage(s, LETW_STAGE_WRITING);
@@ -154,6 +156,15 @@ static int end_of_stream(struct letw_sink *s)
 	}
 	if (s->result)
 		s->result->incomplete_streams = bad;
+	if (bad && !s->ops->quiet_incomplete) {
+		/* What was written from a partial trace lacks code perf will
+		 * ask for: said before the sink's own end, which may fail on
+		 * what is left. */
+		fprintf(stderr, "%s: the trace is incomplete (%d stream(s) with missing or damaged data): the output may lack code\n",
+			s->ops->name, bad);
+		snprintf(prefix, sizeof(prefix), "%s:   ", s->ops->name);
+		letw_facts_write_text(&s->facts, stderr, prefix);
+	}
 	return s->ops->end(s);
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What both sinks share: one input port, its message iterator, the consume
- * loop, the decoding of lttng-etw events, and the per-process bookkeeping
- * keyed by vpid. Each sink supplies callbacks for events, discarded
- * events and the end of the stream.
+ * What the three sinks (perfmap, jitdump, report) share: one input port,
+ * its message iterator, the consume loop, the decoding of lttng-etw
+ * events, the trace's completeness (trace_facts.h) and its warning. Each
+ * sink supplies callbacks for events, discarded events and the end of the
+ * stream.
  */
 #ifndef LETW_BT_SINK_COMMON_H
 #define LETW_BT_SINK_COMMON_H
@@ -53,6 +54,14 @@ struct letw_sink_ops {
 	/* Optional: every packet beginning (per-stream facts). */
 	int (*packet)(struct letw_sink *s, const bt_message *msg);
 	int (*end)(struct letw_sink *s);
+	/* Prefix of the sink's stderr lines ("perfmap"). */
+	const char *name;
+	/* Set by the report only, which prints the trace's completeness
+	 * in the report itself: every other sink's output is built from
+	 * the trace, so the shared end of stream warns on stderr (always,
+	 * not gated by the log level) before ops->end, and no sink can
+	 * forget to. */
+	int quiet_incomplete;
 };
 
 struct letw_sink {

@@ -3,8 +3,8 @@
 # Damaged traces. A real trace (letw-minijit churning code under a real
 # session, small sub-buffers so each stream file holds many packets) is
 # damaged by damage.py in every way it knows — stream packets, files,
-# LTTng's index, metadata — and `lttng-etw report`, `report --json` and
-# `perfmap` must keep their promises on each copy (damage.py check()):
+# LTTng's index, metadata — and `lttng-etw report`, `report --json`,
+# `perfmap` and `jitdump` must keep their promises on each copy (damage.py check()):
 # exit 1 with an `lttng-etw:` message for what the reader cannot read
 # (crash and hang classes included: once refused by the pre-checks, once
 # with LETW_NO_PRECHECK=1 so the supervisor meets the crash or hang),
@@ -67,6 +67,18 @@ ls "$T/bt.maps"/perf-*.map >/dev/null || letw_fail "sink.etw.perfmap wrote no ma
 "$LETW_CLI" perfmap "$T/deleted" -o "$T/allow" --allow-incomplete --no-progress 2>"$T/allow.err" ||
 	{ cat "$T/allow.err" >&2; letw_fail "perfmap --allow-incomplete exit $?"; }
 grep -q "incomplete" "$T/allow.err" || letw_fail "perfmap --allow-incomplete does not warn"
+
+# jitdump holds perfmap's promise on a lost stream: the dumps are written,
+# the stream is named, exit 3; 0 with --allow-incomplete, still warning.
+named=$(python3 "$HERE/damage.py" apply stream-emptied "$good" "$T/emptied" | cut -d: -f1)
+"$LETW_CLI" jitdump "$T/emptied" -o "$T/jd" --no-progress 2>"$T/jd.err"
+rc=$?
+[ "$rc" = 3 ] || { cat "$T/jd.err" >&2; letw_fail "jitdump on an emptied stream: exit $rc, expected 3"; }
+grep -q "$(basename "$named")" "$T/jd.err" || { cat "$T/jd.err" >&2; letw_fail "jitdump does not name the emptied stream"; }
+ls "$T/jd"/jit-*.dump >/dev/null || letw_fail "jitdump wrote no dump from an incomplete trace"
+"$LETW_CLI" jitdump "$T/emptied" -o "$T/jd2" --allow-incomplete --no-progress 2>"$T/jd2.err" ||
+	{ cat "$T/jd2.err" >&2; letw_fail "jitdump --allow-incomplete exit $?"; }
+grep -q "incomplete" "$T/jd2.err" || letw_fail "jitdump --allow-incomplete does not warn"
 
 # A valid trace with no lttng-etw event (only LTTng-UST statedump).
 f=$T/scen

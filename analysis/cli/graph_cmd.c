@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* What perfmap, jitdump and report share around letw_graph_run(), in the
+ * CLI's own process: the options, the chunk loop of a rotated session and
+ * the verdict, so that the three commands cannot drift apart. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "graph.h"
+#include "traces.h"
+
+int letw_graph_opt(int c, const char *arg, struct letw_graph_opts *o)
+{
+	char *end;
+
+	switch (c) {
+	case LETW_OPT_PROGRESS: o->progress = 1; return 1;
+	case LETW_OPT_NO_PROGRESS: o->progress = 0; return 1;
+	case LETW_OPT_ALLOW_INCOMPLETE: o->allow_incomplete = 1; return 1;
+	case 'v': o->verbose = 1; return 1;
+	case LETW_OPT_STALL:
+		o->stall_timeout = strtod(arg, &end);
+		if (end == arg || *end || !(o->stall_timeout > 0)) {
+			letw_err("--stall-timeout: expected a positive number of seconds, not `%s`", arg);
+			return -1;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
+		       const char *chunk, const struct letw_sink_result *r)
+{
+	const char *pre = chunk ? "chunk " : "", *name = chunk ? chunk : "",
+		   *sep = chunk ? ": " : "";
+	int ret = LETW_EXIT_OK;
+
+	if (r->incomplete_streams) {
+		letw_err("%s: %s%s%sthe trace is incomplete (%d stream(s) with missing or damaged data, listed %s)%s",
+			 cmd, pre, name, sep, r->incomplete_streams,
+			 o->sink == LETW_SINK_REPORT ? "in the report" : "above",
+			 o->allow_incomplete ? "; --allow-incomplete: exit status 0" :
+			 o->sink == LETW_SINK_REPORT ? "" :
+						       "; exit status 3 (--allow-incomplete to accept)");
+		if (!o->allow_incomplete)
+			ret = LETW_EXIT_INCOMPLETE;
+	}
+	if (r->incomplete_passes) {
+		letw_err("%s: %s%s%s%d rundown pass(es) not complete", cmd, pre, name, sep,
+			 r->incomplete_passes);
+		ret = LETW_EXIT_INCOMPLETE;
+	}
+	return ret;
+}
+
+/* One run; returns the exit status of that run. */
+static int run_one(struct letw_graph_opts *o, const char *cmd, const struct letw_chunk *c,
+		   letw_chunk_params_fn params, letw_chunk_done_fn done, void *data)
+{
+	struct letw_sink_result res;
+	bt_value *p = params(c, data);
+	int ret;
+
+	if (!p)
+		return LETW_EXIT_ERROR;
+	o->trace = c->trace;
+	o->params = p;
+	ret = letw_graph_run(o, &res);
+	o->params = NULL;
+	bt_value_put_ref(p);
+	if (ret)
+		return LETW_EXIT_ERROR;
+	if (done)
+		done(c, &res, data);
+	return letw_graph_verdict(cmd, o, c->name, &res);
+}
+
+int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
+			  const char *cmd, letw_chunk_params_fn params,
+			  letw_chunk_done_fn done, void *data)
+{
+	struct letw_traces chunks;
+	int ret = LETW_EXIT_OK;
+	size_t i;
+
+	if (letw_trace_chunks(trace, &chunks))
+		return LETW_EXIT_ERROR;
+	if (!chunks.n) {
+		struct letw_chunk c = { trace, NULL };
+
+		return run_one(o, cmd, &c, params, done, data);
+	}
+	for (i = 0; i < chunks.n; i++) {
+		struct letw_chunk c = { NULL, chunks.dir[i] };
+		char *path;
+		int r;
+
+		if (asprintf(&path, "%s/archives/%s", trace, chunks.dir[i]) < 0) {
+			letw_err("out of memory");
+			ret = LETW_EXIT_ERROR;
+			break;
+		}
+		c.trace = path;
+		r = run_one(o, cmd, &c, params, done, data);
+		free(path);
+		if (r == LETW_EXIT_ERROR) {
+			ret = r;
+			break;
+		}
+		if (r != LETW_EXIT_OK)
+			ret = r;
+	}
+	letw_traces_fini(&chunks);
+	return ret;
+}

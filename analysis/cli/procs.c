@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "procs.h"
+
+/* The control thread answers between passes, so a process in a long walk
+ * (a blocking channel paced by the consumer) answers late, not never. */
+int letw_proc_status(pid_t pid, struct letw_ctl_reply *r, double timeout_s)
+{
+	int ret = letw_ctl_call(pid, LETW_CTL_STATUS, 0, 1, (int)(timeout_s * 1000), r);
+
+	return ret ? ret : r->status;
+}
+
+int letw_proc_gone(int err)
+{
+	return err == -ECONNREFUSED || err == -ENOENT;
+}
+
+struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcend,
+				  double timeout_s)
+{
+	pid_t *pids = NULL;
+	struct letw_proc *v;
+	int i, np;
+
+	if (nonly) {
+		np = nonly;
+	} else {
+		np = letw_ctl_list(&pids);
+		if (np < 0) {
+			letw_err("cannot read /proc/net/unix: %s", strerror(-np));
+			return NULL;
+		}
+	}
+	v = calloc((size_t)np + 1, sizeof(*v));
+	if (!v) {
+		letw_err("out of memory");
+		free(pids);
+		return NULL;
+	}
+	for (i = 0; i < np; i++) {
+		struct letw_ctl_reply r;
+
+		v[i].pid = nonly ? only[i] : pids[i];
+		v[i].alive = letw_proc_status(v[i].pid, &r, timeout_s) == 0;
+		if (!v[i].alive) {
+			/* Listed processes may exit meanwhile; a --pid the
+			 * user named deserves a word. */
+			if (nonly)
+				letw_err("pid %d: no lttng-etw control socket answers; ignored",
+					 (int)v[i].pid);
+			continue;
+		}
+		v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
+		v[i].mask_before = r.rundown_mask;
+		v[i].last_before = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
+	}
+	free(pids);
+	*n = np;
+	return v;
+}
+
+/* A polling process the statedump does not reach: ask it directly. */
+int letw_proc_capture(struct letw_proc *p, uint64_t mask, double timeout_s)
+{
+	struct letw_ctl_reply r;
+	int ret = letw_ctl_call(p->pid, LETW_CTL_CAPTURE_STATE, mask, 1,
+				(int)(timeout_s * 1000), &r);
+
+	if (!ret)
+		ret = r.status;
+	if (letw_proc_gone(ret))
+		return 0; /* exited meanwhile */
+	if (ret) {
+		letw_err("pid %d: capture-state: %s", (int)p->pid, letw_ctl_strerror(ret));
+		return -1;
+	}
+	p->done = 1;
+	return 0;
+}
+
+int letw_procs_capture_polling(struct letw_proc *v, int n, double timeout_s)
+{
+	int failed = 0;
+
+	for (int i = 0; i < n; i++)
+		if (v[i].alive && !v[i].hook &&
+		    (v[i].mask_before & (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)))
+			failed += letw_proc_capture(&v[i], 0, timeout_s) != 0;
+	return failed;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* The traced lttng-etw processes a session command acts on, over their
+ * control sockets (ctl.h): their state before the command, and the
+ * capture-state a polling process needs where a statedump would not reach
+ * it (start, snapshot, and watch on each new chunk). */
+#ifndef LETW_CLI_PROCS_H
+#define LETW_CLI_PROCS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctl.h"
+
+#define LETW_KW_RUNDOWN_START 0x40ull
+#define LETW_KW_RUNDOWN_END   0x100ull
+
+struct letw_proc {
+	pid_t pid;
+	int alive;
+	int done;
+	int hook;             /* serves statedumps (else: polls) */
+	uint64_t mask_before, last_before;
+};
+
+/* STATUS of pid: 0 with *r, or a negative errno / the reply's status. */
+int letw_proc_status(pid_t pid, struct letw_ctl_reply *r, double timeout_s);
+/* 1 when err says the process has exited. */
+int letw_proc_gone(int err);
+/* The processes to act on: the `only` list, or every lttng-etw process,
+ * with their state before the session is touched (last_before: of the
+ * DCEnd flavour if dcend). calloc()ed, *n entries; NULL after printing
+ * why. */
+struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcend,
+				  double timeout_s);
+/* Ask one process for a capture-state pass of mask (0: its live mask);
+ * 0 (also when it exited meanwhile), -1 after printing why. */
+int letw_proc_capture(struct letw_proc *p, uint64_t mask, double timeout_s);
+/* A statedump (lttng regenerate) reaches hook processes only: a capture-
+ * state for each live polling process with rundown events enabled.
+ * Returns how many failed (each printed). */
+int letw_procs_capture_polling(struct letw_proc *v, int n, double timeout_s);
+
+#endif /* LETW_CLI_PROCS_H */
