@@ -318,6 +318,11 @@ static void *control_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	/* Named so perf, top and gdb show which thread runs the passes. */
 	pthread_setname_np(pthread_self(), "letw-control");
+	/* This thread's lttng-ust TLS and urcu registration (lttng-ust's
+	 * registry lock) now, holding nothing: left to its first tracepoint,
+	 * they would happen in a pass, under pass_lock. */
+	if (letw_g.tracing)
+		letw_emit_thread_init(letw_ust_init_thread);
 	if (letw_hook_active()) {
 		serve_statedumps();
 		adopt_sessions();

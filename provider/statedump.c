@@ -18,12 +18,22 @@
  * sessiond's 5 s app socket timeout, which would make sessiond drop the
  * process); a longer pass goes on after it returned. It never logs (the
  * runtime's log callback must not run under lttng-ust's locks), never
- * allocates and never takes a lock but hook_lock.
+ * allocates and never takes a lock but hook_lock. The bound matters for
+ * fork too: letw_fork_prepare holds pass_lock (no pass can run) while it
+ * waits for ust_fork_mutex, which a waiting listener holds (internal.h).
  *
- * hook_lock guards the queue and the done counter. Taken by the listener
- * (holding ust_lock) and by the control thread (holding pass_lock at most),
- * each time for a few stores or a condition wait; nothing is taken while
- * holding it, and the control thread never takes ust_lock: no cycle.
+ * hook_lock guards the queue, `serving` and the done counter. Taken, each
+ * time for a few stores or a condition wait, by:
+ *  - the listener (holding ust_lock and ust_fork_mutex), in the callback;
+ *  - the control thread, holding nothing (letw_hook_take/done between
+ *    passes, never under pass_lock; letw_hook_pending for the socket's
+ *    STATUS);
+ *  - letw_control_start and letw_control_stop_timed (letw_hook_serving),
+ *    under lifecycle_lock, or from the exit handler or the fork child,
+ *    and letw_hook_stop;
+ *  - letw_hook_fork_child re-initialises it (a parent's thread may have
+ *    held it at the fork).
+ * Nothing is taken while holding it, so no cycle can go through it.
  */
 #include <dlfcn.h>
 #include <errno.h>
