@@ -37,8 +37,6 @@
 #include "statedump.h"
 #include "walker.h"
 
-#define TRIGGER_KEYWORDS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -48,9 +46,9 @@ static uint64_t now_ns(void)
 }
 
 /* The walker sink's ctx: the target first (letw_lttng_sink's callbacks
- * read it as a struct letw_emit_target), then what `begin` needs. */
+ * read it as a struct letw_sess), then what `begin` needs. */
 struct pass_ctx {
-	struct letw_emit_target target;
+	struct letw_sess target;
 	int passes;
 	struct letw_tp_pass_init init;
 };
@@ -67,7 +65,7 @@ static void emit_inits(void *ctx, uint64_t accounted_from_ns)
 }
 
 static void run_pass(int passes, int code, uint64_t mask,
-		     const struct letw_emit_target *target,
+		     const struct letw_sess *target,
 		     struct letw_pass_result *res)
 {
 	struct letw_table *t = letw_g.table; /* stable: only shutdown clears it,
@@ -144,11 +142,11 @@ static void run_pass(int passes, int code, uint64_t mask,
 }
 
 void letw_control_dispatch(int code, uint64_t mask, int provider,
-			   const struct letw_emit_target *target,
+			   const struct letw_sess *target,
 			   struct letw_pass_result *res)
 {
 	letw_control_fn fn = letw_g.control_fn;
-	struct letw_emit_target all;
+	struct letw_sess all;
 	int passes;
 
 	if (res)
@@ -159,7 +157,7 @@ void letw_control_dispatch(int code, uint64_t mask, int provider,
 	if (passes <= 0 || !letw_g.tracing)
 		return;
 	if (!target) {
-		letw_emit_target_all(&all);
+		all = (struct letw_sess){ .session = NULL, .events = letw_sess_any() };
 		target = &all;
 	}
 	run_pass(passes, code, mask, target, res);
@@ -216,7 +214,7 @@ static void poll_keywords(uint64_t prev[2])
 			uint64_t reported = mask;
 
 			if (p == LETW_PROVIDER_RUNDOWN)
-				reported &= ~(prev[p] & TRIGGER_KEYWORDS);
+				reported &= ~(prev[p] & LETW_RD_TRIGGER_KEYWORDS);
 			letw_control_dispatch(LETW_CONTROL_ENABLE_PROVIDER, reported,
 					      p, NULL, NULL);
 		}
@@ -254,15 +252,14 @@ static void serve_in_process_request(void)
 /* Sessions served through the statedump hook; this thread only. */
 static struct letw_sessmem served;
 
-static void serve_session(struct lttng_ust_session *session, uint32_t events)
+static void serve_session(const struct letw_sess *target)
 {
-	struct letw_emit_target target = { .session = session, .events = events };
 	uint64_t run_mask;
-	int code = letw_sessmem_statedump(&served, session,
-					  letw_rd_events_mask(events), &run_mask);
+	int code = letw_sessmem_statedump(&served, target->session,
+					  letw_rd_events_mask(target->events), &run_mask);
 
 	pthread_mutex_lock(&letw_g.pass_lock);
-	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &target, NULL);
+	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, target, NULL);
 	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
@@ -273,7 +270,7 @@ static void serve_statedumps(void)
 
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
-		serve_session(r.session, r.events);
+		serve_session(&r.target);
 		letw_hook_done(r.seq);
 	}
 }
@@ -291,7 +288,7 @@ static void adopt_sessions(void)
 
 	for (int i = 0; i < n; i++)
 		if (!letw_sessmem_known(&served, live[i].session))
-			serve_session(live[i].session, live[i].events);
+			serve_session(&live[i]);
 }
 
 /* Forget sessions that stopped or vanished: a session started again is new
@@ -422,13 +419,7 @@ int letw_control_stop_timed(int timeout_ms)
 	} else {
 		struct timespec ts;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += timeout_ms / 1000;
-		ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		letw_deadline_after(CLOCK_REALTIME, &ts, timeout_ms);
 		if (pthread_timedjoin_np(letw_g.control_thread, NULL, &ts))
 			return -ETIMEDOUT;
 	}

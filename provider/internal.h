@@ -42,6 +42,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <lttng-etw/lttng-etw.h>
 #include "table.h"
@@ -86,6 +87,19 @@ struct letw_state {
 
 extern struct letw_state letw_g;
 
+/* The absolute time ms from now on clk, for the timed waits (a condition
+ * variable's clock, or CLOCK_REALTIME for pthread_timedjoin_np). */
+static inline void letw_deadline_after(clockid_t clk, struct timespec *ts, long ms)
+{
+	clock_gettime(clk, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 /* control.c */
 int letw_control_start(void);
 void letw_control_stop(void);
@@ -93,9 +107,9 @@ int letw_control_stop_timed(int timeout_ms);
 /* Run one control request on the control thread: callback, decision, pass
  * into target (NULL: every session recording the rundown events). Caller
  * holds pass_lock. */
-struct letw_emit_target;
+struct letw_sess;
 void letw_control_dispatch(int code, uint64_t mask, int provider,
-			   const struct letw_emit_target *target,
+			   const struct letw_sess *target,
 			   struct letw_pass_result *res);
 
 /* ctlsock.c: the per-process control socket, served by the control thread */

@@ -83,17 +83,6 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
-static void deadline_after(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 /* lttng-ust's listener thread; see the top of the file for what it holds. */
 static void on_statedump_start(void *data, struct lttng_ust_session *session)
 {
@@ -121,14 +110,14 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	}
 	seq = ++q_tail;
 	queue[seq % QUEUE_LEN] = (struct letw_hook_req){
-		.session = session, .events = events, .seq = seq };
+		.target = { .session = session, .events = events }, .seq = seq };
 	wait = serving;
 	if (wait)
 		(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	pthread_mutex_unlock(&hook_lock);
 	if (!wait)
 		return; /* queued for a control thread that is not there yet */
-	deadline_after(&until, wait_ms);
+	letw_deadline_after(CLOCK_MONOTONIC, &until, wait_ms); /* hook_cond's clock */
 	pthread_mutex_lock(&hook_lock);
 	while (done_seq < seq && serving &&
 	       pthread_cond_timedwait(&hook_cond, &hook_lock, &until) != ETIMEDOUT)
