@@ -196,10 +196,11 @@ static uint64_t stable_mask(int provider)
  * session that already records *dcstart* asks for a DCEnd pass only, and
  * losing a keyword never runs a pass.
  */
-static void poll_keywords(uint64_t prev[2])
+static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 {
 	for (int p = LETW_PROVIDER_RUNTIME; p <= LETW_PROVIDER_RUNDOWN; p++) {
-		uint64_t mask = letw_live_mask(p);
+		uint64_t mask = p == LETW_PROVIDER_RUNDOWN ? rundown_mask :
+							     letw_live_mask(p);
 
 		if (mask == prev[p])
 			continue;
@@ -291,16 +292,22 @@ static void adopt_sessions(void)
 			serve_session(&live[i]);
 }
 
-/* Forget sessions that stopped or vanished: a session started again is new
- * (ENABLE), and a new session reusing an old one's address is not taken
- * for it. */
-static void prune_sessions(void)
+/*
+ * Each wake-up: one walk of the probe arrays serves both uses. Sessions
+ * that stopped or vanished are forgotten (a session started again is new,
+ * ENABLE, and a new session reusing an old one's address is not taken for
+ * it), and the rundown provider's live mask, the union of the sessions'
+ * event sets, feeds the polling.
+ */
+static void watch_sessions(uint64_t prev[2])
 {
 	struct letw_sess live[LETW_SESSMEM_MAX];
+	uint32_t any;
+	int n = letw_sess_list(live, LETW_SESSMEM_MAX, &any);
 
 	if (served.n)
-		letw_sessmem_prune(&served, live,
-				   letw_sess_list(live, LETW_SESSMEM_MAX, NULL));
+		letw_sessmem_prune(&served, live, n);
+	poll_keywords(prev, letw_rd_events_mask(any));
 }
 
 #define MAX_POLLFDS 40
@@ -345,8 +352,7 @@ static void *control_main(void *arg)
 			break;
 		if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
 			serve_statedumps();
-			prune_sessions();
-			poll_keywords(prev);
+			watch_sessions(prev);
 			serve_in_process_request();
 		}
 		/* Under pass_lock, so letw_fork_prepare excludes it like a

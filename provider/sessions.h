@@ -53,7 +53,8 @@ struct letw_sess {
 
 /*
  * Every active session that records at least one rundown event, at most
- * max of them, into out; *any gets the union of the event sets. Only event
+ * max of them, into out (NULL when max is 0); *any gets the union of the
+ * event sets of all of them, listed or not. Only event
  * recorders count: an event notifier (trigger) is no session and asks for
  * no rundown. Returns how many sessions were found (>= 0). Any thread;
  * takes lttng-ust's tracepoint RCU read lock (never a mutex).
