@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <urcu/compiler.h>
 #include <urcu/uatomic.h>
 
 #include "emit.h"
@@ -45,9 +46,9 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The walker sink's ctx: the target first (letw_lttng_sink's callbacks
- * read it as a struct letw_sess), then what `begin` needs. */
-struct pass_ctx {
+/* One pass as the sink sees it: letw_lttng_sink's callbacks get &target
+ * as their ctx, and `begin` finds the rest around it. */
+struct run_ctx {
 	struct letw_sess target;
 	int passes;
 	struct letw_tp_pass_init init;
@@ -56,12 +57,12 @@ struct pass_ctx {
 /* The walker's `begin`: the Init events, at the pass's start instant. */
 static void emit_inits(void *ctx, uint64_t accounted_from_ns)
 {
-	struct pass_ctx *pc = ctx;
+	struct run_ctx *rc = caa_container_of(ctx, struct run_ctx, target);
 
-	pc->init.accounted_from_ns = accounted_from_ns;
+	rc->init.accounted_from_ns = accounted_from_ns;
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++)
-		if (pc->passes & (1 << f))
-			letw_emit_pass_init(&pc->target, (enum letw_flavour)f, &pc->init);
+		if (rc->passes & (1 << f))
+			letw_emit_pass_init(&rc->target, (enum letw_flavour)f, &rc->init);
 }
 
 static void run_pass(int passes, int code, uint64_t mask,
@@ -73,7 +74,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	struct letw_walk_sink sink = letw_lttng_sink;
 	struct letw_walk_stats st;
 	uint64_t pass_id = ++letw_g.pass_seq;
-	struct pass_ctx pc = {
+	struct run_ctx pc = {
 		.target = *target,
 		.passes = passes,
 		.init = {
@@ -87,7 +88,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	int ret;
 
 	sink.begin = emit_inits;
-	sink.ctx = &pc;
+	sink.ctx = &pc.target;
 	sink.instance_id = letw_g.instance_id;
 	sink.cancel = &letw_g.stopping;
 	ret = letw_walk(t, (unsigned int)passes, &sink, &st);
