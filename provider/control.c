@@ -191,11 +191,15 @@ static uint64_t stable_mask(int provider)
 
 /*
  * ETW re-enables a provider with the session's new keyword set whenever it
- * changes. LTTng's state is global per tracepoint, so "new" is all we can
- * see: a trigger keyword (RUNDOWN_START/END) that was already live is
- * dropped from the reported mask, so enabling the *dcend* events in a
- * session that already records *dcstart* asks for a DCEnd pass only, and
- * losing a keyword never runs a pass.
+ * changes. The masks polled here are unions over every session (the
+ * runtime provider's enabled state is global per tracepoint; the rundown
+ * mask is the union of the sessions' event sets), so polling sees "new"
+ * in the union only: a trigger keyword (RUNDOWN_START/END) that was
+ * already live is dropped from the reported mask, so enabling the *dcend*
+ * events in a session while another records *dcstart* asks for a DCEnd
+ * pass only, and losing a keyword never runs a pass. With the statedump
+ * hook the rundown provider gets ETW's semantics per session instead
+ * (letw_sessmem_statedump); this approximation is the fallback's.
  */
 static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 {

@@ -41,7 +41,8 @@ static struct lttng_ust_tracepoint *const rd_tp[LETW_RD_NR] = {
 #define END_EVENTS (B(DCEND_INIT) | B(DCEND_COMPLETE) | B(METHOD_DCEND) | \
 		    B(STUB_DCEND) | B(MODULE_DCEND))
 
-/* Same mapping as letw_live_mask always had (DESIGN §3). */
+/* DESIGN §3's rundown keywords; letw_live_mask's rundown answer is this
+ * applied to the union of the sessions' event sets. */
 uint64_t letw_rd_events_mask(uint32_t ev)
 {
 	uint64_t mask = 0;

@@ -186,8 +186,18 @@ void letw_hook_serving(int on)
 	pthread_mutex_unlock(&hook_lock);
 }
 
+/* Off the listener (which must not log), outside hook_lock. */
+static void report_dropped(uint64_t lost)
+{
+	if (lost)
+		letw_warn("%llu statedump requests dropped: more than %d queued",
+			  (unsigned long long)lost, QUEUE_LEN);
+}
+
 void letw_hook_stop(void)
 {
+	uint64_t lost;
+
 	if (!active)
 		return;
 	letw_hook_serving(0);
@@ -196,9 +206,15 @@ void letw_hook_stop(void)
 	(void)unregister_probe(STATEDUMP_PROVIDER, STATEDUMP_EVENT,
 			       (void (*)(void))on_statedump_start, NULL);
 	active = 0;
+	/* The queue goes (nobody serves it any more), and so does the count
+	 * of drops the control thread had not reported yet: reported here,
+	 * where logging is allowed, rather than by a later letw_init's
+	 * control thread, which would blame its own sessions for them. */
 	pthread_mutex_lock(&hook_lock);
-	q_head = q_tail = done_seq = 0;
+	lost = dropped;
+	q_head = q_tail = done_seq = dropped = 0;
 	pthread_mutex_unlock(&hook_lock);
+	report_dropped(lost);
 }
 
 int letw_hook_active(void)
@@ -219,9 +235,7 @@ int letw_hook_take(struct letw_hook_req *out)
 	lost = dropped;
 	dropped = 0;
 	pthread_mutex_unlock(&hook_lock);
-	if (lost)
-		letw_warn("%llu statedump requests dropped: more than %d queued",
-			  (unsigned long long)lost, QUEUE_LEN);
+	report_dropped(lost);
 	return got;
 }
 
