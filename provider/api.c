@@ -157,6 +157,10 @@ LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx)
 
 LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx)
 {
+	/* From the control callback, on the control thread, which holds
+	 * pass_lock for the dispatch: taking it again would hang. */
+	if (letw_g.control_running && pthread_equal(pthread_self(), letw_g.control_thread))
+		return -EDEADLK;
 	/* Taken so the pair never changes in the middle of a dispatch. */
 	pthread_mutex_lock(&letw_g.pass_lock);
 	letw_g.control_fn = fn;

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <urcu/compiler.h>
 #include <urcu/uatomic.h>
 
 #include "emit.h"
@@ -37,8 +38,6 @@
 #include "statedump.h"
 #include "walker.h"
 
-#define TRIGGER_KEYWORDS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -47,10 +46,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The walker sink's ctx: the target first (letw_lttng_sink's callbacks
- * read it as a struct letw_emit_target), then what `begin` needs. */
-struct pass_ctx {
-	struct letw_emit_target target;
+/* One pass as the sink sees it: letw_lttng_sink's callbacks get &target
+ * as their ctx, and `begin` finds the rest around it. */
+struct run_ctx {
+	struct letw_sess target;
 	int passes;
 	struct letw_tp_pass_init init;
 };
@@ -58,16 +57,16 @@ struct pass_ctx {
 /* The walker's `begin`: the Init events, at the pass's start instant. */
 static void emit_inits(void *ctx, uint64_t accounted_from_ns)
 {
-	struct pass_ctx *pc = ctx;
+	struct run_ctx *rc = caa_container_of(ctx, struct run_ctx, target);
 
-	pc->init.accounted_from_ns = accounted_from_ns;
+	rc->init.accounted_from_ns = accounted_from_ns;
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++)
-		if (pc->passes & (1 << f))
-			letw_emit_pass_init(&pc->target, (enum letw_flavour)f, &pc->init);
+		if (rc->passes & (1 << f))
+			letw_emit_pass_init(&rc->target, (enum letw_flavour)f, &rc->init);
 }
 
 static void run_pass(int passes, int code, uint64_t mask,
-		     const struct letw_emit_target *target,
+		     const struct letw_sess *target,
 		     struct letw_pass_result *res)
 {
 	struct letw_table *t = letw_g.table; /* stable: only shutdown clears it,
@@ -75,7 +74,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	struct letw_walk_sink sink = letw_lttng_sink;
 	struct letw_walk_stats st;
 	uint64_t pass_id = ++letw_g.pass_seq;
-	struct pass_ctx pc = {
+	struct run_ctx pc = {
 		.target = *target,
 		.passes = passes,
 		.init = {
@@ -89,7 +88,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	int ret;
 
 	sink.begin = emit_inits;
-	sink.ctx = &pc;
+	sink.ctx = &pc.target;
 	sink.instance_id = letw_g.instance_id;
 	sink.cancel = &letw_g.stopping;
 	ret = letw_walk(t, (unsigned int)passes, &sink, &st);
@@ -144,11 +143,11 @@ static void run_pass(int passes, int code, uint64_t mask,
 }
 
 void letw_control_dispatch(int code, uint64_t mask, int provider,
-			   const struct letw_emit_target *target,
+			   const struct letw_sess *target,
 			   struct letw_pass_result *res)
 {
 	letw_control_fn fn = letw_g.control_fn;
-	struct letw_emit_target all;
+	struct letw_sess all;
 	int passes;
 
 	if (res)
@@ -159,7 +158,7 @@ void letw_control_dispatch(int code, uint64_t mask, int provider,
 	if (passes <= 0 || !letw_g.tracing)
 		return;
 	if (!target) {
-		letw_emit_target_all(&all);
+		all = (struct letw_sess){ .session = NULL, .events = letw_sess_any() };
 		target = &all;
 	}
 	run_pass(passes, code, mask, target, res);
@@ -192,16 +191,21 @@ static uint64_t stable_mask(int provider)
 
 /*
  * ETW re-enables a provider with the session's new keyword set whenever it
- * changes. LTTng's state is global per tracepoint, so "new" is all we can
- * see: a trigger keyword (RUNDOWN_START/END) that was already live is
- * dropped from the reported mask, so enabling the *dcend* events in a
- * session that already records *dcstart* asks for a DCEnd pass only, and
- * losing a keyword never runs a pass.
+ * changes. The masks polled here are unions over every session (the
+ * runtime provider's enabled state is global per tracepoint; the rundown
+ * mask is the union of the sessions' event sets), so polling sees "new"
+ * in the union only: a trigger keyword (RUNDOWN_START/END) that was
+ * already live is dropped from the reported mask, so enabling the *dcend*
+ * events in a session while another records *dcstart* asks for a DCEnd
+ * pass only, and losing a keyword never runs a pass. With the statedump
+ * hook the rundown provider gets ETW's semantics per session instead
+ * (letw_sessmem_statedump); this approximation is the fallback's.
  */
-static void poll_keywords(uint64_t prev[2])
+static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 {
 	for (int p = LETW_PROVIDER_RUNTIME; p <= LETW_PROVIDER_RUNDOWN; p++) {
-		uint64_t mask = letw_live_mask(p);
+		uint64_t mask = p == LETW_PROVIDER_RUNDOWN ? rundown_mask :
+							     letw_live_mask(p);
 
 		if (mask == prev[p])
 			continue;
@@ -216,7 +220,7 @@ static void poll_keywords(uint64_t prev[2])
 			uint64_t reported = mask;
 
 			if (p == LETW_PROVIDER_RUNDOWN)
-				reported &= ~(prev[p] & TRIGGER_KEYWORDS);
+				reported &= ~(prev[p] & LETW_RD_TRIGGER_KEYWORDS);
 			letw_control_dispatch(LETW_CONTROL_ENABLE_PROVIDER, reported,
 					      p, NULL, NULL);
 		}
@@ -254,15 +258,14 @@ static void serve_in_process_request(void)
 /* Sessions served through the statedump hook; this thread only. */
 static struct letw_sessmem served;
 
-static void serve_session(struct lttng_ust_session *session, uint32_t events)
+static void serve_session(const struct letw_sess *target)
 {
-	struct letw_emit_target target = { .session = session, .events = events };
 	uint64_t run_mask;
-	int code = letw_sessmem_statedump(&served, session,
-					  letw_rd_events_mask(events), &run_mask);
+	int code = letw_sessmem_statedump(&served, target->session,
+					  letw_rd_events_mask(target->events), &run_mask);
 
 	pthread_mutex_lock(&letw_g.pass_lock);
-	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &target, NULL);
+	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, target, NULL);
 	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
@@ -273,7 +276,7 @@ static void serve_statedumps(void)
 
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
-		serve_session(r.session, r.events);
+		serve_session(&r.target);
 		letw_hook_done(r.seq);
 	}
 }
@@ -291,19 +294,25 @@ static void adopt_sessions(void)
 
 	for (int i = 0; i < n; i++)
 		if (!letw_sessmem_known(&served, live[i].session))
-			serve_session(live[i].session, live[i].events);
+			serve_session(&live[i]);
 }
 
-/* Forget sessions that stopped or vanished: a session started again is new
- * (ENABLE), and a new session reusing an old one's address is not taken
- * for it. */
-static void prune_sessions(void)
+/*
+ * Each wake-up: one walk of the probe arrays serves both uses. Sessions
+ * that stopped or vanished are forgotten (a session started again is new,
+ * ENABLE, and a new session reusing an old one's address is not taken for
+ * it), and the rundown provider's live mask, the union of the sessions'
+ * event sets, feeds the polling.
+ */
+static void watch_sessions(uint64_t prev[2])
 {
 	struct letw_sess live[LETW_SESSMEM_MAX];
+	uint32_t any;
+	int n = letw_sess_list(live, LETW_SESSMEM_MAX, &any);
 
 	if (served.n)
-		letw_sessmem_prune(&served, live,
-				   letw_sess_list(live, LETW_SESSMEM_MAX, NULL));
+		letw_sessmem_prune(&served, live, n);
+	poll_keywords(prev, letw_rd_events_mask(any));
 }
 
 #define MAX_POLLFDS 40
@@ -318,6 +327,11 @@ static void *control_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	/* Named so perf, top and gdb show which thread runs the passes. */
 	pthread_setname_np(pthread_self(), "letw-control");
+	/* This thread's lttng-ust TLS and urcu registration (lttng-ust's
+	 * registry lock) now, holding nothing: left to its first tracepoint,
+	 * they would happen in a pass, under pass_lock. */
+	if (letw_g.tracing)
+		letw_emit_thread_init(letw_ust_init_thread);
 	if (letw_hook_active()) {
 		serve_statedumps();
 		adopt_sessions();
@@ -343,8 +357,7 @@ static void *control_main(void *arg)
 			break;
 		if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
 			serve_statedumps();
-			prune_sessions();
-			poll_keywords(prev);
+			watch_sessions(prev);
 			serve_in_process_request();
 		}
 		/* Under pass_lock, so letw_fork_prepare excludes it like a
@@ -417,13 +430,7 @@ int letw_control_stop_timed(int timeout_ms)
 	} else {
 		struct timespec ts;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += timeout_ms / 1000;
-		ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		letw_deadline_after(CLOCK_REALTIME, &ts, timeout_ms);
 		if (pthread_timedjoin_np(letw_g.control_thread, NULL, &ts))
 			return -ETIMEDOUT;
 	}

@@ -196,13 +196,15 @@ static int handle_request(int fd)
 	case LETW_CTL_PING:
 		r = reply_for(req.type, 0, req.request_id);
 		break;
-	case LETW_CTL_STATUS:
+	case LETW_CTL_STATUS: {
+		uint32_t pending = letw_hook_pending(); /* read once: it moves */
+
 		r = reply_for(req.type, 0, req.request_id);
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
 		r.passes = letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0;
-		r.pending_statedumps = (uint16_t)(letw_hook_pending() > 0xffff ?
-						  0xffff : letw_hook_pending());
+		r.pending_statedumps = (uint16_t)(pending > 0xffff ? 0xffff : pending);
 		break;
+	}
 	case LETW_CTL_CAPTURE_STATE: {
 		uint64_t mask = req.match_any_keyword ?
 			req.match_any_keyword :

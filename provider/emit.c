@@ -129,16 +129,7 @@ void letw_emit_module(int unload, const struct letw_tp_module *md)
 			LETW_TP_FANOUT(letw_rundown, ev, T, arg);              \
 	} while (0)
 
-void letw_emit_target_all(struct letw_emit_target *t)
-{
-	uint32_t any = 0;
-	struct letw_sess s[1];
-
-	(void)letw_sess_list(s, 0, &any);
-	*t = (struct letw_emit_target){ .session = NULL, .events = any };
-}
-
-void letw_emit_pass_init(const struct letw_emit_target *t, enum letw_flavour f,
+void letw_emit_pass_init(const struct letw_sess *t, enum letw_flavour f,
 			 const struct letw_tp_pass_init *p)
 {
 	if (f == LETW_FLAVOUR_DCSTART)
@@ -147,7 +138,7 @@ void letw_emit_pass_init(const struct letw_emit_target *t, enum letw_flavour f,
 		RUNDOWN(t, dcend_init, const struct letw_tp_pass_init *, p);
 }
 
-void letw_emit_pass_complete(const struct letw_emit_target *t, enum letw_flavour f,
+void letw_emit_pass_complete(const struct letw_sess *t, enum letw_flavour f,
 			     const struct letw_tp_pass_complete *p)
 {
 	if (f == LETW_FLAVOUR_DCSTART)
@@ -157,7 +148,7 @@ void letw_emit_pass_complete(const struct letw_emit_target *t, enum letw_flavour
 }
 
 /*
- * Walker sink; ctx is the pass's struct letw_emit_target. A record counts
+ * Walker sink; ctx is the pass's struct letw_sess. A record counts
  * as emitted when the target records the event (its event set, read when
  * the pass began) and the event is still enabled: a session stopping in
  * between makes us count one record that did not reach it, which the
@@ -175,7 +166,7 @@ void letw_emit_pass_complete(const struct letw_emit_target *t, enum letw_flavour
 
 static int sink_module(void *ctx, enum letw_flavour f, const struct letw_tp_module *md)
 {
-	const struct letw_emit_target *t = ctx;
+	const struct letw_sess *t = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		SINK(t, LETW_RD_MODULE_DCSTART, module_dcstart, const struct letw_tp_module *, md);
@@ -184,7 +175,7 @@ static int sink_module(void *ctx, enum letw_flavour f, const struct letw_tp_modu
 
 static int sink_method(void *ctx, enum letw_flavour f, const struct letw_tp_method *m)
 {
-	const struct letw_emit_target *t = ctx;
+	const struct letw_sess *t = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		SINK(t, LETW_RD_METHOD_DCSTART, method_dcstart, const struct letw_tp_method *, m);
@@ -193,7 +184,7 @@ static int sink_method(void *ctx, enum letw_flavour f, const struct letw_tp_meth
 
 static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s)
 {
-	const struct letw_emit_target *t = ctx;
+	const struct letw_sess *t = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		SINK(t, LETW_RD_STUB_DCSTART, stub_dcstart, const struct letw_tp_stub *, s);
@@ -202,7 +193,7 @@ static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *
 
 static void sink_lines(void *ctx, enum letw_flavour f, const struct letw_tp_lines *l)
 {
-	const struct letw_emit_target *t = ctx;
+	const struct letw_sess *t = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		RUNDOWN(t, method_lines_start, const struct letw_tp_lines *, l);
@@ -212,7 +203,7 @@ static void sink_lines(void *ctx, enum letw_flavour f, const struct letw_tp_line
 
 static void sink_code(void *ctx, enum letw_flavour f, const struct letw_tp_code *c)
 {
-	const struct letw_emit_target *t = ctx;
+	const struct letw_sess *t = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		RUNDOWN(t, method_code_bytes_start, const struct letw_tp_code *, c);
@@ -224,7 +215,7 @@ static void sink_code(void *ctx, enum letw_flavour f, const struct letw_tp_code 
  * flavour: the walker only builds the chunks for a yes. */
 static int sink_wants(void *ctx, enum letw_flavour f, int what)
 {
-	const struct letw_emit_target *t = ctx;
+	const struct letw_sess *t = ctx;
 	int start = f == LETW_FLAVOUR_DCSTART;
 
 	if (what == LETW_WANT_LINES)
@@ -268,12 +259,5 @@ uint64_t letw_live_mask(int provider)
 	/* Event recorders of started sessions only: a trigger (event
 	 * notifier) on our rundown events switches the tracepoints on too,
 	 * but it is no session and asks for no rundown. */
-	{
-		uint32_t any = 0;
-		struct letw_sess none[1];
-
-		(void)letw_sess_list(none, 0, &any);
-		mask = letw_rd_events_mask(any);
-	}
-	return mask;
+	return letw_rd_events_mask(letw_sess_any());
 }

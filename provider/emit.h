@@ -12,29 +12,17 @@
 #include "letw_payload.h"
 #include "letw_session.h"
 #include "lines.h"
+#include "sessions.h"
 #include "walker.h"
 
 void letw_emit_method(int unload, const struct letw_tp_method *m);
 void letw_emit_stub(int unload, const struct letw_tp_stub *s);
 void letw_emit_module(int unload, const struct letw_tp_module *md);
 
-/*
- * Where a rundown pass goes: one session (the one whose statedump asked),
- * or every session (session NULL: the polling fallback and capture-state).
- * events: the LETW_RD_* events the target records, read when the pass
- * began; the walker sink counts a record as emitted only for those.
- */
-struct letw_emit_target {
-	struct lttng_ust_session *session;
-	uint32_t events;
-};
-
-/* Every session, with the union of their event sets. */
-void letw_emit_target_all(struct letw_emit_target *t);
-
-void letw_emit_pass_init(const struct letw_emit_target *t, enum letw_flavour f,
+/* A pass's Init and Complete events, into its target (sessions.h). */
+void letw_emit_pass_init(const struct letw_sess *t, enum letw_flavour f,
 			 const struct letw_tp_pass_init *p);
-void letw_emit_pass_complete(const struct letw_emit_target *t, enum letw_flavour f,
+void letw_emit_pass_complete(const struct letw_sess *t, enum letw_flavour f,
 			     const struct letw_tp_pass_complete *p);
 
 /* After a method_load: its line table (NULL: none) and code bytes, each
@@ -46,7 +34,7 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 /* Allocate this thread's lttng-ust TLS now (emit.c says why). */
 void letw_emit_thread_init(void (*ust_init_thread)(void));
 
-/* The walker sink; its ctx must be the pass's struct letw_emit_target. */
+/* The walker sink; its ctx must be the pass's target, a struct letw_sess. */
 extern const struct letw_walk_sink letw_lttng_sink;
 
 /* The provider's live keyword mask: the keywords any of whose events are

@@ -4,20 +4,27 @@
  * pthread_atfork handlers: the runtime knows when it forks and which of its
  * own locks must be quiesced first).
  *
- * prepare: tells lttng-ust first (so the child registers with the
- *          sessiond and traces under its own vpid; lttng-ust takes its
- *          ust_lock there), then waits for the control thread to be idle
- *          (pass_lock: no pass, no table resize — whose liburcu mutex the
- *          child would inherit locked), then quiesces liburcu. Order:
- *          ust_lock before pass_lock, never the reverse: the control
- *          thread never takes ust_lock. (With liblttng-ust-fork.so
- *          preloaded, its fork() wrapper takes ust_lock after us; a
- *          listener thread waiting for the control thread meanwhile only
- *          waits for its own bounded timeout.)
- * child:   the control thread did not survive the fork; start a new one
- *          with a socket named after the child's pid. The table is kept:
- *          the child's address space holds the same code. Events from the
- *          child carry its own vpid.
+ * prepare: first waits for the control thread to be idle (pass_lock: no
+ *          pass, no table maintenance — a cds_lfht resize holds a liburcu
+ *          mutex the child would inherit locked), then tells lttng-ust
+ *          (lttng_ust_before_fork: ust_fork_mutex, ust_lock, lttng-ust's
+ *          urcu registry and grace-period locks, fd tracker, perf lock; so
+ *          the child registers with the sessiond and traces under its own
+ *          vpid), then quiesces liburcu. Order: pass_lock -> ust locks, the
+ *          same order everywhere: the control thread, holding pass_lock,
+ *          can take lttng-ust's registry lock (a thread's first tracepoint)
+ *          and perf lock (first event into a perf:thread context channel),
+ *          and liblttng-ust-fork.so's fork() wrapper, when preloaded, takes
+ *          the ust locks after this hook returned. lttng-ust's listener
+ *          holds ust locks while a statedump callback waits for a pass, but
+ *          only for LETW_STATEDUMP_WAIT_MS (statedump.c): a forker holding
+ *          pass_lock and waiting for ust_fork_mutex waits that long at most.
+ * parent:  releases in the reverse order.
+ * child:   the same, but the statedump hook is reset first; the control
+ *          thread did not survive the fork, so a new one starts with a
+ *          socket named after the child's pid. The table is kept: the
+ *          child's address space holds the same code. Events from the child
+ *          carry its own vpid.
  */
 #include <unistd.h>
 
@@ -31,8 +38,8 @@
 
 LETW_API void letw_fork_prepare(void)
 {
-	letw_probe_fork_prepare();
 	pthread_mutex_lock(&letw_g.pass_lock);
+	letw_probe_fork_prepare();
 	urcu_bp_call_rcu_before_fork();
 	urcu_bp_before_fork();
 }
@@ -41,20 +48,20 @@ LETW_API void letw_fork_parent(void)
 {
 	urcu_bp_after_fork_parent();
 	urcu_bp_call_rcu_after_fork_parent();
-	pthread_mutex_unlock(&letw_g.pass_lock);
 	letw_probe_fork_parent();
+	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
 LETW_API void letw_fork_child(void)
 {
-	/* First: lttng-ust's restart (letw_probe_fork_child) runs the child's
-	 * statedumps, whose callbacks must queue, not wait for a control
-	 * thread not yet there. */
+	/* First: lttng-ust's restart (letw_probe_fork_child) starts the
+	 * child's listeners, whose statedump callbacks must find the hook's
+	 * lock fresh and queue, not wait for a control thread not yet there. */
 	letw_hook_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
-	pthread_mutex_unlock(&letw_g.pass_lock);
 	letw_probe_fork_child();
+	pthread_mutex_unlock(&letw_g.pass_lock);
 	letw_copy_code_set_pid();
 	letw_jitdump_mark_fork_child();
 	/* The parent's threads are gone; their fds are ours to close. */

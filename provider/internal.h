@@ -14,16 +14,26 @@
  *  - req_lock: guards the in-process request slot. Held for a few stores,
  *    never across a pass or a callback, and nothing is taken under it.
  *  - pass_lock: held by the control thread for the duration of each
- *    dispatch (callback + pass) and of each table maintenance (store
- *    growth, hash-table resizes), by letw_set_control_fn for two stores,
- *    and by letw_fork_prepare until the fork is done, so a child never
- *    inherits a walk or a resize in progress. fork_prepare takes it after
- *    lttng_ust_before_fork (ust_fork_mutex, ust_lock): order ust locks ->
- *    pass_lock, and the control thread never takes a ust lock. lttng-ust's
- *    listener, holding those ust locks, waits for a pass only bounded
- *    (statedump.c), taking hook_lock. Only req_lock and hook_lock may be
- *    taken under pass_lock (by the control thread, briefly): no cycle,
- *    since nothing takes pass_lock while holding either.
+ *    dispatch (callback + pass) and of each table maintenance, by
+ *    letw_set_control_fn for two stores, and by letw_fork_prepare until
+ *    the fork is done, so a child never inherits a walk or a resize in
+ *    progress. Taken under it, on the control thread: malloc, the cds_lfht
+ *    resize mutex and grace-period waits (maintenance, and the walker's
+ *    own ticks), lttng-ust's urcu registry lock and perf lock (a first
+ *    event of a thread / into a channel with a perf:thread context),
+ *    lttng-ust's ring-buffer paths, and whatever the runtime's control
+ *    and log callbacks take. Neither req_lock nor hook_lock is taken under
+ *    it. Order: pass_lock -> lttng-ust's locks everywhere:
+ *    letw_fork_prepare takes pass_lock before lttng_ust_before_fork
+ *    (ust_fork_mutex, ust_lock, registry, perf lock), and when
+ *    liblttng-ust-fork.so's fork() wrapper takes them instead, it does so
+ *    between our prepare and parent/child hooks, with pass_lock held.
+ *    lttng-ust's listener holds ust locks while a statedump callback
+ *    waits for a pass, but bounded (LETW_STATEDUMP_WAIT_MS, statedump.c),
+ *    so a forker holding pass_lock and waiting for ust_fork_mutex waits
+ *    that long at most: no deadlock. Grace periods under it wait only for
+ *    publishers, which never take pass_lock. The runtime must not hold,
+ *    across letw_fork_prepare, a lock its control callback takes.
  *  - the statedump hook's hook_lock: see statedump.c.
  */
 #ifndef LETW_INTERNAL_H
@@ -32,6 +42,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <lttng-etw/lttng-etw.h>
 #include "table.h"
@@ -76,6 +87,19 @@ struct letw_state {
 
 extern struct letw_state letw_g;
 
+/* The absolute time ms from now on clk, for the timed waits (a condition
+ * variable's clock, or CLOCK_REALTIME for pthread_timedjoin_np). */
+static inline void letw_deadline_after(clockid_t clk, struct timespec *ts, long ms)
+{
+	clock_gettime(clk, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 /* control.c */
 int letw_control_start(void);
 void letw_control_stop(void);
@@ -83,9 +107,9 @@ int letw_control_stop_timed(int timeout_ms);
 /* Run one control request on the control thread: callback, decision, pass
  * into target (NULL: every session recording the rundown events). Caller
  * holds pass_lock. */
-struct letw_emit_target;
+struct letw_sess;
 void letw_control_dispatch(int code, uint64_t mask, int provider,
-			   const struct letw_emit_target *target,
+			   const struct letw_sess *target,
 			   struct letw_pass_result *res);
 
 /* ctlsock.c: the per-process control socket, served by the control thread */

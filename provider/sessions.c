@@ -41,7 +41,8 @@ static struct lttng_ust_tracepoint *const rd_tp[LETW_RD_NR] = {
 #define END_EVENTS (B(DCEND_INIT) | B(DCEND_COMPLETE) | B(METHOD_DCEND) | \
 		    B(STUB_DCEND) | B(MODULE_DCEND))
 
-/* Same mapping as letw_live_mask always had (DESIGN §3). */
+/* DESIGN §3's rundown keywords; letw_live_mask's rundown answer is this
+ * applied to the union of the sessions' event sets. */
 uint64_t letw_rd_events_mask(uint32_t ev)
 {
 	uint64_t mask = 0;
@@ -74,15 +75,10 @@ uint64_t letw_rd_events_mask(uint32_t ev)
 static struct lttng_ust_session *recording_session(const void *data)
 {
 	const struct lttng_ust_event_common *ev = data;
-	const struct lttng_ust_channel_common *cc;
+	const struct lttng_ust_channel_common *cc = letw_probe_channel(data);
 	struct lttng_ust_session *s;
-	int rec;
 
-	s = letw_probe_session(data, &rec);
-	if (!s || !LOAD(ev->enabled))
-		return NULL;
-	cc = ((const struct lttng_ust_event_recorder *)ev->child)->chan->parent;
-	if (!LOAD(cc->enabled))
+	if (!cc || !(s = cc->session) || !LOAD(ev->enabled) || !LOAD(cc->enabled))
 		return NULL;
 	if (LETW_FIELD_IN(s, struct lttng_ust_session, active) && !LOAD(s->active))
 		return NULL;
@@ -157,6 +153,14 @@ static void one_session(void *arg, int ev, struct lttng_ust_session *s)
 		c->events |= LETW_RD_BIT(ev);
 }
 
+uint32_t letw_sess_any(void)
+{
+	uint32_t any = 0;
+
+	(void)letw_sess_list(NULL, 0, &any);
+	return any;
+}
+
 uint32_t letw_sess_events(const struct lttng_ust_session *session)
 {
 	struct one_ctx c = { .s = session };
@@ -166,8 +170,6 @@ uint32_t letw_sess_events(const struct lttng_ust_session *session)
 }
 
 /* ---- the control thread's memory ---- */
-
-#define TRIGGERS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
 
 static int find(const struct letw_sessmem *m, const struct lttng_ust_session *s)
 {
@@ -201,11 +203,11 @@ int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *ses
 		}
 		m->e[i].session = session;
 	} else {
-		uint64_t gained = mask & TRIGGERS & ~m->e[i].mask;
+		uint64_t gained = mask & LETW_RD_TRIGGER_KEYWORDS & ~m->e[i].mask;
 
 		if (gained) {
 			code = LETW_CONTROL_ENABLE_PROVIDER;
-			*run_mask = (mask & ~TRIGGERS) | gained;
+			*run_mask = (mask & ~LETW_RD_TRIGGER_KEYWORDS) | gained;
 		} else {
 			code = LETW_CONTROL_CAPTURE_STATE;
 			*run_mask = mask;

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include <lttng-etw/lttng-etw.h>
 #include "letw_session.h"
 
 /* The letw_rundown events, as bits of a per-session event set. */
@@ -31,10 +32,20 @@ enum letw_rd_event {
 };
 #define LETW_RD_BIT(e) (1u << (e))
 
+/* The keywords that ask for a pass (ETW's rundown triggers); the others
+ * only say what a pass writes. */
+#define LETW_RD_TRIGGER_KEYWORDS (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)
+
 /* The rundown keyword mask an event set enables (pure). */
 uint64_t letw_rd_events_mask(uint32_t events);
 
-/* A started session and the rundown events it records. */
+/*
+ * A started session and the rundown events it records. Also where a pass
+ * goes: that session alone (the one whose statedump asked), or, session
+ * NULL, every session (the polling fallback and capture-state) with the
+ * union of their event sets; the walker sink counts a record as emitted
+ * only for the events it names, read when the pass began.
+ */
 struct letw_sess {
 	struct lttng_ust_session *session;
 	uint32_t events;
@@ -42,12 +53,17 @@ struct letw_sess {
 
 /*
  * Every active session that records at least one rundown event, at most
- * max of them, into out; *any gets the union of the event sets. Only event
+ * max of them, into out (NULL when max is 0); *any gets the union of the
+ * event sets of all of them, listed or not. Only event
  * recorders count: an event notifier (trigger) is no session and asks for
  * no rundown. Returns how many sessions were found (>= 0). Any thread;
  * takes lttng-ust's tracepoint RCU read lock (never a mutex).
  */
 int letw_sess_list(struct letw_sess *out, int max, uint32_t *any);
+
+/* The union of every active session's rundown events (letw_sess_list's
+ * *any without the list). */
+uint32_t letw_sess_any(void);
 
 /* The rundown events one session records (0: none, or not active). */
 uint32_t letw_sess_events(const struct lttng_ust_session *session);

@@ -18,12 +18,22 @@
  * sessiond's 5 s app socket timeout, which would make sessiond drop the
  * process); a longer pass goes on after it returned. It never logs (the
  * runtime's log callback must not run under lttng-ust's locks), never
- * allocates and never takes a lock but hook_lock.
+ * allocates and never takes a lock but hook_lock. The bound matters for
+ * fork too: letw_fork_prepare holds pass_lock (no pass can run) while it
+ * waits for ust_fork_mutex, which a waiting listener holds (internal.h).
  *
- * hook_lock guards the queue and the done counter. Taken by the listener
- * (holding ust_lock) and by the control thread (holding pass_lock at most),
- * each time for a few stores or a condition wait; nothing is taken while
- * holding it, and the control thread never takes ust_lock: no cycle.
+ * hook_lock guards the queue, `serving` and the done counter. Taken, each
+ * time for a few stores or a condition wait, by:
+ *  - the listener (holding ust_lock and ust_fork_mutex), in the callback;
+ *  - the control thread, holding nothing (letw_hook_take/done between
+ *    passes, never under pass_lock; letw_hook_pending for the socket's
+ *    STATUS);
+ *  - letw_control_start and letw_control_stop_timed (letw_hook_serving),
+ *    under lifecycle_lock, or from the exit handler or the fork child,
+ *    and letw_hook_stop;
+ *  - letw_hook_fork_child re-initialises it (a parent's thread may have
+ *    held it at the fork).
+ * Nothing is taken while holding it, so no cycle can go through it.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -73,17 +83,6 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
-static void deadline_after(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 /* lttng-ust's listener thread; see the top of the file for what it holds. */
 static void on_statedump_start(void *data, struct lttng_ust_session *session)
 {
@@ -111,14 +110,14 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	}
 	seq = ++q_tail;
 	queue[seq % QUEUE_LEN] = (struct letw_hook_req){
-		.session = session, .events = events, .seq = seq };
+		.target = { .session = session, .events = events }, .seq = seq };
 	wait = serving;
 	if (wait)
 		(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	pthread_mutex_unlock(&hook_lock);
 	if (!wait)
 		return; /* queued for a control thread that is not there yet */
-	deadline_after(&until, wait_ms);
+	letw_deadline_after(CLOCK_MONOTONIC, &until, wait_ms); /* hook_cond's clock */
 	pthread_mutex_lock(&hook_lock);
 	while (done_seq < seq && serving &&
 	       pthread_cond_timedwait(&hook_cond, &hook_lock, &until) != ETIMEDOUT)
@@ -187,8 +186,18 @@ void letw_hook_serving(int on)
 	pthread_mutex_unlock(&hook_lock);
 }
 
+/* Off the listener (which must not log), outside hook_lock. */
+static void report_dropped(uint64_t lost)
+{
+	if (lost)
+		letw_warn("%llu statedump requests dropped: more than %d queued",
+			  (unsigned long long)lost, QUEUE_LEN);
+}
+
 void letw_hook_stop(void)
 {
+	uint64_t lost;
+
 	if (!active)
 		return;
 	letw_hook_serving(0);
@@ -197,9 +206,15 @@ void letw_hook_stop(void)
 	(void)unregister_probe(STATEDUMP_PROVIDER, STATEDUMP_EVENT,
 			       (void (*)(void))on_statedump_start, NULL);
 	active = 0;
+	/* The queue goes (nobody serves it any more), and so does the count
+	 * of drops the control thread had not reported yet: reported here,
+	 * where logging is allowed, rather than by a later letw_init's
+	 * control thread, which would blame its own sessions for them. */
 	pthread_mutex_lock(&hook_lock);
-	q_head = q_tail = done_seq = 0;
+	lost = dropped;
+	q_head = q_tail = done_seq = dropped = 0;
 	pthread_mutex_unlock(&hook_lock);
+	report_dropped(lost);
 }
 
 int letw_hook_active(void)
@@ -220,9 +235,7 @@ int letw_hook_take(struct letw_hook_req *out)
 	lost = dropped;
 	dropped = 0;
 	pthread_mutex_unlock(&hook_lock);
-	if (lost)
-		letw_warn("%llu statedump requests dropped: more than %d queued",
-			  (unsigned long long)lost, QUEUE_LEN);
+	report_dropped(lost);
 	return got;
 }
 

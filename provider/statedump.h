@@ -9,11 +9,11 @@
 
 #include <stdint.h>
 
-#include "letw_session.h"
+#include "sessions.h"
 
 struct letw_hook_req {
-	struct lttng_ust_session *session; /* compared by address only */
-	uint32_t events;                   /* its rundown events at the statedump */
+	struct letw_sess target; /* the session (compared by address only) and
+				    its rundown events at the statedump */
 	uint64_t seq;
 };
 

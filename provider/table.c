@@ -528,14 +528,23 @@ static void resize(struct cds_lfht *ht, unsigned long n, unsigned long *size)
 	}
 }
 
+void letw_table_tick(struct letw_table *t)
+{
+	/* Frees first: the slots they return are stock the store need not
+	 * commit. */
+	letw_reclaim_tick(&t->reclaim);
+	letw_store_maintain(&t->store);
+}
+
 void letw_table_maintain(struct letw_table *t)
 {
-	letw_store_maintain(&t->store);
+	/* The store first, as always: publishers draining it take the slow
+	 * path, and a resize below may wait for grace periods. */
+	letw_table_tick(t);
 	resize(t->code, uatomic_read(&t->code_nodes), &t->code_size);
 	resize(t->modules, (unsigned long)uatomic_read(&t->live_modules), &t->modules_size);
 	resize(t->exts, uatomic_read(&t->ext_nodes), &t->exts_size);
 	letw_intern_maintain(&t->intern);
-	letw_reclaim_tick(&t->reclaim);
 }
 
 void letw_table_walk_lock(struct letw_table *t)

@@ -119,8 +119,14 @@ int letw_table_module_remove(struct letw_table *t, uint64_t module_id,
 /* The line table of a LIVE slot with LETW_ST_LINES, or NULL. Read side. */
 const struct letw_lines *letw_table_lines(struct letw_table *t, uint32_t slot);
 
-/* Control thread, outside any read-side section. */
+/* Control thread, outside any read-side section: everything below, plus
+ * the hash tables' resizes and the interning table's upkeep. */
 void letw_table_maintain(struct letw_table *t);
+/* The bounded part, also run by the walker between its sections while a
+ * pass holds off letw_table_maintain: free what a grace period released,
+ * then keep the store stocked ahead of the publishers. Same thread and
+ * context rules. */
+void letw_table_tick(struct letw_table *t);
 
 void letw_table_walk_lock(struct letw_table *t);
 void letw_table_walk_unlock(struct letw_table *t);

@@ -3,7 +3,7 @@
  * Tracepoint definitions for liblttng-etw, with LTTng-UST dynamic linkage:
  * this object holds the tracepoint structures and, from a constructor,
  * dlopen()s liblttng-ust-tracepoint.so.1 if it exists. The probes live in
- * liblttng-etw-tp.so (tracepoints/probes.c), loaded by probe.c. Without
+ * liblttng-etw-tp.so (tracepoints/probes_runtime.c and probes_rundown.c), loaded by probe.c. Without
  * them every tracepoint stays disabled and costs one load and a branch.
  */
 #define LTTNG_UST_TRACEPOINT_DEFINE

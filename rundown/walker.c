@@ -384,10 +384,8 @@ int letw_walk(struct letw_table *t, unsigned int passes,
 		 * free list meanwhile takes the store's slow path (mprotect,
 		 * page faults on the runtime's thread). Both are bounded and
 		 * outside any read-side section. */
-		if (out->sections % 4 == 0) {
-			letw_reclaim_tick(&t->reclaim);
-			letw_store_maintain(&t->store);
-		}
+		if (out->sections % 4 == 0)
+			letw_table_tick(t);
 		if (sink->cancel && __atomic_load_n(sink->cancel, __ATOMIC_ACQUIRE)) {
 			ret = -ECANCELED;
 			break;

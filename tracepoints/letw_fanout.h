@@ -11,8 +11,8 @@
  * the event, its channel or its session: what the read side finds stays
  * valid until the read lock is released.
  *
- * For call sites that hold the tracepoint definitions (provider/tp.c,
- * bench/raw_tp.c); never includes anything that links lttng-ust.
+ * For call sites that see the tracepoint definitions (provider/emit.c,
+ * provider/sessions.c, bench/raw.c); never includes anything that links lttng-ust.
  */
 #ifndef LETW_FANOUT_H
 #define LETW_FANOUT_H
@@ -26,19 +26,18 @@
 	((ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /*
- * The session of an event recorder probe's event, NULL for an event
- * notifier or a structure too old to carry it. *recorder tells which.
- * Caller holds the tracepoint RCU read lock.
+ * The channel (with its session) of an event recorder probe's event, NULL
+ * for an event notifier or a structure too old to carry them. Caller holds
+ * the tracepoint RCU read lock.
  */
-static inline struct lttng_ust_session *
-letw_probe_session(const void *data, int *recorder)
+static inline const struct lttng_ust_channel_common *
+letw_probe_channel(const void *data)
 {
 	const struct lttng_ust_event_common *ev = (const struct lttng_ust_event_common *)data;
 	const struct lttng_ust_event_recorder *rec;
 	const struct lttng_ust_channel_buffer *chan;
 	const struct lttng_ust_channel_common *cc;
 
-	*recorder = 0;
 	if (!ev || !LETW_FIELD_IN(ev, struct lttng_ust_event_common, child) ||
 	    ev->type != LTTNG_UST_EVENT_TYPE_RECORDER)
 		return NULL;
@@ -49,8 +48,15 @@ letw_probe_session(const void *data, int *recorder)
 	    !(cc = chan->parent) ||
 	    !LETW_FIELD_IN(cc, struct lttng_ust_channel_common, session))
 		return NULL;
-	*recorder = 1;
-	return cc->session;
+	return cc;
+}
+
+/* Its session, NULL for an event notifier. */
+static inline struct lttng_ust_session *letw_probe_session(const void *data)
+{
+	const struct lttng_ust_channel_common *cc = letw_probe_channel(data);
+
+	return cc ? cc->session : NULL;
 }
 
 /*
@@ -63,7 +69,6 @@ letw_probe_session(const void *data, int *recorder)
 #define LETW_TP_FANOUT(_provider, _name, _argtype, _arg)                       \
 	do {                                                                   \
 		struct lttng_ust_tracepoint_probe *__p;                        \
-		int __rec;                                                     \
                                                                                \
 		if (!lttng_ust_tracepoint_enabled(_provider, _name) ||         \
 		    !LTTNG_UST_TP_RCU_LINK_TEST())                             \
@@ -74,7 +79,7 @@ letw_probe_session(const void *data, int *recorder)
 		for (; __p && __p->func; __p++)                                \
 			((void (*)(void *, struct lttng_ust_session *, _argtype))\
 				 __p->func)(__p->data,                         \
-					    letw_probe_session(__p->data, &__rec), \
+					    letw_probe_session(__p->data),     \
 					    _arg);                             \
 		lttng_ust_tp_rcu_read_unlock();                                \
 	} while (0)

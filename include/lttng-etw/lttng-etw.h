@@ -340,6 +340,8 @@ LETW_API int letw_init(const struct letw_config *cfg);
 LETW_API int letw_shutdown(void);
 
 LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
+/* Returns 0, or -EDEADLK (nothing changed) when called from the control
+ * callback itself. */
 LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx);
 
 /* 1 when events are being emitted (probe loaded, not disabled), else 0. */

@@ -327,3 +327,47 @@ Test(api, small_strings_never_take_the_slow_path)
 	cr_assert_eq(letw_get_store_stats(&ss), 0);
 	cr_assert_eq(ss.slow_grows, 0, "%llu slow grows", (unsigned long long)ss.slow_grows);
 }
+
+/* A control callback that tries to replace itself: on the control thread,
+ * which holds the dispatch's lock, letw_set_control_fn must refuse, not
+ * hang, and leave the callback in place. */
+static int callback_calls, callback_set_ret = 1;
+
+static void other_callback(int code, int level, uint64_t mask, int provider, void *ctx)
+{
+	(void)code; (void)level; (void)mask; (void)provider; (void)ctx;
+}
+
+static void replacing_callback(int code, int level, uint64_t mask, int provider, void *ctx)
+{
+	(void)code; (void)level; (void)mask; (void)provider; (void)ctx;
+	callback_calls++;
+	callback_set_ret = letw_set_control_fn(other_callback, NULL);
+}
+
+static void setup_control(void)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+	};
+
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(letw_init(&cfg), 0);
+}
+
+TestSuite(control, .init = setup_control, .fini = teardown);
+
+Test(control, set_control_fn_from_the_callback_is_refused)
+{
+	cr_assert_eq(letw_set_control_fn(replacing_callback, NULL), 0);
+	/* Waits for the dispatch, which calls the callback on the control
+	 * thread (with tracing disabled the pass itself runs nothing). */
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(callback_calls, 1);
+	cr_assert_eq(callback_set_ret, -EDEADLK);
+	/* Still the same callback. */
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(callback_calls, 2);
+	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0, "fine off the control thread");
+}
