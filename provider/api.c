@@ -33,8 +33,12 @@ struct letw_state letw_g = {
 	.req_cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* Serialises init/shutdown/fork hooks against each other; never taken by
- * the control thread or a publish path. */
+/* Serialises letw_init and letw_shutdown (and the exit handler) against
+ * each other; never taken by the control thread, the fork hooks or a
+ * publish path. Taken under it: hook_lock and req_lock (starting and
+ * stopping the control thread) and the wait for its join; neither the
+ * control thread nor any holder of those takes lifecycle_lock, so no
+ * cycle. */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DEFAULT_POLL_MS 5u

@@ -258,27 +258,42 @@ static void serve_in_process_request(void)
 /* Sessions served through the statedump hook; this thread only. */
 static struct letw_sessmem served;
 
-static void serve_session(const struct letw_sess *target)
+/* Caller holds pass_lock. */
+static void serve_session_locked(const struct letw_sess *target)
 {
 	uint64_t run_mask;
 	int code = letw_sessmem_statedump(&served, target->session,
 					  letw_rd_events_mask(target->events), &run_mask);
 
-	pthread_mutex_lock(&letw_g.pass_lock);
 	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, target, NULL);
+}
+
+static void serve_session(const struct letw_sess *target)
+{
+	pthread_mutex_lock(&letw_g.pass_lock);
+	serve_session_locked(target);
 	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
-/* Every queued statedump request, oldest first. */
+/*
+ * Every queued statedump request, oldest first. hook_lock (inside take
+ * and done) is taken under pass_lock, like every hook_lock taken by this
+ * thread: letw_fork_prepare holds pass_lock, so a fork never happens while
+ * this thread holds hook_lock — with liblttng-ust-fork.so preloaded, the
+ * child's listener runs statedump callbacks (hook_lock) before the
+ * runtime's letw_fork_child re-initialises it.
+ */
 static void serve_statedumps(void)
 {
 	struct letw_hook_req r;
 
+	pthread_mutex_lock(&letw_g.pass_lock);
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
-		serve_session(&r.target);
+		serve_session_locked(&r.target);
 		letw_hook_done(r.seq);
 	}
+	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
 /*

@@ -197,7 +197,13 @@ static int handle_request(int fd)
 		r = reply_for(req.type, 0, req.request_id);
 		break;
 	case LETW_CTL_STATUS: {
-		uint32_t pending = letw_hook_pending(); /* read once: it moves */
+		uint32_t pending;
+
+		/* hook_lock only under pass_lock on this thread (control.c,
+		 * serve_statedumps); read once: it moves. */
+		pthread_mutex_lock(&letw_g.pass_lock);
+		pending = letw_hook_pending();
+		pthread_mutex_unlock(&letw_g.pass_lock);
 
 		r = reply_for(req.type, 0, req.request_id);
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);

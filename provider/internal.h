@@ -22,8 +22,10 @@
  *    own ticks), lttng-ust's urcu registry lock and perf lock (a first
  *    event of a thread / into a channel with a perf:thread context),
  *    lttng-ust's ring-buffer paths, and whatever the runtime's control
- *    and log callbacks take. Neither req_lock nor hook_lock is taken under
- *    it. Order: pass_lock -> lttng-ust's locks everywhere:
+ *    and log callbacks take; and hook_lock, by the control thread only
+ *    (statedump.c: so that no fork happens while it holds hook_lock).
+ *    req_lock is never taken under it. Nothing takes pass_lock while
+ *    holding hook_lock (nothing at all is taken under hook_lock). Order: pass_lock -> lttng-ust's locks everywhere:
  *    letw_fork_prepare takes pass_lock before lttng_ust_before_fork
  *    (ust_fork_mutex, ust_lock, registry, perf lock), and when
  *    liblttng-ust-fork.so's fork() wrapper takes them instead, it does so

@@ -25,9 +25,12 @@
  * hook_lock guards the queue, `serving` and the done counter. Taken, each
  * time for a few stores or a condition wait, by:
  *  - the listener (holding ust_lock and ust_fork_mutex), in the callback;
- *  - the control thread, holding nothing (letw_hook_take/done between
- *    passes, never under pass_lock; letw_hook_pending for the socket's
- *    STATUS);
+ *  - the control thread, always under pass_lock (letw_hook_take/done
+ *    around each pass it serves, letw_hook_pending for the socket's
+ *    STATUS): since letw_fork_prepare holds pass_lock, no fork happens
+ *    while the control thread holds hook_lock, so a child whose listener
+ *    runs before letw_fork_child (liblttng-ust-fork.so preloaded) never
+ *    finds it locked by a thread that is gone;
  *  - letw_control_start and letw_control_stop_timed (letw_hook_serving),
  *    under lifecycle_lock, or from the exit handler or the fork child,
  *    and letw_hook_stop;

@@ -73,8 +73,17 @@ def stream_files(tdir):
                   and os.path.isfile(os.path.join(tdir, f)))
 
 
+# `apply --stream NAME`: damage that stream file (by base name) only.
+ONLY_STREAM = None
+
+
 def all_streams(root):
-    return [s for d in trace_dirs(root) for s in stream_files(d)]
+    found = [s for d in trace_dirs(root) for s in stream_files(d)]
+    if ONLY_STREAM is not None:
+        found = [s for s in found if os.path.basename(s) == ONLY_STREAM]
+        if not found:
+            raise SystemExit('damage.py: no stream file named %s' % ONLY_STREAM)
+    return found
 
 
 def packets(path):
@@ -829,6 +838,8 @@ def main():
     a.add_argument('src')
     a.add_argument('dst')
     a.add_argument('--seed', type=int, default=1)
+    a.add_argument('--stream', help='damage this stream file (base name) '
+                   'instead of one picked at random')
     r = sub.add_parser('run')
     r.add_argument('--trace', required=True)
     r.add_argument('--cli', required=True)
@@ -852,6 +863,8 @@ def main():
             print('%-24s %-10s %s' % (c, e, (fn.__doc__ or '').strip().split('\n')[0]))
         return 0
     if args.cmd == 'apply':
+        global ONLY_STREAM
+        ONLY_STREAM = args.stream
         desc, named = apply(args.cls, args.src, args.dst, random.Random(args.seed))
         print('%s: %s' % (named, desc))
         return 0
