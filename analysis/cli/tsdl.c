@@ -101,8 +101,6 @@ struct frame {
 	int brackets;
 	/* F_CLOCK */
 	int has_freq, freq_zero;
-	const char *clock_name;
-	size_t clock_namen;
 };
 
 static int member_end(struct frame *f, char *why, size_t whylen)

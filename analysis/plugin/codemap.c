@@ -192,32 +192,3 @@ int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
 	ret = add_region(m, old, ts, obj, start, size, name, LETW_REG_RUNDOWN, region);
 	return ret ? ret : LETW_RD_NEW;
 }
-
-int letw_codemap_load(struct letw_codemap *m, int64_t ts, int obj,
-		      uint64_t start, uint32_t size, char *name)
-{
-	int ret = name ? letw_codemap_load_copy(m, ts, obj, start, size, name) : -ENOMEM;
-
-	free(name);
-	return ret;
-}
-
-int letw_codemap_unload(struct letw_codemap *m, int64_t ts, int obj,
-			uint64_t start, uint32_t size, char *name)
-{
-	int ret = name ? letw_codemap_unload_copy(m, ts, obj, start, size, name) : -ENOMEM;
-
-	free(name);
-	return ret;
-}
-
-int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
-			 uint64_t start, uint32_t size, char *name,
-			 size_t *region)
-{
-	int ret = name ? letw_codemap_rundown_copy(m, ts, obj, start, size, name, region) :
-			 -ENOMEM;
-
-	free(name);
-	return ret;
-}

@@ -80,16 +80,6 @@ int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
 			      uint64_t start, uint32_t size, const char *name,
 			      size_t *region);
 
-/* The same, with name malloc()ed and owned by the map from the call on
- * (freed on error too). */
-int letw_codemap_load(struct letw_codemap *m, int64_t ts, int obj,
-		      uint64_t start, uint32_t size, char *name);
-int letw_codemap_unload(struct letw_codemap *m, int64_t ts, int obj,
-			uint64_t start, uint32_t size, char *name);
-int letw_codemap_rundown(struct letw_codemap *m, int64_t ts, int obj,
-			 uint64_t start, uint32_t size, char *name,
-			 size_t *region);
-
 /* ---- building the perf map ---- */
 
 struct letw_map_entry {

@@ -131,22 +131,15 @@ static int add_key(uint64_t **keys, size_t *n, size_t *cap, uint64_t k)
  * (letw_fields.h: fixed fields, then NUL-terminated strings). Used only to
  * say how large a sub-buffer an overwritten pass needed.
  */
-static uint64_t slen(const char *s)
-{
-	return s ? strlen(s) + 1 : 1;
-}
-
 static uint64_t record_bytes(const struct letw_ev *ev, int obj)
 {
-	uint64_t b = 16;
-
+	/* Decoded lengths (event.c) where the decoder keeps them; strings
+	 * end with a NUL in the payload. */
 	if (obj == LETW_OBJ_METHOD)
-		b += 46 + slen(ev->ns) + slen(ev->name) + slen(ev->signature);
-	else if (obj == LETW_OBJ_STUB)
-		b += 30 + slen(ev->name);
-	else
-		b += 14 + slen(ev->name);
-	return b;
+		return 16 + 46 + ev->ns_len + ev->name_len + ev->signature_len + 3;
+	if (obj == LETW_OBJ_STUB)
+		return 16 + 30 + ev->name_len + 1;
+	return 16 + 14 + (ev->name ? strlen(ev->name) : 0) + 1;
 }
 
 static int on_record(struct letw_report *r, struct letw_rproc *p,

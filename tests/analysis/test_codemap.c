@@ -22,19 +22,19 @@ TestSuite(codemap, .init = setup, .fini = teardown);
 
 static void load(int64_t ts, uint64_t start, uint32_t size, const char *name)
 {
-	cr_assert_eq(letw_codemap_load(&m, ts, LETW_OBJ_METHOD, start, size, strdup(name)), 0);
+	cr_assert_eq(letw_codemap_load_copy(&m, ts, LETW_OBJ_METHOD, start, size, name), 0);
 }
 
 static void unload(int64_t ts, uint64_t start, uint32_t size, const char *name)
 {
-	cr_assert_eq(letw_codemap_unload(&m, ts, LETW_OBJ_METHOD, start, size, strdup(name)), 0);
+	cr_assert_eq(letw_codemap_unload_copy(&m, ts, LETW_OBJ_METHOD, start, size, name), 0);
 }
 
 static int rundown(int64_t ts, uint64_t start, uint32_t size, const char *name)
 {
 	size_t idx;
-	int r = letw_codemap_rundown(&m, ts, LETW_OBJ_METHOD, start, size,
-				     strdup(name), &idx);
+	int r = letw_codemap_rundown_copy(&m, ts, LETW_OBJ_METHOD, start, size,
+					  name, &idx);
 
 	cr_assert_geq(r, 0);
 	return r;
