@@ -64,10 +64,8 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 		*why = "bad magic number";
 		goto out;
 	}
-	idx->major = be32toh(w[1]);
-	idx->minor = be32toh(w[2]);
 	elen = be32toh(w[3]);
-	if (idx->major != 1) {
+	if (be32toh(w[1]) != 1) { /* major version */
 		*why = "unknown index version";
 		goto out;
 	}
@@ -84,14 +82,12 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 		*why = "implausibly many entries";
 		goto out;
 	}
-	idx->has_seq = idx->minor >= 1 && elen >= CTF_INDEX_1_1;
 	if (!n) {
 		ret = 0;
 		goto out;
 	}
 	buf = malloc(n * elen);
-	idx->e = calloc(n, sizeof(*idx->e));
-	if (!buf || !idx->e) {
+	if (!buf) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -102,32 +98,22 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 	}
 	for (i = 0; i < n; i++) {
 		const unsigned char *p = buf + i * elen;
-		struct letw_idx_entry *e = &idx->e[i];
-		uint64_t end;
+		/* Only what the checks and sums below use is decoded. */
+		uint64_t offset = be64_at(p, 0), packet_size = be64_at(p, 1);
+		uint64_t content_size = be64_at(p, 2);
+		uint64_t ts_begin = be64_at(p, 3), ts_end = be64_at(p, 4);
+		uint64_t end = offset + packet_size / 8;
 
-		e->offset = be64_at(p, 0);
-		e->packet_size = be64_at(p, 1);
-		e->content_size = be64_at(p, 2);
-		e->ts_begin = be64_at(p, 3);
-		e->ts_end = be64_at(p, 4);
-		e->events_discarded = be64_at(p, 5);
-		e->stream_id = be64_at(p, 6);
-		if (idx->has_seq) {
-			e->stream_instance_id = be64_at(p, 7);
-			e->packet_seq_num = be64_at(p, 8);
-		}
-		end = e->offset + e->packet_size / 8;
 		/* What the consumer writes: packets back to back from the
 		 * start of the file, whole bytes, content within the packet,
 		 * time moving forward. Anything else is a damaged index,
 		 * which says nothing about its stream file. */
-		if (end < e->offset || e->offset != idx->end || e->packet_size % 8 ||
-		    !e->packet_size || e->content_size > e->packet_size ||
-		    e->ts_end < e->ts_begin) {
+		if (end < offset || offset != idx->end || packet_size % 8 ||
+		    !packet_size || content_size > packet_size || ts_end < ts_begin) {
 			*why = "its entries do not describe packets back to back";
 			goto out;
 		}
-		idx->bytes += e->packet_size / 8;
+		idx->bytes += packet_size / 8;
 		if (end > idx->end)
 			idx->end = end;
 	}
@@ -143,6 +129,5 @@ out:
 
 void letw_idx_fini(struct letw_idx *idx)
 {
-	free(idx->e);
 	memset(idx, 0, sizeof(*idx));
 }

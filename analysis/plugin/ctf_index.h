@@ -4,7 +4,7 @@
  * CTF index 1.0/1.1, big endian, written by the consumer daemon or relayd
  * as each packet is closed). They say what a stream file should hold, so
  * the sinks can tell a stream file that lost packets, or vanished, from
- * one that was read whole; the CLI's pre-checks use them too.
+ * one that was read whole (trace_facts.c).
  */
 #ifndef LETW_BT_CTF_INDEX_H
 #define LETW_BT_CTF_INDEX_H
@@ -12,21 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct letw_idx_entry {
-	uint64_t offset;        /* bytes from the start of the stream file */
-	uint64_t packet_size;   /* bits, as in the file */
-	uint64_t content_size;  /* bits */
-	uint64_t ts_begin, ts_end;
-	uint64_t events_discarded;
-	uint64_t stream_id;
-	uint64_t stream_instance_id, packet_seq_num; /* 1.1 and later */
-};
-
+/* What an index says its stream file holds (entries are checked as they
+ * are read, not kept). */
 struct letw_idx {
-	struct letw_idx_entry *e;
-	size_t n;
-	uint32_t major, minor;
-	int has_seq;            /* minor >= 1: seq numbers present */
+	size_t n;               /* packets */
 	uint64_t bytes;         /* sum of the packet sizes, in bytes */
 	uint64_t end;           /* largest offset + packet size, in bytes */
 };
