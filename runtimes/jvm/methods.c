@@ -13,7 +13,9 @@
  * guaranteed while its class is loaded, and the inline record's are
  * only valid during the event. Nothing keeps one afterwards; the
  * method_id is the jmethodID's value, stable while the class is loaded
- * (HotSpot never frees or reuses jmethodIDs).
+ * (HotSpot never frees or reuses jmethodIDs). Method handle intrinsics are
+ * the exception: their jmethodID is shared and names another method
+ * (naming.h), so they get a name that does not lie and method_id 0.
  *
  * What HotSpot does not say through JVMTI: which compiler or tier made the
  * code (C1 level 1-3 or C2), whether it is an OSR compilation, its compile
@@ -30,6 +32,7 @@
 
 #include "agent.h"
 #include "diag.h"
+#include "linerows.h"
 #include "lines.h"
 #include "mutf8.h"
 #include "naming.h"
@@ -82,6 +85,25 @@ static jvmtiError resolve_names(jvmtiEnv *jvmti, jmethodID method, struct jvm_na
 	return err;
 }
 
+/* See jvm_is_mh_intrinsic. The name and signature resolved from the
+ * jmethodID are another method's: replaced. The namespace is MethodHandle
+ * either way. */
+static int mh_intrinsic(jvmtiEnv *jvmti, jmethodID method, const void *compile_info,
+			struct jvm_names *s)
+{
+	const jvmtiCompiledMethodLoadInlineRecord *rec = jvm_inline_record(compile_info);
+	jint mods = 0;
+	int native;
+
+	native = !rec && (*jvmti)->GetMethodModifiers(jvmti, method, &mods) == JVMTI_ERROR_NONE &&
+		 (mods & 0x0100 /* ACC_NATIVE */);
+	if (!jvm_is_mh_intrinsic(s->csig, rec ? (int)rec->numpcs : -1, native))
+		return 0;
+	strcpy(s->name, JVM_MH_INTRINSIC_NAME);
+	jvm_name_signature(JVM_MH_INTRINSIC_DESC, jvm_g.opts.sig, s->sig, sizeof(s->sig));
+	return 1;
+}
+
 static void count_publish_error(int ret, const struct jvm_names *s, uint64_t start)
 {
 	if (ret == -EEXIST) {
@@ -113,7 +135,7 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 	jclass klass = NULL;
 	JNIEnv *jni;
 	jvmtiError err;
-	int ret, inlined = 0, truncated = 0;
+	int ret, inlined = 0, truncated = 0, intrinsic;
 	uint32_t rows = 0;
 
 	if (atomic_load_explicit(&jvm_g.dead, memory_order_relaxed)) {
@@ -132,8 +154,9 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		jvm_stat_inc(err == JVMTI_ERROR_WRONG_PHASE ? JVM_ST_WRONG_PHASE : JVM_ST_NAME_FAILED);
 		goto out;
 	}
+	intrinsic = mh_intrinsic(jvmti, method, compile_info, &nm);
 	m = (struct letw_method){
-		.method_id = (uint64_t)(uintptr_t)method,
+		.method_id = intrinsic ? 0 : (uint64_t)(uintptr_t)method,
 		.module_id = jvm_g.opts.modules && jvm_g.can_modules ?
 			     jvm_module_of(jvmti, jni, klass) : 0,
 		.code_start = (uint64_t)(uintptr_t)code_addr,
@@ -146,7 +169,7 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 	};
 	/* The inline record's jmethodIDs are only valid now: without a free
 	 * block (counted by jvm_scratch_get) the table is lost, not deferred. */
-	if (jvm_g.opts.lines && jvm_g.can_lines && (s = jvm_scratch_get()) != NULL)
+	if (!intrinsic && jvm_g.opts.lines && jvm_g.can_lines && (s = jvm_scratch_get()) != NULL)
 		rows = jvm_lines_build(jvmti, jni, s, method, klass, nm.csig, code_size, code_addr,
 				       map_length, map, compile_info, jvm_g.opts.inlining, &lopts,
 				       &inlined, &truncated);
@@ -162,6 +185,8 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 	}
 	if (ret == 0) {
 		jvm_stat_inc(JVM_ST_METHODS);
+		if (intrinsic)
+			jvm_stat_inc(JVM_ST_MH_INTRINSICS);
 		if (rows) {
 			jvm_stat_inc(JVM_ST_LINES);
 			if (inlined)

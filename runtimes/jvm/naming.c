@@ -182,3 +182,10 @@ size_t jvm_source_path(const char *sig, const char *source_file, char *out, size
 	sb_puts(&b, source_file);
 	return sb_end(&b);
 }
+
+int jvm_is_mh_intrinsic(const char *class_sig, int npcs, int native)
+{
+	if (!class_sig || strcmp(class_sig, "Ljava/lang/invoke/MethodHandle;"))
+		return 0;
+	return npcs < 0 ? native : npcs == 0;
+}

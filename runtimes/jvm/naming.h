@@ -42,4 +42,28 @@ size_t jvm_name_signature(const char *desc, enum jvm_sig_style style, char *out,
 size_t jvm_source_path(const char *class_sig, const char *source_file, char *out,
 		       size_t cap);
 
+/*
+ * Method handle intrinsics (MethodHandle.invokeBasic, linkToStatic, ...: one
+ * native wrapper per basic-type signature, made by the VM) have no usable
+ * jmethodID: HotSpot builds their Method outside MethodHandle's method
+ * array, with method_idnum 0, and jmethodIDs are cached per class by idnum,
+ * so every intrinsic's CompiledMethodLoad carries the same jmethodID, the
+ * one of whichever Method asked for slot 0 first (another intrinsic, or
+ * MethodHandle's first method). Its name and signature are another
+ * method's: the agent publishes JVM_MH_INTRINSIC_NAME with
+ * JVM_MH_INTRINSIC_DESC (what every signature-polymorphic method declares,
+ * (Object...)Object, of which each intrinsic is a basic-type instance) and
+ * method_id 0 instead.
+ *
+ * Whether the code reported for a method of class class_sig is one: the
+ * class is java.lang.invoke.MethodHandle and the code is a native wrapper
+ * (npcs, the inline record's pc count, is 0: C1 and C2 code always has
+ * pcs; npcs < 0, no record: the resolved method is native). MethodHandle
+ * declares no native methods but the signature-polymorphic ones, so its
+ * only native wrappers are the intrinsics.
+ */
+#define JVM_MH_INTRINSIC_NAME "<intrinsic>"
+#define JVM_MH_INTRINSIC_DESC "([Ljava/lang/Object;)Ljava/lang/Object;"
+int jvm_is_mh_intrinsic(const char *class_sig, int npcs, int native);
+
 #endif

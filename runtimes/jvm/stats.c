@@ -12,6 +12,7 @@ static const char *const names[JVM_ST__COUNT] = {
 	[JVM_ST_METHOD_OVERLAP] = "method_overlap",
 	[JVM_ST_METHOD_FAILED] = "method_failed",
 	[JVM_ST_NAME_FAILED] = "name_failed",
+	[JVM_ST_MH_INTRINSICS] = "mh_intrinsics",
 	[JVM_ST_WRONG_PHASE] = "wrong_phase",
 	[JVM_ST_LINES] = "lines",
 	[JVM_ST_LINES_INLINED] = "lines_inlined",

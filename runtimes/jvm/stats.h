@@ -14,6 +14,7 @@ enum jvm_stat {
 	JVM_ST_METHOD_OVERLAP,    /* -EEXIST outside a replay */
 	JVM_ST_METHOD_FAILED,     /* any other publish error */
 	JVM_ST_NAME_FAILED,       /* a JVMTI name lookup failed: not published */
+	JVM_ST_MH_INTRINSICS,     /* of them method handle intrinsics (naming.h) */
 	JVM_ST_WRONG_PHASE,       /* JVMTI_ERROR_WRONG_PHASE: VM dying, dropped */
 	JVM_ST_LINES,             /* methods published with a line table */
 	JVM_ST_LINES_INLINED,     /* ...of which with inlined frames */

@@ -6,7 +6,9 @@
 # only then a session enabling the DCStart rundown starts. Every method
 # `jcmd Compiler.codelist` shows before the attach and still after the
 # pass must be in the pass, at its code_begin, under the name the JDK
-# gives it (check_attach.py), the hot methods among them.
+# gives it (check_attach.py), the hot methods among them. The workload
+# watches its parent with ProcessHandle (--handles), so method handle
+# intrinsics are among them too (named as check_attach.py says).
 # Last, a capture-state is requested and the JVM told to exit at once: it
 # must exit 0 and not crash, whether the pass was still running or not.
 # usage: test_attach.sh BUILD_DIR JAVA_HOME
@@ -18,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 letw_ensure_sessiond
 jvm_compile "$here/java/Workload.java"
 stop="$LETW_TEST_TMP/stop"
-"$java" "${JVM_FLAGS[@]}" -cp "$classes" letw.test.Workload "$stop" \
+"$java" "${JVM_FLAGS[@]}" -cp "$classes" letw.test.Workload "$stop" --handles \
 	>"$LETW_TEST_TMP/jvm.out" 2>&1 &
 pid=$!
 letw_track "$pid"

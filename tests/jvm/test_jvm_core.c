@@ -156,6 +156,23 @@ Test(naming, source_paths)
 	cr_expect_str_eq(out, "");
 }
 
+/* Method handle intrinsics: MethodHandle's native wrappers only. */
+Test(naming, method_handle_intrinsics)
+{
+	const char *mh = "Ljava/lang/invoke/MethodHandle;";
+
+	cr_expect(jvm_is_mh_intrinsic(mh, 0, 0), "a native wrapper (no pcs) of MethodHandle");
+	cr_expect(jvm_is_mh_intrinsic(mh, 0, 1));
+	cr_expect(!jvm_is_mh_intrinsic(mh, 5, 1),
+		  "C1/C2 code has pcs: a real MethodHandle method, whatever the jmethodID says");
+	cr_expect(jvm_is_mh_intrinsic(mh, -1, 1), "no inline record: the resolved method is native");
+	cr_expect(!jvm_is_mh_intrinsic(mh, -1, 0));
+	cr_expect(!jvm_is_mh_intrinsic("Ljava/lang/Object;", 0, 1), "other classes' native wrappers");
+	cr_expect(!jvm_is_mh_intrinsic("Ljava/lang/invoke/VarHandle;", 0, 1));
+	cr_expect(!jvm_is_mh_intrinsic("Ljava/lang/invoke/MethodHandle", 0, 1));
+	cr_expect(!jvm_is_mh_intrinsic(NULL, 0, 1));
+}
+
 /* ---- options ---- */
 
 Test(options, defaults)

@@ -3,9 +3,12 @@
 // each a loop of its own with small helpers C2 inlines into it, called in
 // rounds until a stop file appears (or, for the benchmark, for a number of
 // rounds, printing rounds per second).
-//   java letw.test.Workload STOP_FILE            run until STOP_FILE exists
+//   java letw.test.Workload STOP_FILE [--handles]
+//                                               run until STOP_FILE exists
 //                                               (at most 300 s, and not
-//                                               past its parent's exit)
+//                                               past its parent's exit);
+//                                               --handles: watch the parent
+//                                               with ProcessHandle (below)
 //   java letw.test.Workload --rounds N [GO_FILE] N timed rounds (after a
 //                                               warm-up, and GO_FILE), exit
 // The tests keep C2 from inlining the hot methods into the driver
@@ -129,11 +132,17 @@ public final class Workload {
 		sink += hotCollatz(1 + (r & 1023) * 1000, 1000);
 	}
 
-	// The parent's pid from /proc/self/stat: it changes (to a subreaper or
-	// 1) once the parent is gone. Not ProcessHandle.parent(): its
-	// implementation runs lambdas, whose method handle intrinsics would add
-	// compiled code the JVM tests do not expect from this workload.
+	static boolean handles;
+
+	// The parent's pid: it changes (to a subreaper or 1) once the parent is
+	// gone. With --handles from ProcessHandle.parent(), whose implementation
+	// runs lambdas: HotSpot then compiles method handle intrinsics
+	// (MethodHandle.linkToStatic, invokeBasic, ...), code the attach test
+	// wants in its checked set. Otherwise from /proc/self/stat, which adds
+	// no compiled code of its own.
 	static long ppid() throws java.io.IOException {
+		if (handles)
+			return ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(1L);
 		byte[] b;
 		try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/self/stat")) {
 			b = in.readAllBytes();
@@ -180,6 +189,7 @@ public final class Workload {
 			return;
 		}
 		File stop = new File(args[0]);
+		handles = args.length > 1 && args[1].equals("--handles");
 		// Bound the run even if the test that started us vanished: a wall
 		// clock limit, and the parent (the test's shell) gone.
 		long deadline = System.nanoTime() + 300_000_000_000L;
