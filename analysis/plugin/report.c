@@ -337,21 +337,9 @@ static int report_end(struct letw_sink *s)
 	return 0;
 }
 
-static int report_packet(struct letw_sink *s, const bt_message *msg)
-{
-	struct letw_report *r = (struct letw_report *)s;
-
-	if (letw_report_stream_packet(r, msg)) {
-		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static const struct letw_sink_ops report_ops = {
 	.event = report_event,
 	.discarded = report_discarded,
-	.packet = report_packet,
 	.end = report_end,
 	.name = "report",
 	.quiet_incomplete = 1,
@@ -418,7 +406,6 @@ void letw_report_finalize(bt_self_component_sink *self)
 	free(r->procs);
 	free(r->passes);
 	free(r->discards);
-	free(r->streams);
 	free(r->gaps);
 	if (r->out)
 		fclose(r->out);

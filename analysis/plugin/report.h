@@ -81,16 +81,6 @@ struct letw_discard {
 	int has_vpid;
 };
 
-/* Per-stream facts: when a stream's retained packets begin. A snapshot of
- * an overwrite channel keeps only each stream's latest packets, so a stream
- * beginning after the trace's earliest packet lost what came before. */
-struct letw_stream_fact {
-	const bt_stream *stream;
-	int64_t first_ns;
-	int has_vpid;
-	int64_t vpid;
-};
-
 /* A window in which a stream may have lost events: [begin, end]. */
 struct letw_gap {
 	int64_t begin_ns, end_ns;
@@ -110,8 +100,6 @@ struct letw_report {
 	struct letw_discard *discards;
 	size_t ndiscards, capdiscards;
 	uint64_t discarded_total, discarded_unattributed;
-	struct letw_stream_fact *streams;
-	size_t nstreams, capstreams;
 	struct letw_gap *gaps; /* built by letw_report_gaps */
 	size_t ngaps;
 };
@@ -122,9 +110,9 @@ letw_report_initialize(bt_self_component_sink *self,
 		       const bt_value *params, void *init_data);
 void letw_report_finalize(bt_self_component_sink *self);
 
-/* report_gaps.c: per-stream facts and the windows where packets were lost
- * (discarded-packets messages, streams beginning after the trace does). */
-int letw_report_stream_packet(struct letw_report *r, const bt_message *msg);
+/* report_gaps.c: the windows where packets were lost (discarded-packets
+ * messages, streams whose first packet begins after the trace's: from the
+ * trace facts). */
 int letw_report_gaps(struct letw_report *r);
 /* 1 when a stream that may carry vpid's events lost packets in [a, b]. */
 int letw_report_gap_in(const struct letw_report *r, int64_t vpid, int64_t a, int64_t b);

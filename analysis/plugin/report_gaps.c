@@ -20,56 +20,30 @@
 
 #define OPEN_SKEW_NS 50000000 /* 50 ms */
 
-int letw_report_stream_packet(struct letw_report *r, const bt_message *msg)
-{
-	const bt_packet *pk = bt_message_packet_beginning_borrow_packet_const(msg);
-	const bt_stream *st = bt_packet_borrow_stream_const(pk);
-	struct letw_stream_fact *f;
-	size_t i;
-	int ok = 0;
-	int64_t ns;
-
-	if (!bt_stream_class_packets_have_beginning_default_clock_snapshot(
-		    bt_stream_borrow_class_const(st)))
-		return 0;
-	ns = letw_clock_ns(bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg),
-			   &ok);
-	if (!ok)
-		return 0;
-	for (i = 0; i < r->nstreams; i++)
-		if (r->streams[i].stream == st)
-			return 0; /* only the first packet matters */
-	if (r->nstreams == r->capstreams) {
-		size_t ncap = r->capstreams ? r->capstreams * 2 : 16;
-		void *nv = realloc(r->streams, ncap * sizeof(*r->streams));
-
-		if (!nv)
-			return -ENOMEM;
-		r->streams = nv;
-		r->capstreams = ncap;
-	}
-	f = &r->streams[r->nstreams++];
-	memset(f, 0, sizeof(*f));
-	f->stream = st;
-	f->first_ns = ns;
-	f->has_vpid = letw_trace_env_vpid(st, &f->vpid);
-	return 0;
-}
-
 int letw_report_gaps(struct letw_report *r)
 {
 	int64_t earliest = INT64_MAX;
 	size_t i, n = 0;
 
+	const struct letw_trace_facts *tf = &r->base.facts;
+
 	free(r->gaps);
-	r->gaps = calloc(r->nstreams + r->ndiscards + 1, sizeof(*r->gaps));
+	r->gaps = calloc(tf->n + r->ndiscards + 1, sizeof(*r->gaps));
 	if (!r->gaps)
 		return -ENOMEM;
-	for (i = 0; i < r->nstreams; i++)
-		if (r->streams[i].first_ns < earliest)
-			earliest = r->streams[i].first_ns;
-	for (i = 0; i < r->nstreams; i++) {
-		const struct letw_stream_fact *f = &r->streams[i];
+	/* The per-stream first packets come from the trace facts (sink_common
+	 * feeds them every packet beginning). */
+	for (i = 0; i < tf->n; i++)
+		if (tf->s[i].has_first && tf->s[i].first_ns < earliest)
+			earliest = tf->s[i].first_ns;
+	for (i = 0; i < tf->n; i++) {
+		const struct letw_stream_facts *f = &tf->s[i];
+		int64_t vpid = 0;
+		int has_vpid;
+
+		if (!f->has_first || !f->stream)
+			continue;
+		has_vpid = letw_trace_env_vpid(f->stream, &vpid);
 
 		/* Streams of a session open together at `lttng start` or at
 		 * a rotation (a few ms apart were seen); one beginning much
@@ -78,7 +52,7 @@ int letw_report_gaps(struct letw_report *r)
 		 * numbered > 0 says it exactly). */
 		if (f->first_ns - earliest > OPEN_SKEW_NS)
 			r->gaps[n++] = (struct letw_gap){ INT64_MIN, f->first_ns,
-							  f->has_vpid, f->vpid };
+							  has_vpid, vpid };
 	}
 	for (i = 0; i < r->ndiscards; i++) {
 		const struct letw_discard *d = &r->discards[i];

@@ -126,13 +126,10 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 			goto nomem;
 		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		if (letw_facts_message(&s->facts, msg))
-			goto nomem;
-		return 0;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		if (letw_facts_message(&s->facts, msg))
 			goto nomem;
-		return s->ops->packet ? s->ops->packet(s, msg) : 0;
+		return 0;
 	default:
 		return 0;
 	}

@@ -51,8 +51,6 @@ struct letw_sink_ops {
 	 * leaves to the sink that wants them). */
 	int (*other)(struct letw_sink *s, const bt_message *msg);
 	int (*discarded)(struct letw_sink *s, const bt_message *msg);
-	/* Optional: every packet beginning (per-stream facts). */
-	int (*packet)(struct letw_sink *s, const bt_message *msg);
 	int (*end)(struct letw_sink *s);
 	/* Prefix of the sink's stderr lines ("perfmap"). */
 	const char *name;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "ctf_index.h"
+#include "event.h"
 #include "json_out.h"
 #include "trace_facts.h"
 
@@ -90,8 +91,18 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		sf = of_stream(f, bt_packet_borrow_stream_const(
 			bt_message_packet_beginning_borrow_packet_const(msg)));
-		if (sf)
-			sf->packets++;
+		if (!sf)
+			break;
+		if (!sf->packets++ &&
+		    bt_stream_class_packets_have_beginning_default_clock_snapshot(
+			    bt_stream_borrow_class_const(sf->stream))) {
+			int ok = 0;
+
+			sf->first_ns = letw_clock_ns(
+				bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg),
+				&ok);
+			sf->has_first = ok;
+		}
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 		sf = of_stream(f, bt_message_discarded_events_borrow_stream_const(msg));

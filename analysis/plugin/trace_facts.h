@@ -27,6 +27,8 @@ struct letw_stream_facts {
 	const bt_stream *stream; /* referenced; NULL for an unread file */
 	char *path;              /* src.ctf.fs names a stream by its first file */
 	uint64_t packets;        /* packet-beginning messages */
+	int has_first;           /* first_ns is known (the first packet's clock) */
+	int64_t first_ns;        /* when the stream's first retained packet begins */
 	int64_t indexed;         /* packets its index file lists; -1: no index */
 	uint64_t discarded_events;
 	int discarded_uncounted; /* a discarded-events message without a count */
