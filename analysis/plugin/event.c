@@ -118,6 +118,23 @@ const char *letw_flavour_name(enum letw_flavour fl)
 	       fl == LETW_FL_DCEND ? "dcend" : "none";
 }
 
+/*
+ * libbabeltrace2 before 2.0.5 (Debian 12 ships 2.0.4) empties a string
+ * field by setting its length to 0 without writing a NUL at the start of
+ * its buffer (lib/trace-ir/field.c, clear_string_field; upstream commit
+ * 0022a8781). src.ctf decodes every string into a field it first clears,
+ * and an empty string appends nothing after the clear, while event objects
+ * and their fields are recycled from a pool: bt_field_string_get_value()
+ * then returns whatever the field held for an earlier event (a JVM's
+ * signature-less method handle intrinsics came out with other methods'
+ * signatures, an empty namespace with another's). The length is right in
+ * every version, so it decides.
+ */
+const char *letw_bt_string(const bt_field *f)
+{
+	return bt_field_string_get_length(f) ? bt_field_string_get_value(f) : "";
+}
+
 int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok)
 {
 	int64_t ns = 0;
@@ -339,7 +356,7 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 			const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
 				p, (uint64_t)ci->idx[i]);
 
-			*(const char **)(void *)dst = bt_field_string_get_value(f);
+			*(const char **)(void *)dst = letw_bt_string(f);
 			if (fd[i].len_off != SIZE_MAX)
 				*(size_t *)(void *)((char *)ev + fd[i].len_off) =
 					(size_t)bt_field_string_get_length(f);

@@ -119,6 +119,10 @@ void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);
 int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		   struct letw_ev *out, const char **err);
 
+/* A string field's value, "" when it is empty, whatever its buffer holds
+ * (event.c says why: read every string field through this). */
+const char *letw_bt_string(const bt_field *f);
+
 /* Timestamp of a message's clock snapshot, or 0 with *ok = 0. */
 int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok);
 

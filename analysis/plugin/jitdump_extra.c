@@ -101,7 +101,7 @@ int letw_jdx_files(const bt_field *files, char **out)
 	uint64_t n;
 
 	if (bt_field_get_class_type(files) == BT_FIELD_CLASS_TYPE_STRING) {
-		*out = g_strdup(bt_field_string_get_value(files));
+		*out = g_strdup(letw_bt_string(files));
 		return 0;
 	}
 	/* A CTF text sequence some sources keep as an array of bytes. */

@@ -87,4 +87,22 @@ rep=$LETW_TEST_TMP/unload_before_dcend.json
 ANL_NO_CONTEXT=1 run_scenario novpid "load 0x80000 0x10 early" "load 0x90000 0x10 late"
 expect_map "$LETW_TEST_TMP/novpid.maps/perf-0.map" "80000 10 early" "90000 10 late"
 grep -q "no vpid context" "$SCEN_ERR" || letw_fail "novpid: no warning about the missing vpid context"
+
+# 6. Empty namespaces and signatures among non-empty ones (a JVM's method
+# handle intrinsics with no signature): each is named as published, never
+# with another record's text. babeltrace2 2.0.4 decodes an empty CTF string
+# into a recycled field whose old text is still there (analysis/plugin/event.c).
+steps="" want=()
+for i in $(seq 0 99); do
+	a=$(printf '0x%x' $((0xa0000 + i * 0x100)))
+	if [ $((i % 4)) -eq 3 ]; then
+		steps+=" load $a 0x10 bare$i"
+		want+=("$(printf '%x' $((0xa0000 + i * 0x100))) 10 bare$i")
+	else
+		steps+=" load $a 0x10 m$i ns$i (s$i)"
+		want+=("$(printf '%x' $((0xa0000 + i * 0x100))) 10 ns$i::m$i(s$i)")
+	fi
+done
+run_scenario empty_strings "$steps" "" 'letw_rundown:*dcstart*'
+expect_map "$SCEN_MAP" "${want[@]}"
 echo "map_e2e: ok"

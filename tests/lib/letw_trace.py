@@ -8,6 +8,26 @@ class DiscardedEvents(Exception):
     """The trace lost events: nothing about completeness can be concluded."""
 
 
+class _Payload:
+    """An event's payload whose empty strings read as "". libbabeltrace2
+    2.0.4 (Debian 12) clears a recycled string field without a NUL, so an
+    empty CTF string reads as an earlier event's text; the length is right
+    (analysis/plugin/event.c, letw_bt_string)."""
+    __slots__ = ("_p",)
+
+    def __init__(self, p):
+        self._p = p
+
+    def __getitem__(self, key):
+        v = self._p[key]
+        if type(v) is bt2._StringFieldConst and len(v) == 0:
+            return ""
+        return v
+
+    def __contains__(self, key):
+        return key in self._p
+
+
 def vpid_events(trace, vpid):
     """Yield (event name, payload) of one process, in time order. Raises
     DiscardedEvents on a discarded-events message."""
@@ -20,4 +40,4 @@ def vpid_events(trace, vpid):
         ctx = ev.common_context_field
         if ctx is None or "vpid" not in ctx or int(ctx["vpid"]) != vpid:
             continue
-        yield ev.name, ev.payload_field
+        yield ev.name, _Payload(ev.payload_field)
