@@ -8,6 +8,8 @@ import re
 
 import bt2
 
+from letw_trace import payload
+
 CODE = ('letw_runtime:method_load', 'letw_rundown:method_dcstart', 'letw_rundown:method_dcend')
 LINES = ('letw_runtime:method_lines', 'letw_rundown:method_lines_start',
          'letw_rundown:method_lines_end')
@@ -20,11 +22,11 @@ def line_tables(trace):
     for msg in bt2.TraceCollectionMessageIterator(trace):
         if type(msg) is not bt2._EventMessageConst:
             continue
-        ev = msg.event
-        if ev.name not in CODE and ev.name not in LINES:
+        if msg.event.name not in CODE and msg.event.name not in LINES:
             continue
+        name, ev = msg.event.name, payload(msg.event)
         key = (int(ev['code_start']), int(ev['method_id']), int(ev['version_id']))
-        if ev.name in CODE:
+        if name in CODE:
             loads[key] = (int(ev['code_size']), str(ev['name']))
             continue
         files = str(ev['files']).split('\n')

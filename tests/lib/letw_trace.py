@@ -28,6 +28,11 @@ class _Payload:
         return key in self._p
 
 
+def payload(ev):
+    """An event's payload, empty strings read as "" (see _Payload)."""
+    return _Payload(ev.payload_field)
+
+
 def vpid_events(trace, vpid):
     """Yield (event name, payload) of one process, in time order. Raises
     DiscardedEvents on a discarded-events message."""
@@ -40,4 +45,4 @@ def vpid_events(trace, vpid):
         ctx = ev.common_context_field
         if ctx is None or "vpid" not in ctx or int(ctx["vpid"]) != vpid:
             continue
-        yield ev.name, _Payload(ev.payload_field)
+        yield ev.name, payload(ev)
