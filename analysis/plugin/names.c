@@ -27,9 +27,6 @@ const char *letw_stub_kind_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }
 
-/* A perf map name is one line of text: every control character (C0, DEL
- * and C1) and every byte that is not part of valid UTF-8 becomes '?', in
- * place (never longer). Most names are plain ASCII: checked first. */
 /* Offset of the first byte of s[0..len) outside printable ASCII
  * (0x20..0x7e), eight bytes at a time: a name is checked once per event
  * (byte by byte this was half the cost of building names). */
@@ -53,6 +50,9 @@ static size_t printable_prefix(const char *s, size_t len)
 	return i;
 }
 
+/* A perf map name is one line of text: every control character (C0, DEL
+ * and C1) and every byte that is not part of valid UTF-8 becomes '?', in
+ * place (never longer). Most names are plain ASCII: checked first. */
 static char *sanitize(char *s, size_t slen)
 {
 	char *in, *out;
