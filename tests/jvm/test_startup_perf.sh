@@ -37,14 +37,10 @@ lttng enable-event -u -s "$s" 'letw_runtime:*' >/dev/null || letw_fail "enable r
 lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable dcstart"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"
 
-perf record -q -e cpu-clock -g -p "$pid" -o "$LETW_TEST_TMP/perf.data" -- sleep 3 \
-	>"$LETW_TEST_TMP/perf.log" 2>&1 &
-perf_pid=$!
-letw_track "$perf_pid"
+letw_perf_record "$pid" 3
 "$cli" start "$s" --pid "$pid" >"$LETW_TEST_TMP/start.log" 2>&1 ||
 	letw_fail "lttng-etw start: $(cat "$LETW_TEST_TMP/start.log")"
-wait "$perf_pid" || letw_fail "perf record failed: $(cat "$LETW_TEST_TMP/perf.log")"
-letw_untrack "$perf_pid"
+letw_perf_wait
 # The JDK's map and code-cache bounds, from the same process, now.
 rm -f "$tmpmap"
 jvm_jcmd "$pid" Compiler.perfmap >"$LETW_TEST_TMP/jcmd.log" 2>&1 ||

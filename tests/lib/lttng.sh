@@ -115,6 +115,22 @@ letw_untrack() {
 	LETW_TEST_PIDS=("${keep[@]}")
 }
 
+# letw_perf_record PID SECONDS : `perf record -e cpu-clock -g` of PID for
+# SECONDS into $LETW_TEST_TMP/perf.data, in the background (tracked);
+# letw_perf_wait then waits for it and fails the test with perf's output
+# if it failed.
+letw_perf_record() {
+	perf record -q -e cpu-clock -g -p "$1" -o "$LETW_TEST_TMP/perf.data" -- sleep "$2" \
+		>"$LETW_TEST_TMP/perf.log" 2>&1 &
+	LETW_PERF_PID=$!
+	letw_track "$LETW_PERF_PID"
+}
+
+letw_perf_wait() {
+	wait "$LETW_PERF_PID" || letw_fail "perf record failed: $(cat "$LETW_TEST_TMP/perf.log")"
+	letw_untrack "$LETW_PERF_PID"
+}
+
 # letw_wait_for CMD... : poll a condition for up to LETW_WAIT_SECONDS (30).
 letw_wait_for() {
 	local deadline=$((SECONDS + ${LETW_WAIT_SECONDS:-30}))

@@ -39,16 +39,12 @@ lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $
 	letw_fail "enable dcstart"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"
 
-perf record -q -e cpu-clock -g -p "$pid" -o "$LETW_TEST_TMP/perf.data" -- sleep 4 \
-	>"$LETW_TEST_TMP/perf.log" 2>&1 &
-perf_pid=$!
-letw_track "$perf_pid"
-# lttng-etw start: lttng start, plus a capture-state if another session on
-# this machine already had the rundown events enabled (then our start
-# flips nothing in the process).
+letw_perf_record "$pid" 4
+# lttng-etw start: lttng start, then waits for the DCStart pass the
+# session's statedump runs in the process.
 "$cli" start "$s" --pid "$pid" >"$LETW_TEST_TMP/start.log" 2>&1 ||
 	letw_fail "lttng-etw start: $(cat "$LETW_TEST_TMP/start.log")"
-wait "$perf_pid" || letw_fail "perf record failed: $(cat "$LETW_TEST_TMP/perf.log")"
+letw_perf_wait
 lttng stop "$s" >/dev/null || letw_fail "stop"
 touch "$stop"
 wait "$pid" || letw_fail "letw-luajit exited with $?: $(cat "$LETW_TEST_TMP/host.out")"
