@@ -37,8 +37,8 @@ struct bench_opts {
  * The event rules every session uses, as the README recommends: the DCStart
  * family and the load/unload events. Not `letw_rundown:*` / `letw_runtime:*`:
  * those also name the optional line-table and code-bytes events, and the
- * code-bytes ones make every publish and every rundown record copy the
- * method's code with process_vm_readv — another measure (letw-bench-extras).
+ * code-bytes ones make every vouched publish read the method's code and
+ * every rundown record copy it — another measure (letw-bench-extras).
  */
 #define BENCH_RUNDOWN_EVENTS "letw_rundown:*dcstart*"
 #define BENCH_RUNTIME_EVENTS "letw_runtime:*load"

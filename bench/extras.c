@@ -2,8 +2,9 @@
 /*
  * letw-bench-extras: what the optional per-code-version events cost —
  * line tables (letw_method_publish_opts + letw_runtime:method_lines) and
- * code bytes (letw_runtime:method_code_bytes, copied with
- * process_vm_readv) — on publish, each case against the plain publish of
+ * code bytes (letw_runtime:method_code_bytes, read in place at publish:
+ * the methods are vouched readable; copied with process_vm_readv on the
+ * control thread in rundowns) — on publish, each case against the plain publish of
  * the same run with the same session, and on the rundown rate (DCStart
  * passes with and without the rundown twins method_lines_start /
  * method_code_bytes_start).
@@ -47,12 +48,15 @@ static int publish(unsigned long i, int with_lines)
 		.method_flags = LETW_METHOD_JITTED, .version_id = 1,
 		.method_namespace = ns, .name = name, .signature = sig,
 	};
+	/* Real memory: the code-bytes event at publish may read it in place. */
 	struct letw_method_opts o = {
-		.size = sizeof(o), .lines = rows, .nr_lines = ROWS, .nr_files = 2, .files = files,
+		.size = sizeof(o), .flags = LETW_METHOD_OPT_CODE_READABLE,
 	};
 
+	if (with_lines)
+		o.lines = rows, o.nr_lines = ROWS, o.nr_files = 2, o.files = files;
 	bench_method_strings(i, ns, name, sig);
-	return letw_method_publish_opts(&m, with_lines ? &o : NULL);
+	return letw_method_publish_opts(&m, &o);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -224,7 +224,7 @@ static void table_exit(void)
  * slot, its name and its context cannot be freed under us.
  */
 static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *s,
-		      uint32_t st, const struct letw_ext *ext)
+		      uint32_t st, const struct letw_ext *ext, int code_readable)
 {
 	uint16_t inst = letw_g.instance_id;
 
@@ -235,7 +235,8 @@ static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *
 		letw_rec_tp_method(t, s, st, inst, &m);
 		letw_emit_method(unload, &m);
 		if (!unload)
-			letw_emit_method_extras_load(&m, ext ? &ext->lines : NULL);
+			letw_emit_method_extras_load(&m, ext ? &ext->lines : NULL,
+						     code_readable);
 		break;
 	}
 	case LETW_SLOT_STUB: {
@@ -255,13 +256,16 @@ static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *
 	}
 }
 
-static int publish_slot(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext)
+/* code_readable: the caller vouched (LETW_METHOD_OPT_CODE_READABLE) that
+ * the method's code is mapped and readable for the whole call. */
+static int publish_slot(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext,
+			int code_readable)
 {
 	int ret = letw_slot_kind_is_module(s) ? letw_table_module_insert(t, s) :
 						letw_table_insert(t, s, ext);
 
 	if (!ret)
-		emit_slot(t, 0, s, letw_slot_state(s), ext);
+		emit_slot(t, 0, s, letw_slot_state(s), ext, code_readable);
 	return ret;
 }
 
@@ -278,7 +282,7 @@ static int unpublish(uint64_t key, int kind)
 	if (!ret) {
 		/* The unload carries the record's fields as they were: emit
 		 * before retiring, which reuses `version` as the link. */
-		emit_slot(t, 1, s, letw_slot_state(s), NULL);
+		emit_slot(t, 1, s, letw_slot_state(s), NULL, 0);
 		letw_table_retire(t, s);
 	}
 	table_exit();
@@ -302,7 +306,9 @@ LETW_API int letw_method_publish_opts(const struct letw_method *method,
 		return -ESHUTDOWN;
 	ret = letw_rec_method(t, method, opts, &s, &ext);
 	if (!ret)
-		ret = publish_slot(t, s, ext);
+		ret = publish_slot(t, s, ext,
+				   !!(letw_method_opts_flags(opts) &
+				      LETW_METHOD_OPT_CODE_READABLE));
 	table_exit();
 	return ret;
 }
@@ -322,7 +328,7 @@ LETW_API int letw_stub_publish(const struct letw_stub *stub)
 		return -ESHUTDOWN;
 	ret = letw_rec_stub(t, stub, &s);
 	if (!ret)
-		ret = publish_slot(t, s, NULL);
+		ret = publish_slot(t, s, NULL, 0);
 	table_exit();
 	return ret;
 }
@@ -342,7 +348,7 @@ LETW_API int letw_module_publish(const struct letw_module *module)
 		return -ESHUTDOWN;
 	ret = letw_rec_module(t, module, &s);
 	if (!ret)
-		ret = publish_slot(t, s, NULL);
+		ret = publish_slot(t, s, NULL, 0);
 	table_exit();
 	return ret;
 }

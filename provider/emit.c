@@ -54,7 +54,7 @@ static void lines_chunk(const struct letw_tp_method *m, const struct letw_lines 
 }
 
 void letw_emit_method_extras_load(const struct letw_tp_method *m,
-				  const struct letw_lines *lines)
+				  const struct letw_lines *lines, int code_readable)
 {
 	if (lines && ENABLED(letw_runtime, method_lines)) {
 		struct letw_tp_lines c;
@@ -66,10 +66,13 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 			first += c.nr;
 		} while (first < lines->nr);
 	}
-	if (ENABLED(letw_runtime, method_code_bytes)) {
+	/* In place, on the runtime's word (LETW_METHOD_OPT_CODE_READABLE):
+	 * a fault-safe copy would be a system call (process_vm_readv, which
+	 * can sleep on mmap_lock) on the publish path. Rundowns copy on the
+	 * control thread instead (rundown/codecopy.c). */
+	if (code_readable && ENABLED(letw_runtime, method_code_bytes)) {
 		uint32_t total = m->code_size < LETW_CODE_BYTES_MAX ?
 			m->code_size : LETW_CODE_BYTES_MAX;
-		uint8_t buf[LETW_TP_CODE_CHUNK];
 
 		for (uint32_t off = 0; off < total; off += LETW_TP_CODE_CHUNK) {
 			uint32_t len = total - off < LETW_TP_CODE_CHUNK ?
@@ -82,11 +85,9 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 				.offset = off,
 				.len = len,
 				.instance_id = m->instance_id,
-				.bytes = buf,
+				.bytes = (const uint8_t *)(uintptr_t)(m->code_start + off),
 			};
 
-			if (letw_copy_code(buf, m->code_start + off, len))
-				break;
 			lttng_ust_tracepoint(letw_runtime, method_code_bytes, &c);
 		}
 	}

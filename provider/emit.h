@@ -25,11 +25,12 @@ void letw_emit_pass_init(const struct letw_sess *t, enum letw_flavour f,
 void letw_emit_pass_complete(const struct letw_sess *t, enum letw_flavour f,
 			     const struct letw_tp_pass_complete *p);
 
-/* After a method_load: its line table (NULL: none) and code bytes, each
- * only if a session enables the event. Same read-side section as the
- * load event (the record must stay alive). */
+/* After a method_load: its line table (NULL: none) and, if the runtime
+ * vouched that its code is readable, its code bytes; each only if a
+ * session enables the event. Same read-side section as the load event
+ * (the record must stay alive). */
 void letw_emit_method_extras_load(const struct letw_tp_method *m,
-				  const struct letw_lines *lines);
+				  const struct letw_lines *lines, int code_readable);
 
 /* Allocate this thread's lttng-ust TLS now (emit.c says why). */
 void letw_emit_thread_init(void (*ust_init_thread)(void));

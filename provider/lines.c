@@ -25,6 +25,8 @@ long letw_lines_size(const struct letw_method *m, const struct letw_method_opts 
 		return -EINVAL;
 	if ((o->nr_lines && !o->lines) || (o->nr_files && !o->files))
 		return -EINVAL;
+	if (letw_method_opts_flags(o) & ~(uint32_t)LETW_METHOD_OPT_CODE_READABLE)
+		return -EINVAL;
 	if (o->nr_lines > LETW_LINES_MAX || o->nr_files > LETW_FILES_MAX)
 		return -E2BIG;
 	for (uint32_t i = 0; i < o->nr_files; i++) {

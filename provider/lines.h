@@ -8,6 +8,7 @@
 #ifndef LETW_LINES_H
 #define LETW_LINES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <lttng-etw/lttng-etw.h>
@@ -25,6 +26,14 @@ struct letw_lines {
 /* Bytes a copy of opts' line table needs, or a negative errno (the
  * validation of letw_method_publish_opts). 0: nothing to keep. */
 long letw_lines_size(const struct letw_method *m, const struct letw_method_opts *o);
+
+/* opts' flags (LETW_METHOD_OPT_*): 0 for NULL opts or a runtime built
+ * against a header older than the field. */
+static inline uint32_t letw_method_opts_flags(const struct letw_method_opts *o)
+{
+	return o && o->size >= offsetof(struct letw_method_opts, flags) + sizeof(o->flags) ?
+		o->flags : 0;
+}
 
 /* Copy into `mem` (letw_lines_size bytes, 8-aligned); returns it. */
 struct letw_lines *letw_lines_build(void *mem, const struct letw_method_opts *o);

@@ -101,12 +101,15 @@ static int publish_code(const struct jitrt *rt, const struct jit_fn *f,
 			const struct jit_code *c)
 {
 	struct letw_line rows[CODEGEN_MAX_MARKS];
+	/* Our code was written just now and stays mapped: method_code_bytes
+	 * at publish can read it in place. */
 	struct letw_method_opts opts = {
 		.size = sizeof(opts),
 		.lines = rows,
-		.nr_lines = c->marks.n,
-		.nr_files = 1,
+		.nr_lines = rt->source ? c->marks.n : 0,
+		.nr_files = rt->source ? 1 : 0,
 		.files = &rt->source,
+		.flags = LETW_METHOD_OPT_CODE_READABLE,
 	};
 	char ns[40], name[24];
 	uint32_t tier = c->tier == CODEGEN_QUICK ? LETW_TIER_QUICK : LETW_TIER_OPTIMIZED_TIER1;
@@ -128,7 +131,7 @@ static int publish_code(const struct jitrt *rt, const struct jit_fn *f,
 	fn_name(f, name, sizeof(name));
 	if (rt->source)
 		code_lines(f, c, rows);
-	ret = letw_method_publish_opts(&m, rt->source ? &opts : NULL);
+	ret = letw_method_publish_opts(&m, &opts);
 	if (ret)
 		fprintf(stderr, "letw-minijit: letw_method_publish(%s v%" PRIu64 " at %p): %s\n",
 			name, c->version, (void *)c->mem.addr, strerror(-ret));

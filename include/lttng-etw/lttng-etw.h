@@ -220,11 +220,16 @@ LETW_API int letw_module_publish(const struct letw_module *module);
  * passes, each under the LINES keyword and off unless a session enables
  * them.
  *
- * The code bytes of a method (letw_runtime:method_code_bytes at publish,
- * letw_rundown:method_code_bytes_start / _end in rundowns, CODE_BYTES
- * keyword) need no opt-in: they are copied from [code_start, code_start +
- * code_size) when a session enables them, fault-safely, at most
- * LETW_CODE_BYTES_MAX bytes per code version.
+ * The code bytes of a method, at most LETW_CODE_BYTES_MAX per code version,
+ * when a session enables them (CODE_BYTES keyword):
+ *  - letw_rundown:method_code_bytes_start / _end in rundowns, copied
+ *    fault-safely from [code_start, code_start + code_size) on the
+ *    library's control thread;
+ *  - letw_runtime:method_code_bytes at publish only when the runtime sets
+ *    LETW_METHOD_OPT_CODE_READABLE: the bytes are then read in place, on
+ *    the publishing thread. Without that promise the publish path has no
+ *    way to read memory that may be unmapped except a system call, which
+ *    it never makes: the publish emits no code bytes.
  */
 struct letw_line {
 	uint32_t native_offset; /* from code_start; < code_size */
@@ -244,15 +249,23 @@ struct letw_method_opts {
 	uint32_t nr_lines;
 	uint32_t nr_files;
 	const char *const *files;     /* UTF-8, no newline; "" allowed */
+	uint32_t flags;               /* LETW_METHOD_OPT_*; absent in older callers: 0 */
 };
+
+/* The caller promises that [code_start, code_start + code_size) is mapped
+ * and readable until letw_method_publish_opts returns (a JIT publishing code
+ * it has just written): method_code_bytes at publish reads it in place. A
+ * false promise faults in the caller's thread. */
+#define LETW_METHOD_OPT_CODE_READABLE (1u << 0)
 
 /*
  * letw_method_publish with options (opts may be NULL: same as
  * letw_method_publish). Strings and rows are copied during the call.
  * Errors, besides letw_method_publish's (table unchanged on every error):
- *   -EINVAL  opts->size too small, lines or files NULL with a non-zero
- *            count, a row's file index >= nr_files, native_offset >=
- *            code_size, rows out of order, a file name with a newline
+ *   -EINVAL  opts->size too small, an unknown flag, lines or files NULL
+ *            with a non-zero count, a row's file index >= nr_files,
+ *            native_offset >= code_size, rows out of order, a file name
+ *            with a newline
  *   -E2BIG   more than LETW_LINES_MAX rows, LETW_FILES_MAX files or
  *            LETW_FILES_BYTES_MAX bytes of file names
  */

@@ -173,7 +173,12 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		rows = jvm_lines_build(jvmti, jni, s, method, klass, nm.csig, code_size, code_addr,
 				       map_length, map, compile_info, jvm_g.opts.inlining, &lopts,
 				       &inlined, &truncated);
-	ret = letw_method_publish_opts(&m, rows ? &lopts : NULL);
+	/* The nmethod's code is in the code cache for the whole callback:
+	 * method_code_bytes at publish may read it in place. */
+	if (!rows)
+		lopts = (struct letw_method_opts){ .size = sizeof(lopts) };
+	lopts.flags = LETW_METHOD_OPT_CODE_READABLE;
+	ret = letw_method_publish_opts(&m, &lopts);
 	if (rows && (ret == -EINVAL || ret == -E2BIG)) {
 		/* Our table broke one of lttng-etw's rules: a bug here, but
 		 * the name still matters more than the lines. */
@@ -181,7 +186,9 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		jvm_diag(JVM_LOG_DEBUG, "line table of %s::%s refused: %s", nm.ns, nm.name,
 			 strerror(-ret));
 		rows = 0;
-		ret = letw_method_publish(&m);
+		lopts = (struct letw_method_opts){ .size = sizeof(lopts),
+						   .flags = LETW_METHOD_OPT_CODE_READABLE };
+		ret = letw_method_publish_opts(&m, &lopts);
 	}
 	if (ret == 0) {
 		jvm_stat_inc(JVM_ST_METHODS);

@@ -234,7 +234,12 @@ int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 	meth.method_namespace = chunk_short(src);
 	meth.name = name;
 	meth.signature = sig;
-	err = letw_method_publish_opts(&meth, trace_lines(m, t, &opts) ? &opts : NULL);
+	if (!trace_lines(m, t, &opts))
+		opts = (struct letw_method_opts){ .size = sizeof(opts) };
+	/* Called from the trace-stop hook: the machine code was just
+	 * emitted and stays mapped until a flush, after this returns. */
+	opts.flags = LETW_METHOD_OPT_CODE_READABLE;
+	err = letw_method_publish_opts(&meth, &opts);
 	if (err == -ESHUTDOWN)
 		return 0; /* lttng-etw not initialised: run untraced */
 	if (err) {

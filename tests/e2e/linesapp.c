@@ -4,12 +4,15 @@
  * event chunk, several files, an inlining stack) over a buffer of known
  * bytes, when told to, so the e2e test can check the method_lines and
  * method_code_bytes events against what was published.
- *   letw-linesapp READY_FILE GO_FILE
+ *   letw-linesapp READY_FILE GO_FILE [unvouched]
+ * With `unvouched` it publishes without LETW_METHOD_OPT_CODE_READABLE, so
+ * the publish must emit no code bytes.
  * Prints the address it published at on stdout, then waits to be killed.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,10 +49,13 @@ int main(int argc, char **argv)
 		.nr_lines = NR_LINES,
 		.nr_files = 3,
 		.files = files,
+		.flags = LETW_METHOD_OPT_CODE_READABLE,
 	};
 	FILE *f;
 
-	if (argc != 3)
+	if (argc == 4 && !strcmp(argv[3], "unvouched"))
+		o.flags = 0;
+	else if (argc != 3)
 		return 2;
 	for (uint32_t i = 0; i < CODE_SIZE; i++)
 		code[i] = (uint8_t)(i * 7 + 3);

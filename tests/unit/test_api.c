@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Embedding API: argument checking, error codes, table unchanged on error. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -255,6 +256,8 @@ Test(api, publish_opts_errors)
 	cr_assert_eq(letw_method_publish_opts(&m, &bad), -E2BIG);
 	bad = o, bad.files = nl, bad.nr_files = 1, bad.nr_lines = 1;
 	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
+	bad = o, bad.flags = 1u << 31; /* unknown flag */
+	cr_assert_eq(letw_method_publish_opts(&m, &bad), -EINVAL);
 	rows[2].native_offset = 0x100; /* == code_size */
 	cr_assert_eq(letw_method_publish_opts(&m, &o), -EINVAL);
 	rows[2].native_offset = 0x8; /* before row 1 */
@@ -265,6 +268,25 @@ Test(api, publish_opts_errors)
 	cr_assert_eq(letw_method_publish_opts(&m, NULL), -EEXIST);
 	cr_assert_eq(live_methods(), 1);
 	cr_assert_eq(letw_method_unpublish(0x9000), 0);
+}
+
+/* A runtime built before `flags` existed passes a shorter struct: what
+ * lies past its size is not read (here: a bit no version defines). */
+Test(api, publish_opts_before_flags)
+{
+	struct letw_method m = method_at(0xb000, 0x10, "old");
+	struct letw_method_opts o = {
+		.size = offsetof(struct letw_method_opts, flags),
+		.flags = 1u << 31,
+	};
+
+	cr_assert_eq(letw_method_publish_opts(&m, &o), 0);
+	cr_assert_eq(letw_method_unpublish(0xb000), 0);
+	o.size = sizeof(o);
+	cr_assert_eq(letw_method_publish_opts(&m, &o), -EINVAL);
+	o.flags = LETW_METHOD_OPT_CODE_READABLE;
+	cr_assert_eq(letw_method_publish_opts(&m, &o), 0);
+	cr_assert_eq(letw_method_unpublish(0xb000), 0);
 }
 
 Test(api, publish_opts_file_bytes_limit)
