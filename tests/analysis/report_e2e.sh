@@ -47,9 +47,14 @@ babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$s")" -c sink.etw.
 # nothing but the kill cuts it. Per-process buffers: a process killed in
 # the middle of writing an event would leave a shared per-user sub-buffer
 # uncommitted, and `lttng stop` would wait for it forever. Whether the kill landed inside the walk is
-# read back from the trace; if not, try again.
+# read back from the trace; if not, try again. How long the walks take
+# depends on the machine's load (on an idle fresh-clone CI run a kill
+# 0.1 s after capture-state missed the walk 4 times in 4), so
+# each attempt kills after a different delay instead of one fixed sleep.
 truncated_ok=
-for attempt in 1 2 3 4; do
+attempt=0
+for delay in 0.1 0.02 0.05 0.005 0.2 0.01; do
+	attempt=$((attempt + 1))
 	d=$T/t$attempt
 	LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 200000 --seconds 60 \
 		--list "$d.list" >/dev/null 2>&1 &
@@ -65,7 +70,7 @@ for attempt in 1 2 3 4; do
 	# the kill landed in one.
 	"$LETW_CLI" capture-state --pid "$pid" --mask 0x1000000000058 >/dev/null ||
 		letw_fail "truncated: capture-state"
-	sleep 0.1
+	sleep "$delay"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
 	timeout 120 lttng stop "$s" >/dev/null || letw_fail "truncated: lttng stop"
@@ -75,7 +80,7 @@ for attempt in 1 2 3 4; do
 		truncated_ok=$s
 		break
 	fi
-	letw_log "attempt $attempt: the kill missed the walk; retrying"
+	letw_log "attempt $attempt (kill after ${delay} s): the kill missed the walk; retrying"
 done
 [ -n "$truncated_ok" ] || letw_fail "truncated: could not kill the process mid-rundown"
 "$LETW_CLI" report "$(anl_trace "$truncated_ok")" --json -o "$T/t.json" --no-progress
