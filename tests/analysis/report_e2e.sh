@@ -46,15 +46,17 @@ babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$s")" -c sink.etw.
 # rather than discards, so the walk runs at the consumer's pace and
 # nothing but the kill cuts it. Per-process buffers: a process killed in
 # the middle of writing an event would leave a shared per-user sub-buffer
-# uncommitted, and `lttng stop` would wait for it forever. Whether the kill landed inside the walk is
-# read back from the trace; if not, try again. How long the walks take
-# depends on the machine's load (on an idle fresh-clone CI run a kill
-# 0.1 s after capture-state missed the walk 4 times in 4), so
-# each attempt kills after a different delay instead of one fixed sleep.
+# uncommitted, and `lttng stop` would wait for it forever. Nothing tells
+# the test that a walk is under way, and how long one lasts depends on the
+# machine: on an idle one both passes end within 0.1 s (the fixed 0.1 s
+# kill this test had missed 4 times in 4 on a fresh-clone CI run), on a
+# loaded one they take seconds. So the trace of each attempt says which
+# way the kill missed, and the next delay moves that way: a pass finished
+# and none cut means too late (a kill in either pass will do), no pass
+# begun means too early.
 truncated_ok=
-attempt=0
-for delay in 0.1 0.02 0.05 0.005 0.2 0.01; do
-	attempt=$((attempt + 1))
+delay=0.05
+for attempt in 1 2 3 4 5 6 7 8; do
 	d=$T/t$attempt
 	LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 200000 --seconds 60 \
 		--list "$d.list" >/dev/null 2>&1 &
@@ -65,9 +67,7 @@ for delay in 0.1 0.02 0.05 0.005 0.2 0.01; do
 	lttng start "$s" >/dev/null || letw_fail "truncated: lttng start"
 	# If another session on this machine already enabled the rundown,
 	# the start flips nothing: ask for the pass explicitly (it queues
-	# behind the start's own pass, if any). A walk, throttled by the
-	# consumer, lasts far longer than the sleep; the trace tells whether
-	# the kill landed in one.
+	# behind the start's own pass, if any).
 	"$LETW_CLI" capture-state --pid "$pid" --mask 0x1000000000058 >/dev/null ||
 		letw_fail "truncated: capture-state"
 	sleep "$delay"
@@ -75,12 +75,18 @@ for delay in 0.1 0.02 0.05 0.005 0.2 0.01; do
 	wait "$pid" 2>/dev/null
 	timeout 120 lttng stop "$s" >/dev/null || letw_fail "truncated: lttng stop"
 	babeltrace2 "$(anl_trace "$s")" >"$d.txt" 2>/dev/null
-	if [ "$(grep -c "letw_rundown:dcstart_init" "$d.txt")" -gt \
-	     "$(grep -c "letw_rundown:dcstart_complete" "$d.txt")" ]; then
+	inits=$(grep -c "letw_rundown:dcstart_init" "$d.txt")
+	completes=$(grep -c "letw_rundown:dcstart_complete" "$d.txt")
+	if [ "$inits" -gt "$completes" ]; then
 		truncated_ok=$s
 		break
 	fi
-	letw_log "attempt $attempt (kill after ${delay} s): the kill missed the walk; retrying"
+	if [ "$completes" -gt 0 ]; then
+		how=late; delay=$(awk -v d="$delay" 'BEGIN { printf "%.4f", d / 4 }')
+	else
+		how=early; delay=$(awk -v d="$delay" 'BEGIN { printf "%.4f", d * 3 }')
+	fi
+	letw_log "attempt $attempt: the kill missed the walk ($how: $inits init, $completes complete); next delay ${delay} s"
 done
 [ -n "$truncated_ok" ] || letw_fail "truncated: could not kill the process mid-rundown"
 "$LETW_CLI" report "$(anl_trace "$truncated_ok")" --json -o "$T/t.json" --no-progress
