@@ -272,14 +272,18 @@ static int overlaps_big(struct letw_table *t, const struct letw_slot *s)
 	return 0;
 }
 
-/* A big record's check against every other record: a scan of the store,
- * O(records), paid by big publishes only. */
+/* A big record's check against every small one: a scan of the store that
+ * skips each chunk whose address range (store.h) misses the big range, so
+ * O(chunks) plus the chunks it does meet; paid by big publishes only. Big
+ * records never widen a range (the registry finds them), so a 4 GiB heap
+ * does not make every later scan visit its chunk. */
 static int overlaps_any(struct letw_table *t, const struct letw_slot *s)
 {
 	uint32_t bound = letw_store_slot_bound(&t->store);
 
 	for (uint32_t c = 0; c * LETW_STORE_SLOT_CHUNK < bound; c++) {
-		if (!letw_store_slot_chunk_ready(&t->store, c))
+		if (!letw_store_slot_chunk_ready(&t->store, c) ||
+		    !letw_store_summary_meets(&t->store, c, s->start, s->start + s->size))
 			continue;
 		for (uint32_t i = 0; i < LETW_STORE_SLOT_CHUNK; i++) {
 			struct letw_slot *o = letw_store_slot(&t->store,
@@ -299,14 +303,19 @@ static int overlaps_any(struct letw_table *t, const struct letw_slot *s)
 
 /*
  * Big records against small ones, without a lock (Dekker):
- *   small: state PENDING, nodes in (cmpxchg), full barrier, read live_bigs,
- *          and if non-zero look through the registry;
- *   big:   node in the registry, live_bigs++ (full barrier), then scan
- *          every slot for an occupying overlapping record.
+ *   small: state PENDING, nodes in (cmpxchg), widen its chunk's range
+ *          (store.h), full barrier, read live_bigs, and if non-zero look
+ *          through the registry;
+ *   big:   node in the registry, live_bigs++ (full barrier), then scan:
+ *          read each chunk's range, and where it meets the big range the
+ *          slots' states, for an occupying overlapping record.
  * A small publisher that reads live_bigs after the big one's increment also
  * finds its registry entry (added before the increment); one that reads it
- * before is seen, PENDING, by the big one's scan. Both may fail; both never
- * succeed. Big against big: both registered before either scans.
+ * before has widened its range and stored PENDING before the big one's
+ * barrier, so the scan sees both: it visits the chunk and meets the slot.
+ * Both may fail; both never succeed. Big against big: both registered
+ * before either scans. A record whose range is in no chunk's summary (a
+ * big one) is found through the registry only.
  */
 int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext)
 {
@@ -359,6 +368,8 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 		if (overlaps_big(t, s) || overlaps_any(t, s))
 			goto backout;
 	} else {
+		/* Before the barrier: the pair above. */
+		letw_store_summary_widen(&t->store, idx, s->start, s->start + s->size);
 		cmm_smp_mb();
 		if (uatomic_read(&t->live_bigs) && overlaps_big(t, s))
 			goto backout;
