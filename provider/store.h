@@ -44,10 +44,10 @@ struct letw_store_class {
 
 /*
  * The address range a chunk of slots' methods and stubs lie in, for the
- * big-record overlap scan (table.c overlaps_any), which skips a chunk whose
- * range misses the big one. It only ever widens: a slot that is freed or
- * reused leaves it as wide as it was (harmless, the scan then merely visits
- * that chunk). Empty is [UINT64_MAX, 0), which meets nothing. One cache
+ * big-record overlap scan (overlap.c letw_overlaps_any), which skips a
+ * chunk whose range misses the big one. It only ever widens: a slot that
+ * is freed or reused leaves it as wide as it was (harmless, the scan then
+ * merely visits that chunk). Empty is [UINT64_MAX, 0), which meets nothing. One cache
  * line per chunk: small publishers of one chunk widen it, and it must not
  * false-share with their slots or another chunk's range.
  */

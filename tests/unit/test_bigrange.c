@@ -3,9 +3,10 @@
  * Big records (more than 64 pages) against small ones, through the public
  * API. A big publish checks the small records by a scan of the store that
  * skips each slot chunk whose address summary misses its range
- * (provider/store.h, table.c overlaps_any): these tests fail if a small
- * publish does not widen its chunk's summary, or widens it too late for
- * the Dekker pair with a racing big publish (table.c letw_table_insert).
+ * (provider/store.h, overlap.c letw_overlaps_any): these tests fail if a
+ * small publish does not widen its chunk's summary, or widens it too late
+ * for the Dekker pair with a racing big publish (table.c
+ * letw_table_insert).
  */
 #include <errno.h>
 #include <pthread.h>
