@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "overlap.h"
+#include "tsan.h"
 
 /* The record a code-table node belongs to: a slot, or a continuation
  * node naming one. Both put a 32-bit word right after the node; only
@@ -42,7 +43,11 @@ int letw_overlaps_big(struct letw_table *t, const struct letw_slot *s)
 	struct letw_big *b;
 
 	cds_lfht_for_each_entry(t->bigs, &it, b, node) {
-		struct letw_slot *o = letw_store_slot(&t->store, b->slot);
+		struct letw_slot *o;
+
+		/* Found through cds_lfht's asm: tell TSan (table.c releases). */
+		letw_hb_acquire(b);
+		o = letw_store_slot(&t->store, b->slot);
 
 		if (o != s && letw_slot_occupies(letw_slot_state(o)) && ranges_overlap(o, s))
 			return 1;

@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "overlap.h"
 #include "table.h"
+#include "tsan.h"
 
 #ifdef LETW_GLOBAL_LOCK
 #define BIG_LOCK(t) pthread_mutex_lock(&(t)->big_lock)
@@ -280,6 +281,7 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 		b = letw_store_chunk_ptr(&t->store, h);
 		b->slot = idx;
 		cds_lfht_node_init(&b->node);
+		letw_hb_release(b); /* acquired in letw_overlaps_big (tsan.h) */
 		cds_lfht_add(t->bigs, letw_hash_u64(idx), &b->node);
 		(void)uatomic_add_return(&t->live_bigs, 1); /* full barrier */
 		if (letw_overlaps_big(t, s) || letw_overlaps_any(t, s))
