@@ -6,25 +6,23 @@
 #include "record.h"
 
 /*
- * Validate and measure in one scan (this runs on the publish path):
- * UTF-8 well-formedness per RFC 3629 (no overlongs, no surrogates, at most
- * U+10FFFF), bounded at LETW_STRING_MAX bytes so a megabyte name costs no
- * more than a 4 KiB one. Written out rather than pulled from a library: it
- * is 30 lines and must not allocate or touch locale state. A truncated
- * sequence stops at the NUL, whose top bits are not 10.
+ * Validate and measure (this runs on the publish path): the length first,
+ * bounded at LETW_STRING_MAX + 1 bytes so a megabyte name costs no more
+ * than a 4 KiB one (strnlen: libc's word-at-a-time scan, no allocation, no
+ * locale), then ASCII eight bytes at a time — names are almost always
+ * ASCII — and only from the first word holding a byte >= 0x80 on, UTF-8
+ * well-formedness per RFC 3629 (no overlongs, no surrogates, at most
+ * U+10FFFF) byte by byte. Every read stays inside [s, s + len]: a
+ * truncated sequence stops at the NUL, whose top bits are not 10.
  * Returns the length, or -ENAMETOOLONG / -EILSEQ.
  */
-static long utf8_len(const unsigned char *s)
+static int utf8_valid(const unsigned char *p, const unsigned char *end)
 {
-	const unsigned char *p = s;
-
-	while (*p) {
+	while (p < end) {
 		unsigned char c = *p;
 		int n;
 		uint32_t cp;
 
-		if ((size_t)(p - s) >= LETW_STRING_MAX)
-			return -ENAMETOOLONG;
 		if (c < 0x80) {
 			p++;
 			continue;
@@ -35,21 +33,36 @@ static long utf8_len(const unsigned char *s)
 		} else if (c >= 0xf0 && c <= 0xf4) {
 			n = 3, cp = c & 0x07;
 		} else {
-			return -EILSEQ;
+			return 0;
 		}
 		for (int i = 1; i <= n; i++) {
 			if ((p[i] & 0xc0) != 0x80)
-				return -EILSEQ;
+				return 0;
 			cp = (cp << 6) | (p[i] & 0x3f);
 		}
 		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return -EILSEQ;
+			return 0;
 		p += n + 1;
 	}
-	if ((size_t)(p - s) > LETW_STRING_MAX)
+	return 1;
+}
+
+static long utf8_len(const unsigned char *s)
+{
+	size_t len = strnlen((const char *)s, LETW_STRING_MAX + 1), i = 0;
+
+	if (len > LETW_STRING_MAX)
 		return -ENAMETOOLONG;
-	return (long)(p - s);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, sizeof(w)); /* unaligned load, no aliasing */
+		if (w & 0x8080808080808080ull)
+			break;
+	}
+	/* All before i is ASCII, so i is a character boundary. */
+	return utf8_valid(s + i, s + len) ? (long)len : -EILSEQ;
 }
 
 long letw_validate_string(const char *s, int required)

@@ -83,6 +83,12 @@ static int grow_slots(struct letw_store *st, struct letw_slot **keep)
 		return -ENOMEM;
 	}
 	memset(base, 0, (size_t)LETW_STORE_SLOT_CHUNK * sizeof(*base));
+	/* Empty, before the flag (its release covers it): a scan that sees
+	 * the chunk ready reads no stale range. */
+	__atomic_store_n(&st->slot_summary[first / LETW_STORE_SLOT_CHUNK].lo, UINT64_MAX,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&st->slot_summary[first / LETW_STORE_SLOT_CHUNK].hi, 0,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&st->slot_chunk_ready[first / LETW_STORE_SLOT_CHUNK], 1,
 			 __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < LETW_STORE_SLOT_CHUNK; i++) {
@@ -148,11 +154,19 @@ int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_recor
 	/* The per-chunk flags: one page per 4096 chunks, committed now. */
 	st->slot_chunk_ready = mmap(NULL, nchunks, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* The per-chunk ranges: one line each, touched only when its chunk
+	 * is committed (grow_slots). */
+	st->slot_summary = mmap(NULL, (size_t)nchunks * sizeof(*st->slot_summary),
+				PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	st->chunks_max = CHUNK_REGION;
 	st->chunks = reserve(st->chunks_max);
-	if (!st->slots || st->slot_chunk_ready == MAP_FAILED || !st->chunks) {
+	if (!st->slots || st->slot_chunk_ready == MAP_FAILED ||
+	    st->slot_summary == MAP_FAILED || !st->chunks) {
 		if (st->slot_chunk_ready == MAP_FAILED)
 			st->slot_chunk_ready = NULL;
+		if (st->slot_summary == MAP_FAILED)
+			st->slot_summary = NULL;
 		letw_store_fini(st);
 		return -ENOMEM;
 	}
@@ -185,6 +199,9 @@ void letw_store_fini(struct letw_store *st)
 		munmap(st->slots, (size_t)st->slots_max * sizeof(struct letw_slot));
 	if (st->slot_chunk_ready)
 		munmap(st->slot_chunk_ready, st->slots_max / LETW_STORE_SLOT_CHUNK);
+	if (st->slot_summary)
+		munmap(st->slot_summary, (size_t)(st->slots_max / LETW_STORE_SLOT_CHUNK) *
+					 sizeof(*st->slot_summary));
 	if (st->chunks)
 		munmap(st->chunks, st->chunks_max);
 	memset(st, 0, sizeof(*st));

@@ -42,12 +42,26 @@ struct letw_store_class {
 	int used;        /* ever popped: the control thread keeps it stocked */
 } __attribute__((aligned(64)));
 
+/*
+ * The address range a chunk of slots' methods and stubs lie in, for the
+ * big-record overlap scan (overlap.c letw_overlaps_any), which skips a
+ * chunk whose range misses the big one. It only ever widens: a slot that
+ * is freed or reused leaves it as wide as it was (harmless, the scan then
+ * merely visits that chunk). Empty is [UINT64_MAX, 0), which meets nothing. One cache
+ * line per chunk: small publishers of one chunk widen it, and it must not
+ * false-share with their slots or another chunk's range.
+ */
+struct letw_store_summary {
+	uint64_t lo, hi; /* [lo, hi), C11 atomics */
+} __attribute__((aligned(64)));
+
 struct letw_store {
 	/* Slots. */
 	struct letw_slot *slots;     /* reserved region */
 	uint32_t slots_max;          /* reserved, a multiple of the chunk */
 	uint32_t slots_claimed;      /* committed or being committed (uatomic) */
 	uint8_t *slot_chunk_ready;   /* per chunk: initialised (acquire/release) */
+	struct letw_store_summary *slot_summary; /* per chunk, see above */
 	struct __cds_lfs_stack slot_free;
 	long slots_free;             /* approximate (uatomic) */
 
@@ -87,6 +101,38 @@ static inline uint32_t letw_store_slot_bound(const struct letw_store *st)
 static inline int letw_store_slot_chunk_ready(const struct letw_store *st, uint32_t chunk)
 {
 	return __atomic_load_n(&st->slot_chunk_ready[chunk], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Widen the range of the chunk holding slot i to cover [lo, hi): lock-free
+ * min/max CAS loops, no CAS when it already does. Relaxed: the caller's
+ * full barrier that follows orders it (table.c letw_table_insert); C11
+ * atomics so that TSan sees the pair.
+ */
+static inline void letw_store_summary_widen(struct letw_store *st, uint32_t i,
+					    uint64_t lo, uint64_t hi)
+{
+	struct letw_store_summary *r = &st->slot_summary[i / LETW_STORE_SLOT_CHUNK];
+	uint64_t cur = __atomic_load_n(&r->lo, __ATOMIC_RELAXED);
+
+	while (lo < cur && !__atomic_compare_exchange_n(&r->lo, &cur, lo, 0,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	cur = __atomic_load_n(&r->hi, __ATOMIC_RELAXED);
+	while (hi > cur && !__atomic_compare_exchange_n(&r->hi, &cur, hi, 0,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Does chunk `chunk`'s range meet [lo, hi)? Relaxed, after the caller's
+ * full barrier. */
+static inline int letw_store_summary_meets(const struct letw_store *st, uint32_t chunk,
+					   uint64_t lo, uint64_t hi)
+{
+	const struct letw_store_summary *r = &st->slot_summary[chunk];
+
+	return __atomic_load_n(&r->lo, __ATOMIC_RELAXED) < hi &&
+	       lo < __atomic_load_n(&r->hi, __ATOMIC_RELAXED);
 }
 
 /* Caller inside a read-side section. NULL: the region is exhausted. */

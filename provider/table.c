@@ -7,7 +7,9 @@
 #include <urcu/uatomic.h>
 
 #include "hash.h"
+#include "overlap.h"
 #include "table.h"
+#include "tsan.h"
 
 #ifdef LETW_GLOBAL_LOCK
 #define BIG_LOCK(t) pthread_mutex_lock(&(t)->big_lock)
@@ -25,46 +27,6 @@ static uint64_t first_page(const struct letw_slot *s)
 static uint64_t last_page(const struct letw_slot *s)
 {
 	return (s->start + s->size - 1) >> LETW_PAGE_SHIFT;
-}
-
-/* The record a code-table node belongs to: a slot, or a continuation
- * node naming one. Both put a 32-bit word right after the node; only
- * continuation nodes set LETW_ST_CONT in it. */
-static struct letw_slot *node_owner(struct letw_table *t, struct cds_lfht_node *node)
-{
-	const uint32_t *tag = (const uint32_t *)(node + 1);
-
-	_Static_assert(offsetof(struct letw_slot, state) == sizeof(struct cds_lfht_node) &&
-		       offsetof(struct letw_cont, tag) == sizeof(struct cds_lfht_node),
-		       "slots and continuation nodes are told apart by this word");
-	if (__atomic_load_n(tag, __ATOMIC_RELAXED) & LETW_ST_CONT)
-		return letw_store_slot(&t->store,
-				       caa_container_of(node, struct letw_cont, node)->slot);
-	return caa_container_of(node, struct letw_slot, node);
-}
-
-static int ranges_overlap(const struct letw_slot *a, const struct letw_slot *b)
-{
-	return a->start < b->start + b->size && b->start < a->start + a->size;
-}
-
-/* Match context: the table (to resolve continuation nodes) and the
- * record being inserted. */
-struct overlap_key {
-	struct letw_table *t;
-	const struct letw_slot *rec;
-};
-
-/* add_unique's match on a page chain: "this node's record overlaps the
- * new one". Free and dead records give their range back. */
-static int match_overlap(struct cds_lfht_node *node, const void *key)
-{
-	const struct overlap_key *k = key;
-	struct letw_slot *o = node_owner(k->t, node);
-
-	if (o == k->rec || !letw_slot_occupies(letw_slot_state(o)))
-		return 0;
-	return ranges_overlap(o, k->rec);
 }
 
 struct start_key {
@@ -149,9 +111,9 @@ struct letw_table *letw_table_new(uint64_t expected, uint64_t max_records)
 	t->code = new_ht();
 	t->modules = new_ht();
 	/* One bucket: every small publish iterates the whole registry while
-	 * a big record is live (overlaps_big), and an iteration visits every
-	 * bucket: 1024 of them cost ~2.5 us per small publish. Big records
-	 * are few; a chain of them is cheap to walk. */
+	 * a big record is live (overlap.c letw_overlaps_big), and an
+	 * iteration visits every bucket: 1024 of them cost ~2.5 us per small
+	 * publish. Big records are few; a chain of them is cheap to walk. */
 	t->bigs = new_ht_sized(1);
 	t->exts = new_ht();
 	if (!t->code || !t->modules || !t->bigs || !t->exts)
@@ -257,60 +219,25 @@ static void unlink_pages(struct letw_table *t, struct letw_slot *s, uint64_t upt
 		drop_cont(t, p, idx);
 }
 
-/* Is any big record other than s overlapping it? (read side) */
-static int overlaps_big(struct letw_table *t, const struct letw_slot *s)
-{
-	struct cds_lfht_iter it;
-	struct letw_big *b;
-
-	cds_lfht_for_each_entry(t->bigs, &it, b, node) {
-		struct letw_slot *o = letw_store_slot(&t->store, b->slot);
-
-		if (o != s && letw_slot_occupies(letw_slot_state(o)) && ranges_overlap(o, s))
-			return 1;
-	}
-	return 0;
-}
-
-/* A big record's check against every other record: a scan of the store,
- * O(records), paid by big publishes only. */
-static int overlaps_any(struct letw_table *t, const struct letw_slot *s)
-{
-	uint32_t bound = letw_store_slot_bound(&t->store);
-
-	for (uint32_t c = 0; c * LETW_STORE_SLOT_CHUNK < bound; c++) {
-		if (!letw_store_slot_chunk_ready(&t->store, c))
-			continue;
-		for (uint32_t i = 0; i < LETW_STORE_SLOT_CHUNK; i++) {
-			struct letw_slot *o = letw_store_slot(&t->store,
-							      c * LETW_STORE_SLOT_CHUNK + i);
-			uint32_t st = letw_slot_state(o);
-			uint32_t k = letw_st_kind(st);
-
-			if (o == s || !letw_slot_occupies(st) ||
-			    (k != LETW_SLOT_METHOD && k != LETW_SLOT_STUB))
-				continue;
-			if (ranges_overlap(o, s))
-				return 1;
-		}
-	}
-	return 0;
-}
-
 /*
  * Big records against small ones, without a lock (Dekker):
- *   small: state PENDING, nodes in (cmpxchg), full barrier, read live_bigs,
- *          and if non-zero look through the registry;
- *   big:   node in the registry, live_bigs++ (full barrier), then scan
- *          every slot for an occupying overlapping record.
+ *   small: state PENDING, nodes in (cmpxchg), widen its chunk's range
+ *          (store.h), full barrier, read live_bigs, and if non-zero look
+ *          through the registry;
+ *   big:   node in the registry, live_bigs++ (full barrier), then scan:
+ *          read each chunk's range, and where it meets the big range the
+ *          slots' states, for an occupying overlapping record.
  * A small publisher that reads live_bigs after the big one's increment also
  * finds its registry entry (added before the increment); one that reads it
- * before is seen, PENDING, by the big one's scan. Both may fail; both never
- * succeed. Big against big: both registered before either scans.
+ * before has widened its range and stored PENDING before the big one's
+ * barrier, so the scan sees both: it visits the chunk and meets the slot.
+ * Both may fail; both never succeed. Big against big: both registered
+ * before either scans. A record whose range is in no chunk's summary (a
+ * big one) is found through the registry only.
  */
 int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext *ext)
 {
-	struct overlap_key key = { .t = t, .rec = s };
+	struct letw_overlap_key key = { .t = t, .rec = s };
 	uint64_t p0 = first_page(s), pn = last_page(s), upto = p0;
 	uint32_t idx = slot_index(t, s), st = letw_slot_state(s);
 	uint32_t kind = letw_st_kind(st);
@@ -319,7 +246,7 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 
 	BIG_LOCK(t);
 	cds_lfht_node_init(&s->node);
-	if (cds_lfht_add_unique(t->code, letw_hash_u64(p0), match_overlap, &key,
+	if (cds_lfht_add_unique(t->code, letw_hash_u64(p0), letw_match_overlap, &key,
 				&s->node) != &s->node)
 		goto backout;
 	uatomic_inc(&t->code_nodes);
@@ -336,7 +263,7 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 		c->tag = LETW_ST_CONT;
 		c->slot = idx;
 		cds_lfht_node_init(&c->node);
-		if (cds_lfht_add_unique(t->code, letw_hash_u64(p), match_overlap, &key,
+		if (cds_lfht_add_unique(t->code, letw_hash_u64(p), letw_match_overlap, &key,
 					&c->node) != &c->node) {
 			retire_chunk(t, &c->rc, c, sizeof(*c));
 			goto backout;
@@ -354,13 +281,16 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 		b = letw_store_chunk_ptr(&t->store, h);
 		b->slot = idx;
 		cds_lfht_node_init(&b->node);
+		letw_hb_release(b); /* acquired in letw_overlaps_big (tsan.h) */
 		cds_lfht_add(t->bigs, letw_hash_u64(idx), &b->node);
 		(void)uatomic_add_return(&t->live_bigs, 1); /* full barrier */
-		if (overlaps_big(t, s) || overlaps_any(t, s))
+		if (letw_overlaps_big(t, s) || letw_overlaps_any(t, s))
 			goto backout;
 	} else {
+		/* Before the barrier: the pair above. */
+		letw_store_summary_widen(&t->store, idx, s->start, s->start + s->size);
 		cmm_smp_mb();
-		if (uatomic_read(&t->live_bigs) && overlaps_big(t, s))
+		if (uatomic_read(&t->live_bigs) && letw_overlaps_big(t, s))
 			goto backout;
 	}
 	if (ext) {

@@ -15,7 +15,8 @@
  *  - Records spanning more than LETW_SMALL_PAGES pages ("big": e.g. a
  *    whole stub heap) keep only their first-page node and register in
  *    `bigs`; the overlap check against them is the Dekker pair described
- *    in table.c. A big publish is O(records), small ones never pay for it.
+ *    in table.c. A big publish scans the store's slot chunks whose address
+ *    range (store.h) meets it; small ones only widen their chunk's range.
  *  - modules: keyed by module id. exts: line tables, keyed by slot index.
  *
  * Built with LETW_GLOBAL_LOCK, the same table takes one mutex in every

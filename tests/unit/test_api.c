@@ -117,6 +117,59 @@ Test(api, strings_length_and_utf8)
 	free(name);
 }
 
+/* The ASCII fast path reads eight bytes at a time: a bad byte or a valid
+ * multi-byte character at every position of names around the word sizes
+ * and at the limit is refused or accepted like anywhere else. */
+static void check_name(const char *name, int want, const char *what, size_t len,
+		       size_t pos)
+{
+	struct letw_method m = method_at(0x2000, 0x10, name);
+
+	cr_assert_eq(letw_method_publish(&m), want, "%s: len %zu pos %zu", what, len, pos);
+	if (!want)
+		cr_assert_eq(letw_method_unpublish(0x2000), 0);
+}
+
+Test(api, strings_at_the_limit_and_word_boundaries)
+{
+	static const size_t lens[] = { 1, 2, 7, 8, 9, 15, 16, 17, 24, 25,
+				       LETW_STRING_MAX - 1, LETW_STRING_MAX };
+	char *name = malloc(LETW_STRING_MAX + 2);
+
+	cr_assert_not_null(name);
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t len = lens[k];
+
+		memset(name, 'a', len);
+		name[len] = '\0';
+		check_name(name, 0, "ascii", len, len);
+		for (size_t pos = 0; pos < len; pos++) {
+			name[pos] = (char)0xff; /* never valid */
+			check_name(name, -EILSEQ, "0xff", len, pos);
+			name[pos] = (char)0x80; /* a continuation with no lead */
+			check_name(name, -EILSEQ, "0x80", len, pos);
+			name[pos] = (char)0xc3; /* a lead cut short by 'a' or the NUL */
+			check_name(name, -EILSEQ, "lead", len, pos);
+			if (pos + 1 < len) {
+				name[pos + 1] = (char)0xa9; /* U+00E9 */
+				check_name(name, 0, "2-byte", len, pos);
+				name[pos + 1] = 'a';
+			}
+			if (pos + 3 < len) {
+				memcpy(name + pos, "\xf0\x9f\x98\x80", 4); /* U+1F600 */
+				check_name(name, 0, "4-byte", len, pos);
+				memset(name + pos + 1, 'a', 3);
+			}
+			name[pos] = 'a';
+		}
+	}
+	memset(name, 'a', LETW_STRING_MAX + 1);
+	name[LETW_STRING_MAX + 1] = '\0';
+	check_name(name, -ENAMETOOLONG, "one past the limit", LETW_STRING_MAX + 1, 0);
+	cr_assert_eq(live_methods(), 0);
+	free(name);
+}
+
 Test(api, overlaps_are_refused_across_kinds)
 {
 	struct letw_method a = method_at(0x10000, 0x100, "a");
