@@ -116,12 +116,6 @@ static struct letw_region *newest_at(struct letw_codemap *m, uint64_t start)
 	return &m->r[i];
 }
 
-static int same_code(const struct letw_region *r, int obj, uint32_t size,
-		     const char *name)
-{
-	return r->obj == obj && r->size == size && strcmp(r->name, name) == 0;
-}
-
 static void end_region(struct letw_region *r, int64_t ts, unsigned how)
 {
 	r->flags |= LETW_REG_DEAD | how;
@@ -167,15 +161,21 @@ int letw_codemap_unload_copy(struct letw_codemap *m, int64_t ts, int obj,
 	return ret;
 }
 
-int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
-			      uint64_t start, uint32_t size, const char *name,
-			      size_t *region)
+int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
+			    uint64_t start, uint32_t size,
+			    const struct letw_name_src *src, size_t *region)
 {
 	struct letw_region *old = newest_at(m, start);
-	int ret;
+	const char *name;
+	int ret, same = 0;
 
 	m->stats.rundown_records++;
-	if (old && same_code(old, obj, size, name)) {
+	if (old && old->obj == obj && old->size == size) {
+		same = src->is(old->name, src->arg);
+		if (same < 0)
+			return same;
+	}
+	if (same) {
 		*region = (size_t)(old - m->r);
 		if (old->flags & LETW_REG_DEAD) {
 			m->stats.rundown_after_unload++;
@@ -185,10 +185,32 @@ int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
 		old->last_ns = ts;
 		return LETW_RD_LIVE;
 	}
+	name = src->get(src->arg);
+	if (!name)
+		return -ENOMEM;
 	if (old && !(old->flags & LETW_REG_DEAD)) {
 		end_region(old, ts, LETW_REG_IMPLICIT_END);
 		m->stats.implicit_replacements++;
 	}
 	ret = add_region(m, old, ts, obj, start, size, name, LETW_REG_RUNDOWN, region);
 	return ret ? ret : LETW_RD_NEW;
+}
+
+static int str_is(const char *stored, void *name)
+{
+	return strcmp(stored, name) == 0;
+}
+
+static const char *str_get(void *name)
+{
+	return name;
+}
+
+int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
+			      uint64_t start, uint32_t size, const char *name,
+			      size_t *region)
+{
+	const struct letw_name_src src = { str_is, str_get, (void *)name };
+
+	return letw_codemap_rundown_by(m, ts, obj, start, size, &src, region);
 }
