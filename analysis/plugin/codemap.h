@@ -17,6 +17,8 @@
 
 #include <glib.h>
 
+#include "names.h"
+
 #define LETW_REG_BIRTH   0x1u /* its load event is in the trace */
 #define LETW_REG_DEAD    0x2u /* unloaded (or replaced) at death_ns */
 #define LETW_REG_RUNDOWN 0x4u /* listed by at least one rundown record */
@@ -79,20 +81,6 @@ int letw_codemap_unload_copy(struct letw_codemap *m, int64_t ts, int obj,
 int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
 			      uint64_t start, uint32_t size, const char *name,
 			      size_t *region);
-
-/*
- * A rundown record's name as the caller has it, so that a record naming
- * code the map already holds (most of them: every pass after the first)
- * is compared without its name being built. is(stored, arg): 1 when
- * stored is the record's name, 0 when not, negative errno; get(arg): the
- * name (borrowed, valid until the next call), NULL when out of memory,
- * asked only when a region is added.
- */
-struct letw_name_src {
-	int (*is)(const char *stored, void *arg);
-	const char *(*get)(void *arg);
-	void *arg;
-};
 
 /* letw_codemap_rundown_copy() with the name from src. */
 int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,

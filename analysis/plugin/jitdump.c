@@ -63,21 +63,26 @@ struct jitdump {
 	struct letw_jdx_cache xcache;
 	GHashTable *by_vpid;   /* int64 vpid → struct letw_jd_proc * */
 	GPtrArray *procs;      /* in order of first appearance; owns them */
+	struct letw_jd_proc *last; /* the process of the previous event */
 };
 
 static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
 {
-	struct letw_jd_proc *p = g_hash_table_lookup(jd->by_vpid, &vpid);
+	struct letw_jd_proc *p;
 	gint64 *key;
 
+	/* Events come in runs of one process: no hash per event. */
+	if (jd->last && jd->last->vpid == vpid)
+		return jd->last;
+	p = g_hash_table_lookup(jd->by_vpid, &vpid);
 	if (p)
-		return p;
+		return jd->last = p;
 	p = letw_jd_proc_new(vpid);
 	key = g_new(gint64, 1);
 	*key = vpid;
 	g_hash_table_insert(jd->by_vpid, key, p);
 	g_ptr_array_add(jd->procs, p);
-	return p;
+	return jd->last = p;
 }
 
 /* perf's clock, or a failure: a jitdump without times is no use. */
@@ -96,9 +101,12 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct jitdump *jd = (struct jitdump *)s;
 	int obj = letw_ev_object(ev->kind);
+	struct letw_sink_name nm;
+	struct letw_name_src src;
 	struct letw_jd_proc *p;
+	const char *name;
 	uint64_t ns;
-	char *name;
+	int ret;
 
 	if (event_ns(jd, ev->msg, &ns))
 		return -1;
@@ -106,28 +114,29 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
-	name = obj == LETW_OBJ_METHOD ?
-		letw_name_method(ev->ns, ev->name, ev->signature, ev->method_flags) :
-		letw_name_stub(ev->stub_kind, ev->owner, ev->name);
-	if (!name) {
-		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
-		return -ENOMEM;
-	}
+	/* Names are built in the sink's buffer, only when a region is
+	 * added (the process copies them into its string chunk). */
+	letw_sink_name_src(&nm, &src, s, ev);
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
-		letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
-				  ev->method_id, ev->version_id);
+		name = letw_sink_region_name(s, ev);
+		ret = name ? letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
+					       ev->method_id, ev->version_id) : -ENOMEM;
 		break;
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, name,
-				    ev->method_id, ev->version_id);
+		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src,
+					  ev->method_id, ev->version_id);
 		break;
 	default:
-		letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, name,
-				     ev->method_id, ev->version_id);
+		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src,
+					   ev->method_id, ev->version_id);
 		break;
+	}
+	if (ret) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return ret;
 	}
 	return 0;
 }
