@@ -27,6 +27,7 @@
 #endif
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,7 +174,7 @@ struct dump_counts {
 	uint64_t loads, code, lines, code_partial, lines_partial, too_big;
 };
 
-static int write_regions(struct jitdump *jd, FILE *f, struct letw_jd_proc *p,
+static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_jd_proc *p,
 			 GArray *order, struct dump_counts *n)
 {
 	uint32_t pid = (uint32_t)p->vpid;
@@ -226,8 +227,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	GArray *order = letw_jd_proc_finish(p);
 	struct dump_counts n = { 0 };
 	char *path = NULL, *tmp = NULL;
-	FILE *f = NULL;
-	int ret = -1;
+	struct letw_jd_out o = { .fd = -1, .buf = NULL };
+	int ret = -1, fd = -1, err, close_err;
 
 	if (asprintf(&path, "%s/jit-%lld.dump", jd->output_dir, (long long)p->vpid) < 0 ||
 	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.%d", jd->output_dir,
@@ -236,22 +237,32 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
-	f = fopen(tmp, "w");
-	if (!f) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (letw_jd_write_header(f, LETW_ELF_MACH, (uint32_t)p->vpid, p->first_ns) ||
-	    write_regions(jd, f, p, order, &n) || letw_jd_write_close(f, p->last_ns)) {
+	err = letw_jd_out_init(&o, fd);
+	if (!err)
+		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)p->vpid, p->first_ns);
+	if (!err)
+		err = write_regions(jd, &o, p, order, &n);
+	if (!err)
+		err = letw_jd_write_close(&o, p->last_ns);
+	/* Always: it flushes the buffer and frees it. */
+	close_err = letw_jd_out_close(&o);
+	if (!err)
+		err = close_err;
+	if (err) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(-err));
+		goto out;
+	}
+	err = close(fd);
+	fd = -1;
+	if (err != 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
-		goto out;
-	}
-	f = NULL;
 	/* A new file under the final name: the process's placeholder stays
 	 * mapped (its inode lives on), perf inject opens the new one. */
 	if (rename(tmp, path) != 0) {
@@ -281,8 +292,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	ret = 0;
 out:
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	if (ret && tmp)
 		unlink(tmp);
 	free(path);

@@ -4,6 +4,7 @@
 
 #include "event.h"
 #include "jitdump_proc.h"
+#include "radix.h"
 
 G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(uint64_t));
 
@@ -303,26 +304,6 @@ void letw_jd_proc_extra(struct letw_jd_proc *p, const struct letw_jdx *x)
 
 /* ---- dating and ordering ---- */
 
-static int cmp_start(gconstpointer a, gconstpointer b, gpointer proc)
-{
-	const struct letw_jd_region *x = reg(proc, *(const guint *)a);
-	const struct letw_jd_region *y = reg(proc, *(const guint *)b);
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return *(const guint *)a < *(const guint *)b ? -1 : 1;
-}
-
-static int cmp_load(gconstpointer a, gconstpointer b, gpointer proc)
-{
-	const struct letw_jd_region *x = reg(proc, *(const guint *)a);
-	const struct letw_jd_region *y = reg(proc, *(const guint *)b);
-
-	if (x->load_ns != y->load_ns)
-		return x->load_ns < y->load_ns ? -1 : 1;
-	return *(const guint *)a < *(const guint *)b ? -1 : (*(const guint *)a > *(const guint *)b);
-}
-
 /* Earliest time code first seen in region i (no load event) can have been
  * mapped, given the regions seen before it at any of its addresses. */
 static uint64_t date(struct letw_jd_proc *p, guint *sorted, guint n, guint pos)
@@ -362,24 +343,54 @@ static uint64_t date(struct letw_jd_proc *p, guint *sorted, guint n, guint pos)
 	return t;
 }
 
+/* A region's index under a sort key: radix.h sorts by the leading
+ * uint64_t, stably, so equal keys stay in index (trace) order. */
+struct keyed {
+	uint64_t key;
+	guint idx;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void by_key(struct keyed *k, guint n, guint *out)
+{
+	/* The radix sort needs a copy of the array: without memory, the
+	 * same order from qsort (ties by index, so stable too). */
+	if (letw_radix_sort(k, n, sizeof(*k)) != 0)
+		qsort(k, n, sizeof(*k), cmp_keyed);
+	for (guint i = 0; i < n; i++)
+		out[i] = k[i].idx;
+}
+
 GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 {
 	guint n = p->regions->len;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
-	guint *sorted;
+	struct keyed *k = g_new(struct keyed, n ? n : 1);
+	guint *sorted = g_new(guint, n ? n : 1);
 
 	for (guint i = 0; i < n; i++)
-		g_array_append_val(order, i);
-	sorted = g_memdup2(order->data, n * sizeof(guint));
-	g_qsort_with_data(sorted, (gint)n, sizeof(guint), cmp_start, p);
+		k[i] = (struct keyed){ reg(p, i)->start, i };
+	by_key(k, n, sorted); /* by start, then trace order */
 	for (guint pos = 0; pos < n; pos++) {
 		struct letw_jd_region *r = reg(p, sorted[pos]);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
 			r->load_ns = date(p, sorted, n, pos);
 	}
-	g_array_sort_with_data(order, cmp_load, p);
+	for (guint i = 0; i < n; i++)
+		k[i] = (struct keyed){ reg(p, i)->load_ns, i };
+	by_key(k, n, sorted); /* by load time, then trace order */
+	g_array_append_vals(order, sorted, n);
 	g_free(sorted);
+	g_free(k);
 	return order;
 }
 
