@@ -53,6 +53,10 @@ struct letw_codemap {
 	 * measurable difference in CPU time. */
 	GHashTable *at_start;
 	size_t indexed;      /* regions [0, indexed) are in at_start */
+	/* One bit per hash of every region's start (codemap.c): a clear bit
+	 * proves an address new without the hash table. NULL: not built. */
+	uint64_t *seen;
+	unsigned int seen_log2;
 	GStringChunk *names; /* every region's name */
 	size_t hint; /* the region the next record probably names */
 	uint64_t max_start; /* the highest start in the table */

@@ -399,3 +399,31 @@ Test(codemap, rundown_by_builds_names_only_for_new_regions)
 	cr_expect_eq(m.stats.implicit_replacements, 2);
 	cr_expect_eq(m.stats.rundown_after_unload, 1);
 }
+
+/* The filter in front of the hash table (codemap.c, built past 1024
+ * regions and rebuilt as the map grows) never hides a region: addresses
+ * between known ones, added after it was built, are found again. */
+Test(codemap, filter_keeps_every_region_findable)
+{
+	enum { N = 9000 };
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		cr_assert_eq(rundown((int64_t)i, 0x500000000000ull - i * 0x40, 0x10, name),
+			     LETW_RD_NEW);
+	}
+	/* In between, unknown to the map: an unmatched unload each. */
+	for (i = 0; i < N; i++)
+		unload(20000 + (int64_t)i, 0x500000000000ull - i * 0x40 - 0x20, 0x10, "u");
+	cr_expect_eq(m.stats.unmatched_unloads, N);
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		cr_assert_eq(rundown(30000 + (int64_t)i, 0x500000000000ull - i * 0x40, 0x10,
+				     name), LETW_RD_LIVE, "region %zu lost", i);
+		cr_assert_eq(rundown(40000 + (int64_t)i, 0x500000000000ull - i * 0x40 - 0x20,
+				     0x10, "u"), LETW_RD_AFTER_UNLOAD);
+	}
+	cr_expect_eq(m.n, 2 * N);
+}
