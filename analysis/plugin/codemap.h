@@ -17,6 +17,8 @@
 
 #include <glib.h>
 
+#include "names.h"
+
 #define LETW_REG_BIRTH   0x1u /* its load event is in the trace */
 #define LETW_REG_DEAD    0x2u /* unloaded (or replaced) at death_ns */
 #define LETW_REG_RUNDOWN 0x4u /* listed by at least one rundown record */
@@ -51,6 +53,10 @@ struct letw_codemap {
 	 * measurable difference in CPU time. */
 	GHashTable *at_start;
 	size_t indexed;      /* regions [0, indexed) are in at_start */
+	/* One bit per hash of every region's start (codemap.c): a clear bit
+	 * proves an address new without the hash table. NULL: not built. */
+	uint64_t *seen;
+	unsigned int seen_log2;
 	GStringChunk *names; /* every region's name */
 	size_t hint; /* the region the next record probably names */
 	uint64_t max_start; /* the highest start in the table */
@@ -79,6 +85,11 @@ int letw_codemap_unload_copy(struct letw_codemap *m, int64_t ts, int obj,
 int letw_codemap_rundown_copy(struct letw_codemap *m, int64_t ts, int obj,
 			      uint64_t start, uint32_t size, const char *name,
 			      size_t *region);
+
+/* letw_codemap_rundown_copy() with the name from src. */
+int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
+			    uint64_t start, uint32_t size,
+			    const struct letw_name_src *src, size_t *region);
 
 /* ---- building the perf map ---- */
 

@@ -256,6 +256,9 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
 	memset(ci, 0, sizeof(*ci));
 	ci->cls = cls;
 	ci->kind = letw_ev_kind_from_name(bt_event_class_get_name(cls));
+	/* An event class belongs to one stream class: whether its events
+	 * have a clock snapshot is known here, not asked per event. */
+	ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
 	ci->vpid_idx = member(bt_stream_class_borrow_event_common_context_field_class_const(sc),
 			      "vpid", 0, &ci->vpid_signed);
 	fd = fields_of(letw_ev_object(ci->kind));
@@ -331,7 +334,7 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		*err = ci->missing;
 		return -1;
 	}
-	if (bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+	if (ci->has_clock)
 		ev->ts_ns = letw_clock_ns(
 			bt_message_event_borrow_default_clock_snapshot_const(msg),
 			&ok);
@@ -356,10 +359,12 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 			const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(
 				p, (uint64_t)ci->idx[i]);
 
-			*(const char **)(void *)dst = letw_bt_string(f);
+			/* letw_bt_string() with the length asked once. */
+			uint64_t len = bt_field_string_get_length(f);
+
+			*(const char **)(void *)dst = len ? bt_field_string_get_value(f) : "";
 			if (fd[i].len_off != SIZE_MAX)
-				*(size_t *)(void *)((char *)ev + fd[i].len_off) =
-					(size_t)bt_field_string_get_length(f);
+				*(size_t *)(void *)((char *)ev + fd[i].len_off) = (size_t)len;
 			continue;
 		}
 		v = int_at(p, ci->idx[i], ci->is_signed[i]);

@@ -91,6 +91,7 @@ struct letw_ev_class_info {
 	enum letw_ev_kind kind;
 	const char *missing;         /* a schema field absent or mistyped */
 	int vpid_idx;                /* -1: no vpid context */
+	uint8_t has_clock;           /* its stream class has a default clock */
 	uint8_t vpid_signed;
 	int16_t idx[LETW_EV_MAX_FIELDS];
 	uint8_t is_signed[LETW_EV_MAX_FIELDS];

@@ -27,6 +27,7 @@
 #endif
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,21 +64,26 @@ struct jitdump {
 	struct letw_jdx_cache xcache;
 	GHashTable *by_vpid;   /* int64 vpid → struct letw_jd_proc * */
 	GPtrArray *procs;      /* in order of first appearance; owns them */
+	struct letw_jd_proc *last; /* the process of the previous event */
 };
 
 static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
 {
-	struct letw_jd_proc *p = g_hash_table_lookup(jd->by_vpid, &vpid);
+	struct letw_jd_proc *p;
 	gint64 *key;
 
+	/* Events come in runs of one process: no hash per event. */
+	if (jd->last && jd->last->vpid == vpid)
+		return jd->last;
+	p = g_hash_table_lookup(jd->by_vpid, &vpid);
 	if (p)
-		return p;
+		return jd->last = p;
 	p = letw_jd_proc_new(vpid);
 	key = g_new(gint64, 1);
 	*key = vpid;
 	g_hash_table_insert(jd->by_vpid, key, p);
 	g_ptr_array_add(jd->procs, p);
-	return p;
+	return jd->last = p;
 }
 
 /* perf's clock, or a failure: a jitdump without times is no use. */
@@ -96,9 +102,12 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct jitdump *jd = (struct jitdump *)s;
 	int obj = letw_ev_object(ev->kind);
+	struct letw_sink_name nm;
+	struct letw_name_src src;
 	struct letw_jd_proc *p;
+	const char *name;
 	uint64_t ns;
-	char *name;
+	int ret;
 
 	if (event_ns(jd, ev->msg, &ns))
 		return -1;
@@ -106,28 +115,29 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
-	name = obj == LETW_OBJ_METHOD ?
-		letw_name_method(ev->ns, ev->name, ev->signature, ev->method_flags) :
-		letw_name_stub(ev->stub_kind, ev->owner, ev->name);
-	if (!name) {
-		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
-		return -ENOMEM;
-	}
+	/* Names are built in the sink's buffer, only when a region is
+	 * added (the process copies them into its string chunk). */
+	letw_sink_name_src(&nm, &src, s, ev);
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
-		letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
-				  ev->method_id, ev->version_id);
+		name = letw_sink_region_name(s, ev);
+		ret = name ? letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
+					       ev->method_id, ev->version_id) : -ENOMEM;
 		break;
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, name,
-				    ev->method_id, ev->version_id);
+		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src,
+					  ev->method_id, ev->version_id);
 		break;
 	default:
-		letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, name,
-				     ev->method_id, ev->version_id);
+		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src,
+					   ev->method_id, ev->version_id);
 		break;
+	}
+	if (ret) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return ret;
 	}
 	return 0;
 }
@@ -164,7 +174,7 @@ struct dump_counts {
 	uint64_t loads, code, lines, code_partial, lines_partial, too_big;
 };
 
-static int write_regions(struct jitdump *jd, FILE *f, struct letw_jd_proc *p,
+static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_jd_proc *p,
 			 GArray *order, struct dump_counts *n)
 {
 	uint32_t pid = (uint32_t)p->vpid;
@@ -217,8 +227,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	GArray *order = letw_jd_proc_finish(p);
 	struct dump_counts n = { 0 };
 	char *path = NULL, *tmp = NULL;
-	FILE *f = NULL;
-	int ret = -1;
+	struct letw_jd_out o = { .fd = -1, .buf = NULL };
+	int ret = -1, fd = -1, err, close_err;
 
 	if (asprintf(&path, "%s/jit-%lld.dump", jd->output_dir, (long long)p->vpid) < 0 ||
 	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.%d", jd->output_dir,
@@ -227,22 +237,32 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
-	f = fopen(tmp, "w");
-	if (!f) {
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (letw_jd_write_header(f, LETW_ELF_MACH, (uint32_t)p->vpid, p->first_ns) ||
-	    write_regions(jd, f, p, order, &n) || letw_jd_write_close(f, p->last_ns)) {
+	err = letw_jd_out_init(&o, fd);
+	if (!err)
+		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)p->vpid, p->first_ns);
+	if (!err)
+		err = write_regions(jd, &o, p, order, &n);
+	if (!err)
+		err = letw_jd_write_close(&o, p->last_ns);
+	/* Always: it flushes the buffer and frees it. */
+	close_err = letw_jd_out_close(&o);
+	if (!err)
+		err = close_err;
+	if (err) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(-err));
+		goto out;
+	}
+	err = close(fd);
+	fd = -1;
+	if (err != 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
-		goto out;
-	}
-	f = NULL;
 	/* A new file under the final name: the process's placeholder stays
 	 * mapped (its inode lives on), perf inject opens the new one. */
 	if (rename(tmp, path) != 0) {
@@ -272,8 +292,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	ret = 0;
 out:
-	if (f)
-		fclose(f);
+	if (fd >= 0)
+		close(fd);
 	if (ret && tmp)
 		unlink(tmp);
 	free(path);

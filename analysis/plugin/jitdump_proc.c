@@ -4,6 +4,9 @@
 
 #include "event.h"
 #include "jitdump_proc.h"
+#include "radix.h"
+
+G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(uint64_t));
 
 /* Bytes of one code version, filled chunk by chunk; `got` has a bit per
  * byte so that a chunk seen twice (at load and in a rundown) counts once. */
@@ -48,7 +51,6 @@ static void region_clear(gpointer data)
 {
 	struct letw_jd_region *r = data;
 
-	free(r->name);
 	code_free(r->code);
 	rows_free(r->rows);
 }
@@ -60,7 +62,9 @@ struct letw_jd_proc *letw_jd_proc_new(int64_t vpid)
 	p->vpid = vpid;
 	p->regions = g_array_new(FALSE, TRUE, sizeof(struct letw_jd_region));
 	g_array_set_clear_func(p->regions, region_clear);
-	p->at_start = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	/* Keys are the addresses themselves: no allocation per region. */
+	p->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
+	p->names = g_string_chunk_new(256 * 1024);
 	return p;
 }
 
@@ -70,6 +74,7 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 		return;
 	g_array_free(p->regions, TRUE);
 	g_hash_table_destroy(p->at_start);
+	g_string_chunk_free(p->names);
 	g_free(p);
 }
 
@@ -87,41 +92,55 @@ static struct letw_jd_region *reg(struct letw_jd_proc *p, guint i)
 	return &g_array_index(p->regions, struct letw_jd_region, i);
 }
 
+/* The newest region at start, or NULL. Rundown passes list code in the
+ * runtime's store order, the order an earlier pass (or the loads) added
+ * it: the region after the last one found is tried before the hash
+ * table (codemap.c does the same). */
 static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 {
-	gpointer v = g_hash_table_lookup(p->at_start, &start);
+	gpointer v;
+	guint i;
 
-	return v ? reg(p, GPOINTER_TO_UINT(v) - 1) : NULL;
+	if (p->hint < p->regions->len && reg(p, p->hint)->start == start &&
+	    !reg(p, p->hint)->superseded) {
+		i = p->hint;
+	} else {
+		v = g_hash_table_lookup(p->at_start, GSIZE_TO_POINTER(start));
+		if (!v)
+			return NULL;
+		i = GPOINTER_TO_UINT(v) - 1;
+	}
+	p->hint = i + 1;
+	return reg(p, i);
 }
 
-static void add(struct letw_jd_proc *p, uint64_t ns, int obj, uint64_t start,
-		uint32_t size, char *name, uint64_t method_id,
-		uint64_t version_id, enum letw_jd_origin origin)
+/* old: newest_at(start) before this region, or NULL. */
+static void add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
+		int obj, uint64_t start, uint32_t size, const char *name,
+		uint64_t method_id, uint64_t version_id, enum letw_jd_origin origin)
 {
 	struct letw_jd_region r = {
 		.start = start, .size = size, .obj = (uint8_t)obj,
-		.origin = (uint8_t)origin, .name = name,
+		.origin = (uint8_t)origin,
+		.name = g_string_chunk_insert(p->names, name),
 		.method_id = method_id, .version_id = version_id,
 		.rec_ns = ns, .load_ns = ns,
 	};
-	guint64 *key = g_new(guint64, 1);
 
-	*key = start;
+	/* Before the array moves. */
+	if (old)
+		old->superseded = 1;
 	g_array_append_val(p->regions, r);
-	g_hash_table_replace(p->at_start, key, GUINT_TO_POINTER(p->regions->len));
+	g_hash_table_insert(p->at_start, GSIZE_TO_POINTER(start),
+			    GUINT_TO_POINTER(p->regions->len));
+	p->hint = p->regions->len;
 	if (size > p->max_size)
 		p->max_size = size;
 }
 
-static int same_code(const struct letw_jd_region *r, int obj, uint32_t size,
-		     const char *name)
-{
-	return r->obj == obj && r->size == size && strcmp(r->name, name) == 0;
-}
-
-void letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
-		       uint64_t start, uint32_t size, char *name,
-		       uint64_t method_id, uint64_t version_id)
+int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
+		      uint64_t start, uint32_t size, const char *name,
+		      uint64_t method_id, uint64_t version_id)
 {
 	struct letw_jd_region *old = newest_at(p, start);
 
@@ -132,50 +151,65 @@ void letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
 		p->stats.implicit_replacements++;
 	}
 	p->stats.loads++;
-	add(p, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_LOAD);
+	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_LOAD);
+	return 0;
 }
 
-void letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
-			 uint64_t start, uint32_t size, char *name,
-			 uint64_t method_id, uint64_t version_id)
+int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
+			uint64_t start, uint32_t size, const struct letw_name_src *src,
+			uint64_t method_id, uint64_t version_id)
 {
 	struct letw_jd_region *old = newest_at(p, start);
+	const char *name;
 
 	if (old && !old->dead && old->obj == obj) {
 		old->dead = 1;
 		old->death_ns = ns;
-		free(name);
-		return;
+		return 0;
 	}
 	/* Code loaded before the trace and unloaded in it: samples before
 	 * the unload still need its name. */
+	name = src->get(src->arg);
+	if (!name)
+		return -ENOMEM;
 	p->stats.unload_only++;
-	add(p, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD);
+	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD);
 	old = reg(p, p->regions->len - 1);
 	old->dead = 1;
 	old->death_ns = ns;
+	return 0;
 }
 
-void letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
-			  uint64_t start, uint32_t size, char *name,
-			  uint64_t method_id, uint64_t version_id)
+int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
+			 uint64_t start, uint32_t size, const struct letw_name_src *src,
+			 uint64_t method_id, uint64_t version_id)
 {
 	struct letw_jd_region *old = newest_at(p, start);
+	const char *name;
+	int same = 0;
 
-	if (old && same_code(old, obj, size, name)) {
+	if (old && old->obj == obj && old->size == size) {
+		same = src->is(old->name, src->arg);
+		if (same < 0)
+			return same;
+	}
+	if (same) {
 		/* Already mapped (or the walker listed freed code, which is
 		 * the report's business): no second LOAD. */
 		p->stats.rundown_known++;
-		free(name);
-		return;
+		return 0;
 	}
+	name = src->get(src->arg);
+	if (!name)
+		return -ENOMEM;
 	if (old && !old->dead) {
 		old->dead = 1;
 		old->death_ns = ns;
 		p->stats.implicit_replacements++;
 	}
 	p->stats.rundown_new++;
-	add(p, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
+	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
+	return 0;
 }
 
 static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
@@ -270,26 +304,6 @@ void letw_jd_proc_extra(struct letw_jd_proc *p, const struct letw_jdx *x)
 
 /* ---- dating and ordering ---- */
 
-static int cmp_start(gconstpointer a, gconstpointer b, gpointer proc)
-{
-	const struct letw_jd_region *x = reg(proc, *(const guint *)a);
-	const struct letw_jd_region *y = reg(proc, *(const guint *)b);
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return *(const guint *)a < *(const guint *)b ? -1 : 1;
-}
-
-static int cmp_load(gconstpointer a, gconstpointer b, gpointer proc)
-{
-	const struct letw_jd_region *x = reg(proc, *(const guint *)a);
-	const struct letw_jd_region *y = reg(proc, *(const guint *)b);
-
-	if (x->load_ns != y->load_ns)
-		return x->load_ns < y->load_ns ? -1 : 1;
-	return *(const guint *)a < *(const guint *)b ? -1 : (*(const guint *)a > *(const guint *)b);
-}
-
 /* Earliest time code first seen in region i (no load event) can have been
  * mapped, given the regions seen before it at any of its addresses. */
 static uint64_t date(struct letw_jd_proc *p, guint *sorted, guint n, guint pos)
@@ -329,24 +343,54 @@ static uint64_t date(struct letw_jd_proc *p, guint *sorted, guint n, guint pos)
 	return t;
 }
 
+/* A region's index under a sort key: radix.h sorts by the leading
+ * uint64_t, stably, so equal keys stay in index (trace) order. */
+struct keyed {
+	uint64_t key;
+	guint idx;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void by_key(struct keyed *k, guint n, guint *out)
+{
+	/* The radix sort needs a copy of the array: without memory, the
+	 * same order from qsort (ties by index, so stable too). */
+	if (letw_radix_sort(k, n, sizeof(*k)) != 0)
+		qsort(k, n, sizeof(*k), cmp_keyed);
+	for (guint i = 0; i < n; i++)
+		out[i] = k[i].idx;
+}
+
 GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 {
 	guint n = p->regions->len;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
-	guint *sorted;
+	struct keyed *k = g_new(struct keyed, n ? n : 1);
+	guint *sorted = g_new(guint, n ? n : 1);
 
 	for (guint i = 0; i < n; i++)
-		g_array_append_val(order, i);
-	sorted = g_memdup2(order->data, n * sizeof(guint));
-	g_qsort_with_data(sorted, (gint)n, sizeof(guint), cmp_start, p);
+		k[i] = (struct keyed){ reg(p, i)->start, i };
+	by_key(k, n, sorted); /* by start, then trace order */
 	for (guint pos = 0; pos < n; pos++) {
 		struct letw_jd_region *r = reg(p, sorted[pos]);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
 			r->load_ns = date(p, sorted, n, pos);
 	}
-	g_array_sort_with_data(order, cmp_load, p);
+	for (guint i = 0; i < n; i++)
+		k[i] = (struct keyed){ reg(p, i)->load_ns, i };
+	by_key(k, n, sorted); /* by load time, then trace order */
+	g_array_append_vals(order, sorted, n);
 	g_free(sorted);
+	g_free(k);
 	return order;
 }
 

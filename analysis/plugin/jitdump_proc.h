@@ -26,6 +26,7 @@
 
 #include "jitdump_extra.h"
 #include "jitdump_write.h"
+#include "names.h"
 
 /* The provider's limits (LETW_LINES_MAX, LETW_CODE_BYTES_MAX): beyond
  * them a chunk is damage. */
@@ -50,7 +51,8 @@ struct letw_jd_region {
 	uint8_t obj;      /* enum letw_ev_object: METHOD or STUB */
 	uint8_t origin;   /* enum letw_jd_origin */
 	uint8_t dead;     /* unloaded or replaced at death_ns */
-	char *name;       /* owned (malloc) */
+	uint8_t superseded; /* a newer region starts at the same address */
+	char *name;       /* in the process's string chunk */
 	uint64_t method_id, version_id;
 	uint64_t rec_ns;  /* the event that made the region */
 	uint64_t death_ns;
@@ -69,7 +71,9 @@ struct letw_jd_stats {
 struct letw_jd_proc {
 	int64_t vpid;
 	GArray *regions;       /* struct letw_jd_region, in trace order */
-	GHashTable *at_start;  /* start (guint64 *) → newest region index + 1 */
+	GHashTable *at_start;  /* start (as a pointer) → newest region index + 1 */
+	GStringChunk *names;   /* every region's name: no malloc per record */
+	guint hint;            /* the region the next record probably names */
 	uint64_t first_ns, last_ns;
 	int has_ts;
 	uint32_t max_size;
@@ -82,16 +86,18 @@ void letw_jd_proc_free(struct letw_jd_proc *p);
 /* Every event of the process, to know its first and last time. */
 void letw_jd_proc_touch(struct letw_jd_proc *p, uint64_t ns);
 
-/* name: malloc()ed, owned by the process from the call on. */
-void letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
-		       uint64_t start, uint32_t size, char *name,
-		       uint64_t method_id, uint64_t version_id);
-void letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
-			 uint64_t start, uint32_t size, char *name,
+/* name is borrowed (copied when kept); for unloads and rundown records,
+ * most of which name code already known, src builds it only when a
+ * region is added. Return 0 or -ENOMEM. */
+int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
+		      uint64_t start, uint32_t size, const char *name,
+		      uint64_t method_id, uint64_t version_id);
+int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
+			uint64_t start, uint32_t size, const struct letw_name_src *src,
+			uint64_t method_id, uint64_t version_id);
+int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
+			 uint64_t start, uint32_t size, const struct letw_name_src *src,
 			 uint64_t method_id, uint64_t version_id);
-void letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
-			  uint64_t start, uint32_t size, char *name,
-			  uint64_t method_id, uint64_t version_id);
 
 /* A line-table or code-bytes chunk: attached to the newest region at its
  * code_start when method id and version agree, else counted. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jitdump_write.h"
 
@@ -14,30 +16,100 @@ enum { JIT_CODE_LOAD = 0, JIT_CODE_DEBUG_INFO = 2, JIT_CODE_CLOSE = 3 };
 #define DEBUG_FIXED 32u     /* prefix, code_addr, nr_entry */
 #define DEBUG_ENTRY_FIXED 16u /* addr, lineno, discrim */
 
-/* Every field is written one by one in host order (the format is the
+int letw_jd_out_init(struct letw_jd_out *o, int fd)
+{
+	o->fd = fd;
+	o->err = 0;
+	o->len = 0;
+	o->cap = LETW_JD_OUT_BUF;
+	o->buf = malloc(o->cap);
+	if (!o->buf) {
+		o->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int write_all(struct letw_jd_out *o, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n && !o->err) {
+		ssize_t w = write(o->fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			o->err = w < 0 ? -errno : -EIO;
+			break;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return o->err;
+}
+
+static int flush(struct letw_jd_out *o)
+{
+	int ret = write_all(o, o->buf, o->len);
+
+	o->len = 0;
+	return ret;
+}
+
+int letw_jd_out_close(struct letw_jd_out *o)
+{
+	int ret = o->err ? o->err : flush(o);
+
+	free(o->buf);
+	o->buf = NULL;
+	return ret;
+}
+
+/* Room for n more bytes in the buffer (n <= cap), or NULL on a failure. */
+static unsigned char *room(struct letw_jd_out *o, size_t n)
+{
+	unsigned char *at;
+
+	if (o->err || (o->cap - o->len < n && flush(o)))
+		return NULL;
+	at = o->buf + o->len;
+	o->len += n;
+	return at;
+}
+
+/* Every field is copied one by one in host order (the format is the
  * writer's byte order; perf swaps on a magic mismatch), so no struct
  * padding can slip into the file. */
-static int put(FILE *f, const void *p, size_t n)
+static int put(struct letw_jd_out *f, const void *p, size_t n)
 {
-	return n == 0 || fwrite(p, n, 1, f) == 1 ? 0 : -EIO;
+	unsigned char *at;
+
+	if (n > f->cap / 2) /* large code: straight from the caller */
+		return f->err || flush(f) ? f->err : write_all(f, p, n);
+	at = room(f, n);
+	if (!at)
+		return f->err ? f->err : -EIO;
+	memcpy(at, p, n);
+	return 0;
 }
 
-static int put32(FILE *f, uint32_t v)
+static int put32(struct letw_jd_out *f, uint32_t v)
 {
 	return put(f, &v, sizeof(v));
 }
 
-static int put64(FILE *f, uint64_t v)
+static int put64(struct letw_jd_out *f, uint64_t v)
 {
 	return put(f, &v, sizeof(v));
 }
 
-static int put_prefix(FILE *f, uint32_t id, uint32_t total, uint64_t ts)
+static int put_prefix(struct letw_jd_out *f, uint32_t id, uint32_t total, uint64_t ts)
 {
 	return put32(f, id) || put32(f, total) || put64(f, ts) ? -EIO : 0;
 }
 
-int letw_jd_write_header(FILE *f, uint32_t elf_mach, uint32_t pid, uint64_t ts)
+int letw_jd_write_header(struct letw_jd_out *f, uint32_t elf_mach, uint32_t pid, uint64_t ts)
 {
 	if (put32(f, JITHEADER_MAGIC) || put32(f, JITHEADER_VERSION) ||
 	    put32(f, LETW_JD_HEADER_SIZE) || put32(f, elf_mach) ||
@@ -61,14 +133,13 @@ void letw_jd_filler(uint8_t *buf, uint32_t size, uint64_t code_index, uint32_t p
 	memcpy(buf + size - n, tail + sizeof(tail) - n, n);
 }
 
-int letw_jd_write_load(FILE *f, uint64_t ts, uint32_t pid, uint32_t tid,
+int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_t tid,
 		       uint64_t code_addr, uint32_t code_size,
 		       uint64_t code_index, const char *name,
 		       const uint8_t *code)
 {
 	size_t name_len = strlen(name) + 1;
 	uint64_t total = LOAD_FIXED + name_len + code_size;
-	uint8_t filler[4096];
 
 	if (total > UINT32_MAX)
 		return -E2BIG;
@@ -80,24 +151,27 @@ int letw_jd_write_load(FILE *f, uint64_t ts, uint32_t pid, uint32_t tid,
 		return -EIO;
 	if (code)
 		return put(f, code, code_size);
-	/* Filler in pieces: only the last piece carries the unique tail. */
+	/* Filler made in place in the buffer, in pieces of at most 4 KiB:
+	 * only the last piece carries the unique tail. */
 	for (uint32_t done = 0; done < code_size;) {
 		uint32_t n = code_size - done;
+		unsigned char *at;
 
-		if (n > sizeof(filler))
-			n = sizeof(filler);
+		if (n > 4096)
+			n = 4096;
+		at = room(f, n);
+		if (!at)
+			return f->err ? f->err : -EIO;
 		if (done + n == code_size)
-			letw_jd_filler(filler, n, code_index, pid);
+			letw_jd_filler(at, n, code_index, pid);
 		else
-			memset(filler, 0xcc, n);
-		if (put(f, filler, n))
-			return -EIO;
+			memset(at, 0xcc, n);
 		done += n;
 	}
 	return 0;
 }
 
-int letw_jd_write_debug_info(FILE *f, uint64_t ts, uint64_t code_addr,
+int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_addr,
 			     const struct letw_jd_line *lines, size_t n,
 			     uint32_t elf_text_offset)
 {
@@ -128,7 +202,7 @@ int letw_jd_write_debug_info(FILE *f, uint64_t ts, uint64_t code_addr,
 	return put(f, zeros, pad);
 }
 
-int letw_jd_write_close(FILE *f, uint64_t ts)
+int letw_jd_write_close(struct letw_jd_out *f, uint64_t ts)
 {
 	return put_prefix(f, JIT_CODE_CLOSE, PREFIX_SIZE, ts);
 }

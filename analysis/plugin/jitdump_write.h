@@ -7,14 +7,16 @@
  * CLOSE. There is no unload record: a later LOAD over the same addresses
  * is what ends the older code for perf.
  *
- * Pure file writing (stdio, no babeltrace2 types), so it is easy to read
- * next to the specification.
+ * Pure file writing (no babeltrace2 types), so it is easy to read next
+ * to the specification. Records are built in one large buffer written in
+ * big blocks (a dump holds ~10^5 records of many small fields, and
+ * fwrite per field was a tenth of `lttng-etw jitdump`).
  */
 #ifndef LETW_BT_JITDUMP_WRITE_H
 #define LETW_BT_JITDUMP_WRITE_H
 
 #include <stdint.h>
-#include <stdio.h>
+#include <stddef.h>
 
 #define LETW_JD_HEADER_SIZE 40u
 
@@ -38,8 +40,25 @@ struct letw_jd_line {
 	const char *file;   /* never NULL */
 };
 
+/* A dump being written to fd: records go through buf, written when full
+ * and by letw_jd_out_close(). Functions return 0 or a negative errno, and
+ * once one failed every later one fails the same. */
+struct letw_jd_out {
+	int fd;
+	int err;
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+#define LETW_JD_OUT_BUF (1u << 20)
+
+/* fd: open for writing, owned by the caller. */
+int letw_jd_out_init(struct letw_jd_out *o, int fd);
+/* Writes what is buffered and frees the buffer (fd stays open). */
+int letw_jd_out_close(struct letw_jd_out *o);
+
 /* Write the header. elf_mach: e_machine of the code (EM_X86_64...). */
-int letw_jd_write_header(FILE *f, uint32_t elf_mach, uint32_t pid, uint64_t ts);
+int letw_jd_write_header(struct letw_jd_out *f, uint32_t elf_mach, uint32_t pid, uint64_t ts);
 
 /*
  * A LOAD record: name, then code_size bytes of code (perf always reads
@@ -47,18 +66,18 @@ int letw_jd_write_header(FILE *f, uint32_t elf_mach, uint32_t pid, uint64_t ts);
  * code may be NULL: filler is written instead (int3, with the record's
  * index and pid at the end so that no two loads share bytes).
  */
-int letw_jd_write_load(FILE *f, uint64_t ts, uint32_t pid, uint32_t tid,
+int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_t tid,
 		       uint64_t code_addr, uint32_t code_size,
 		       uint64_t code_index, const char *name,
 		       const uint8_t *code);
 
 /* A DEBUG_INFO record for the LOAD that follows it; elf_text_offset is
  * added to every entry's address. */
-int letw_jd_write_debug_info(FILE *f, uint64_t ts, uint64_t code_addr,
+int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_addr,
 			     const struct letw_jd_line *lines, size_t n,
 			     uint32_t elf_text_offset);
 
-int letw_jd_write_close(FILE *f, uint64_t ts);
+int letw_jd_write_close(struct letw_jd_out *f, uint64_t ts);
 
 /* The filler letw_jd_write_load writes for code == NULL (for tests). */
 void letw_jd_filler(uint8_t *buf, uint32_t size, uint64_t code_index, uint32_t pid);

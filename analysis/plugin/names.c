@@ -136,6 +136,50 @@ const char *letw_name_method_len(struct letw_namebuf *b, const char *ns, size_t 
 	return join(b, part, len, 7);
 }
 
+/* Match part p (len bytes) at *s and step past it. strncmp, not memcmp:
+ * stored may end before len bytes. */
+static int part_is(const char **s, const char *p, size_t len)
+{
+	if (strncmp(*s, p, len) != 0)
+		return 0;
+	*s += len;
+	return 1;
+}
+
+int letw_name_method_is(const char *stored, const char *ns, size_t ns_len,
+			const char *name, size_t name_len, const char *sig,
+			size_t sig_len, uint32_t method_flags)
+{
+	/* The parts of letw_name_method_len(), in its order. */
+	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
+	int has_ns = ns && *ns, has_name = name && *name;
+	const char *part[7] = { has_ns ? ns : NULL, has_ns ? "::" : NULL,
+				has_name ? name : "?", sig,
+				tier ? " [" : NULL, tier, tier ? "]" : NULL };
+	size_t len[7] = { ns_len, 2, has_name ? name_len : 1, sig_len, 2, SIZE_MAX, 1 };
+	const char *s = stored;
+	size_t i;
+
+	for (i = 0; i < 7; i++)
+		if (!part[i])
+			len[i] = 0;
+		else if (len[i] == SIZE_MAX)
+			len[i] = strlen(part[i]);
+	/* A stored name is sanitize()'s output, which sanitize() leaves as
+	 * it is: parts joining into exactly its bytes are its name. */
+	for (i = 0; i < 7; i++)
+		if (len[i] && !part_is(&s, part[i], len[i]))
+			break;
+	if (i == 7 && *s == '\0')
+		return 1;
+	/* Different bytes: a different name, unless sanitize() would
+	 * change some of them (then only building the name can tell). */
+	for (i = 0; i < 7; i++)
+		if (printable_prefix(part[i] ? part[i] : "", len[i]) < len[i])
+			return -1;
+	return 0;
+}
+
 const char *letw_name_method_in(struct letw_namebuf *b, const char *ns,
 				const char *name, const char *sig,
 				uint32_t method_flags)

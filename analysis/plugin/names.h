@@ -42,6 +42,30 @@ const char *letw_name_method_len(struct letw_namebuf *b, const char *ns, size_t 
 				 size_t sig_len, uint32_t method_flags);
 void letw_namebuf_fini(struct letw_namebuf *b);
 
+/*
+ * Whether stored is the name letw_name_method_len() would build from these
+ * parts, compared part by part (no copy): 1 yes, 0 no, -1 cannot tell
+ * without building it (a part holds a byte the name replaces by '?').
+ * Lengths as for letw_name_method_len().
+ */
+int letw_name_method_is(const char *stored, const char *ns, size_t ns_len,
+			const char *name, size_t name_len, const char *sig,
+			size_t sig_len, uint32_t method_flags);
+
+/*
+ * A record's name as the caller has it, so that a record naming code
+ * already known (most rundown records: every pass after the first) is
+ * compared without its name being built (codemap.h, jitdump_proc.h).
+ * is(stored, arg): 1 when stored is the record's name, 0 when not,
+ * negative errno; get(arg): the name (borrowed, valid until the next
+ * call), NULL when out of memory, asked only when a region is added.
+ */
+struct letw_name_src {
+	int (*is)(const char *stored, void *arg);
+	const char *(*get)(void *arg);
+	void *arg;
+};
+
 const char *letw_tier_name(unsigned int tier); /* NULL for unknown/0 */
 const char *letw_stub_kind_name(uint32_t kind); /* NULL when runtime-defined */
 

@@ -68,6 +68,8 @@ static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 	struct perfmap *pm = (struct perfmap *)s;
 	int obj = letw_ev_object(ev->kind);
 	struct letw_codemap *m;
+	struct letw_sink_name nm;
+	struct letw_name_src src;
 	size_t idx;
 	const char *name;
 	int ret;
@@ -75,23 +77,30 @@ static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
 	m = proc_get(pm, ev->has_vpid ? ev->vpid : 0);
-	name = m ? letw_sink_region_name(s, ev) : NULL;
-	if (!name) {
+	if (!m) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -ENOMEM;
 	}
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
-		ret = letw_codemap_load_copy(m, ev->ts_ns, obj, ev->start, ev->size, name);
-		break;
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		ret = letw_codemap_unload_copy(m, ev->ts_ns, obj, ev->start, ev->size, name);
+		name = letw_sink_region_name(s, ev);
+		if (!name)
+			ret = -ENOMEM;
+		else if (ev->kind == LETW_EV_METHOD_LOAD || ev->kind == LETW_EV_STUB_LOAD)
+			ret = letw_codemap_load_copy(m, ev->ts_ns, obj, ev->start, ev->size, name);
+		else
+			ret = letw_codemap_unload_copy(m, ev->ts_ns, obj, ev->start, ev->size,
+						       name);
 		break;
 	default:
-		ret = letw_codemap_rundown_copy(m, ev->ts_ns, obj, ev->start, ev->size,
-						name, &idx);
+		/* Rundown records: most name code the map holds, compared
+		 * without building the name. */
+		letw_sink_name_src(&nm, &src, s, ev);
+		ret = letw_codemap_rundown_by(m, ev->ts_ns, obj, ev->start, ev->size,
+					      &src, &idx);
 		break;
 	}
 	if (ret < 0) {

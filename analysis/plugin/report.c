@@ -146,8 +146,9 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		     const struct letw_ev *ev, enum letw_flavour fl, int obj)
 {
 	struct letw_pass *ps = p->open[fl] >= 0 ? &r->passes[p->open[fl]] : NULL;
+	struct letw_sink_name nm;
+	struct letw_name_src src;
 	size_t idx;
-	const char *name;
 	int m;
 
 	if (obj == LETW_OBJ_MODULE) {
@@ -161,11 +162,9 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		ps->bytes_seen += record_bytes(ev, obj);
 		return add_key(&ps->module_keys, &ps->nmod, &ps->capmod, ev->module_id);
 	}
-	name = letw_sink_region_name(&r->base, ev);
-	if (!name)
-		return -ENOMEM;
-	m = letw_codemap_rundown_copy(&p->map, ev->ts_ns, obj, ev->start, ev->size,
-				      name, &idx);
+	letw_sink_name_src(&nm, &src, &r->base, ev);
+	m = letw_codemap_rundown_by(&p->map, ev->ts_ns, obj, ev->start, ev->size,
+				    &src, &idx);
 	if (m < 0)
 		return m;
 	if (!ps) {

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,42 @@ const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev)
 					    ev->name_len, ev->signature, ev->signature_len,
 					    ev->method_flags);
 	return letw_name_stub_in(&s->names, ev->stub_kind, ev->owner, ev->name);
+}
+
+static const char *name_get(void *arg)
+{
+	struct letw_sink_name *n = arg;
+
+	return letw_sink_region_name(n->s, n->ev);
+}
+
+static int name_is(const char *stored, void *arg)
+{
+	struct letw_sink_name *n = arg;
+	const struct letw_ev *ev = n->ev;
+	const char *name;
+	int r = -1;
+
+	if (letw_ev_object(ev->kind) == LETW_OBJ_METHOD)
+		r = letw_name_method_is(stored, ev->ns, ev->ns_len, ev->name, ev->name_len,
+					ev->signature, ev->signature_len, ev->method_flags);
+	if (r >= 0)
+		return r;
+	/* Stubs (few), and names with bytes the naming replaces. */
+	name = name_get(arg);
+	if (!name)
+		return -ENOMEM;
+	return strcmp(stored, name) == 0;
+}
+
+void letw_sink_name_src(struct letw_sink_name *n, struct letw_name_src *src,
+			struct letw_sink *s, const struct letw_ev *ev)
+{
+	n->s = s;
+	n->ev = ev;
+	src->is = name_is;
+	src->get = name_get;
+	src->arg = n;
 }
 
 static struct letw_sink *sink_of(bt_self_component_sink *self)

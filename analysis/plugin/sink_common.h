@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "codemap.h"
 #include "event.h"
 #include "names.h"
 #include "trace_facts.h"
@@ -89,6 +90,16 @@ void letw_sink_fini(struct letw_sink *s);
 /* The perf map name of a method or stub record (names.h), in a buffer of
  * the sink's valid until the next call; NULL when out of memory. */
 const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev);
+
+/* The same name as a struct letw_name_src (codemap.h) over ev, compared
+ * by its parts (names.h) and built only when asked; ev and s must outlive
+ * the use of src. */
+struct letw_sink_name {
+	struct letw_sink *s;
+	const struct letw_ev *ev;
+};
+void letw_sink_name_src(struct letw_sink_name *n, struct letw_name_src *src,
+			struct letw_sink *s, const struct letw_ev *ev);
 
 /* Parameter helpers: return 0 on success (missing optional parameter
  * leaves *out unchanged), -1 with an error cause on a bad type/value. */

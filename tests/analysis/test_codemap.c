@@ -304,3 +304,126 @@ Test(codemap, lookups_find_every_region_whatever_the_order)
 	rundown_all_live(starts, N, order);
 	cr_assert_eq(m.n, N);
 }
+
+/* letw_name_method_is() agrees with the name letw_name_method_len()
+ * builds: equal, different, and unsure (-1) only where sanitizing could
+ * make different bytes equal. */
+static int name_is(const char *stored, const char *ns, const char *name, const char *sig,
+		   uint32_t flags)
+{
+	return letw_name_method_is(stored, ns, SIZE_MAX, name, SIZE_MAX, sig, SIZE_MAX,
+				   flags);
+}
+
+Test(names, method_is_compares_parts)
+{
+	struct letw_namebuf b = { NULL, 0 };
+	const char *built = letw_name_method_len(&b, "mj", 2, "fn_1", 4, "(i64)->i64", 10,
+						 2u << 7);
+
+	cr_assert_str_eq(built, "mj::fn_1(i64)->i64 [optimized]");
+	cr_expect_eq(name_is(built, "mj", "fn_1", "(i64)->i64", 2u << 7), 1);
+	cr_expect_eq(name_is(built, "mj", "fn_1", "(i64)->i64", 0), 0);
+	cr_expect_eq(name_is(built, "mj", "fn_12", "(i64)->i64", 2u << 7), 0);
+	cr_expect_eq(name_is(built, "", "mj::fn_1", "(i64)->i64", 2u << 7), 1,
+		     "same bytes, same name");
+	cr_expect_eq(name_is("mj::fn_1(i64)->i64 [optimized] x", "mj", "fn_1", "(i64)->i64",
+			     2u << 7), 0, "stored longer");
+	cr_expect_eq(name_is("mj::fn", "mj", "fn_1", "(i64)->i64", 0), 0, "stored shorter");
+	/* No namespace, no name, no signature. */
+	cr_expect_eq(name_is("?", "", "", NULL, 0), 1);
+	cr_expect_eq(name_is("f", NULL, "f", "", 0), 1);
+	cr_expect_eq(name_is("::f", "", "f", "", 0), 0);
+	/* A control character becomes '?': the parts' bytes differ from
+	 * the stored name, which only building it can match. */
+	built = letw_name_method_len(&b, "a\nb", SIZE_MAX, "f", SIZE_MAX, NULL, SIZE_MAX, 0);
+	cr_assert_str_eq(built, "a?b::f");
+	cr_expect_eq(name_is(built, "a\nb", "f", NULL, 0), -1);
+	cr_expect_eq(name_is(built, "a?b", "f", NULL, 0), 1);
+	/* Valid UTF-8 is kept: byte-equal parts are its name. */
+	cr_expect_eq(name_is("caf\xc3\xa9::f", "caf\xc3\xa9", "f", NULL, 0), 1);
+	letw_namebuf_fini(&b);
+}
+
+/* letw_codemap_rundown_by() asks for the name only to add a region, and
+ * compares with is() only code of the same kind and size. */
+struct src_calls {
+	const char *name;
+	int is_calls, get_calls;
+};
+
+static int src_is(const char *stored, void *arg)
+{
+	struct src_calls *c = arg;
+
+	c->is_calls++;
+	return strcmp(stored, c->name) == 0;
+}
+
+static const char *src_get(void *arg)
+{
+	struct src_calls *c = arg;
+
+	c->get_calls++;
+	return c->name;
+}
+
+static int rundown_by(int64_t ts, uint64_t start, uint32_t size, struct src_calls *c)
+{
+	const struct letw_name_src src = { src_is, src_get, c };
+	size_t idx;
+
+	c->is_calls = c->get_calls = 0;
+	return letw_codemap_rundown_by(&m, ts, LETW_OBJ_METHOD, start, size, &src, &idx);
+}
+
+Test(codemap, rundown_by_builds_names_only_for_new_regions)
+{
+	struct src_calls a = { "a", 0, 0 }, b = { "b", 0, 0 };
+
+	cr_expect_eq(rundown_by(1, 0x1000, 0x10, &a), LETW_RD_NEW);
+	cr_expect_eq(a.is_calls, 0);
+	cr_expect_eq(a.get_calls, 1);
+	cr_expect_eq(rundown_by(2, 0x1000, 0x10, &a), LETW_RD_LIVE);
+	cr_expect_eq(a.is_calls, 1);
+	cr_expect_eq(a.get_calls, 0);
+	/* Other code at the address: a new region, the old one ended. */
+	cr_expect_eq(rundown_by(3, 0x1000, 0x10, &b), LETW_RD_NEW);
+	cr_expect_eq(b.get_calls, 1);
+	cr_expect_eq(rundown_by(4, 0x1000, 0x20, &b), LETW_RD_NEW);
+	cr_expect_eq(b.is_calls, 0, "another size is other code, no name compared");
+	unload(5, 0x1000, 0x20, "b");
+	cr_expect_eq(rundown_by(6, 0x1000, 0x20, &b), LETW_RD_AFTER_UNLOAD);
+	cr_expect_eq(b.get_calls, 0);
+	cr_expect_eq(m.n, 3);
+	cr_expect_eq(m.stats.implicit_replacements, 2);
+	cr_expect_eq(m.stats.rundown_after_unload, 1);
+}
+
+/* The filter in front of the hash table (codemap.c, built past 1024
+ * regions and rebuilt as the map grows) never hides a region: addresses
+ * between known ones, added after it was built, are found again. */
+Test(codemap, filter_keeps_every_region_findable)
+{
+	enum { N = 9000 };
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		cr_assert_eq(rundown((int64_t)i, 0x500000000000ull - i * 0x40, 0x10, name),
+			     LETW_RD_NEW);
+	}
+	/* In between, unknown to the map: an unmatched unload each. */
+	for (i = 0; i < N; i++)
+		unload(20000 + (int64_t)i, 0x500000000000ull - i * 0x40 - 0x20, 0x10, "u");
+	cr_expect_eq(m.stats.unmatched_unloads, N);
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		cr_assert_eq(rundown(30000 + (int64_t)i, 0x500000000000ull - i * 0x40, 0x10,
+				     name), LETW_RD_LIVE, "region %zu lost", i);
+		cr_assert_eq(rundown(40000 + (int64_t)i, 0x500000000000ull - i * 0x40 - 0x20,
+				     0x10, "u"), LETW_RD_AFTER_UNLOAD);
+	}
+	cr_expect_eq(m.n, 2 * N);
+}
