@@ -122,17 +122,41 @@ static const char *join(struct letw_namebuf *b, const char *const *part,
 	return sanitize(b->s, total - 1);
 }
 
+/* A method's name as its 7 parts, "ns::name(sig) [tier]" with what is
+ * missing left out: the one layout letw_name_method_len() builds and
+ * letw_name_method_is() compares against. A len of SIZE_MAX means
+ * strlen(), NULL parts count 0. */
+static void method_parts(const char *part[7], size_t len[7], const char *ns,
+			 size_t ns_len, const char *name, size_t name_len,
+			 const char *sig, size_t sig_len, uint32_t method_flags)
+{
+	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
+	int has_ns = ns && *ns, has_name = name && *name;
+
+	part[0] = has_ns ? ns : NULL;
+	part[1] = has_ns ? "::" : NULL;
+	part[2] = has_name ? name : "?";
+	part[3] = sig;
+	part[4] = tier ? " [" : NULL;
+	part[5] = tier;
+	part[6] = tier ? "]" : NULL;
+	len[0] = ns_len;
+	len[1] = 2;
+	len[2] = has_name ? name_len : 1;
+	len[3] = sig_len;
+	len[4] = 2;
+	len[5] = SIZE_MAX;
+	len[6] = 1;
+}
+
 const char *letw_name_method_len(struct letw_namebuf *b, const char *ns, size_t ns_len,
 				 const char *name, size_t name_len, const char *sig,
 				 size_t sig_len, uint32_t method_flags)
 {
-	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
-	int has_ns = ns && *ns, has_name = name && *name;
-	const char *part[7] = { has_ns ? ns : NULL, has_ns ? "::" : NULL,
-				has_name ? name : "?", sig,
-				tier ? " [" : NULL, tier, tier ? "]" : NULL };
-	size_t len[7] = { ns_len, 2, has_name ? name_len : 1, sig_len, 2, SIZE_MAX, 1 };
+	const char *part[7];
+	size_t len[7];
 
+	method_parts(part, len, ns, ns_len, name, name_len, sig, sig_len, method_flags);
 	return join(b, part, len, 7);
 }
 
@@ -150,15 +174,10 @@ int letw_name_method_is(const char *stored, const char *ns, size_t ns_len,
 			const char *name, size_t name_len, const char *sig,
 			size_t sig_len, uint32_t method_flags)
 {
-	/* The parts of letw_name_method_len(), in its order. */
-	const char *tier = letw_tier_name((method_flags >> 7) & 0x7u);
-	int has_ns = ns && *ns, has_name = name && *name;
-	const char *part[7] = { has_ns ? ns : NULL, has_ns ? "::" : NULL,
-				has_name ? name : "?", sig,
-				tier ? " [" : NULL, tier, tier ? "]" : NULL };
-	size_t len[7] = { ns_len, 2, has_name ? name_len : 1, sig_len, 2, SIZE_MAX, 1 };
-	const char *s = stored;
-	size_t i;
+	const char *part[7], *s = stored;
+	size_t len[7], i;
+
+	method_parts(part, len, ns, ns_len, name, name_len, sig, sig_len, method_flags);
 
 	for (i = 0; i < 7; i++)
 		if (!part[i])

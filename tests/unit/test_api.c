@@ -10,22 +10,8 @@
 
 #include <lttng-etw/lttng-etw.h>
 
-static void setup(void)
-{
-	struct letw_config cfg = {
-		.size = sizeof(cfg),
-		.flags = LETW_CONFIG_NO_CONTROL_THREAD,
-	};
+#include "table_fixture.h"
 
-	/* These tests exercise the table only; tracing is covered by e2e. */
-	setenv("LETW_DISABLE", "1", 1);
-	cr_assert_eq(letw_init(&cfg), 0);
-}
-
-static void teardown(void)
-{
-	letw_shutdown();
-}
 
 static struct letw_method method_at(uint64_t start, uint32_t size, const char *name)
 {
@@ -47,7 +33,7 @@ static uint64_t live_methods(void)
 	return st.live_methods;
 }
 
-TestSuite(api, .init = setup, .fini = teardown);
+TestSuite(api, .init = letw_test_table_setup, .fini = letw_test_table_teardown);
 
 Test(api, publish_and_unpublish)
 {
@@ -431,7 +417,7 @@ static void setup_control(void)
 	cr_assert_eq(letw_init(&cfg), 0);
 }
 
-TestSuite(control, .init = setup_control, .fini = teardown);
+TestSuite(control, .init = setup_control, .fini = letw_test_table_teardown);
 
 Test(control, set_control_fn_from_the_callback_is_refused)
 {

@@ -18,6 +18,8 @@
 
 #include <lttng-etw/lttng-etw.h>
 
+#include "table_fixture.h"
+
 #define PAGE 4096ull
 #define BIG_SIZE (256u * 4096u) /* 256 pages: over the 64 of a small record */
 /* A big range starts this far before the small record it must meet, so
@@ -25,22 +27,6 @@
  * table node would find it whatever the summaries say. */
 #define BIG_LEAD (16 * PAGE)
 
-static void setup(void)
-{
-	struct letw_config cfg = {
-		.size = sizeof(cfg),
-		.flags = LETW_CONFIG_NO_CONTROL_THREAD,
-	};
-
-	/* The table only; tracing is covered by e2e. */
-	setenv("LETW_DISABLE", "1", 1);
-	cr_assert_eq(letw_init(&cfg), 0);
-}
-
-static void teardown(void)
-{
-	letw_shutdown();
-}
 
 static struct letw_method method_at(uint64_t start, uint32_t size, const char *name)
 {
@@ -59,7 +45,7 @@ static struct letw_stub big_at(uint64_t start)
 	};
 }
 
-TestSuite(bigrange, .init = setup, .fini = teardown);
+TestSuite(bigrange, .init = letw_test_table_setup, .fini = letw_test_table_teardown);
 
 /*
  * Small records filling several slot chunks (16384 slots each), with a
