@@ -15,7 +15,7 @@ static void perfmap_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s perfmap TRACE -o DIR [--mode latest|all] [--allow-incomplete]\n"
-		"          [--stall-timeout S] [--progress|--no-progress] [-v]\n"
+		"          [--stall-timeout S] [--memory-limit MIB] [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Write one perf-PID.map per traced process (PID is the vpid context) into DIR,\n"
 		"reconstructed from the trace alone: method/stub loads and unloads and the\n"
@@ -32,6 +32,8 @@ static void perfmap_usage(FILE *f)
 		"                     on stderr either way)\n"
 		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
 		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"
+		"      --memory-limit MIB  heap the CTF reader may take (default\n"
+		"                     $LETW_MEMORY_LIMIT, else half of physical memory)\n"
 		"      --progress     show progress on stderr (default: when it is a tty)\n"
 		"      --no-progress\n"
 		"  -v, --verbose      log what the components do\n"
@@ -45,7 +47,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s report TRACE [--json] [-o FILE] [--stall-timeout S]\n"
-		"          [--progress|--no-progress] [-v]\n"
+		"          [--memory-limit MIB] [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Per process and per rundown pass: Init/Complete paired (or truncated),\n"
 		"records seen vs emitted, skipped_raced, discarded events inside the pass,\n"
@@ -57,6 +59,8 @@ static void report_usage(FILE *f)
 		"  -o, --output FILE  write the report to FILE (default: stdout)\n"
 		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
 		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"
+		"      --memory-limit MIB  heap the CTF reader may take (default\n"
+		"                     $LETW_MEMORY_LIMIT, else half of physical memory)\n"
 		"      --progress, --no-progress, -v, --verbose, -h, --help\n"
 		"\n"
 		"A session directory whose chunks were rotated (TRACE/archives/*) is reported\n"

@@ -16,7 +16,7 @@ static void jitdump_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s jitdump TRACE -o DIR [--elf-text-offset N] [--allow-incomplete]\n"
-		"          [--stall-timeout S] [--progress|--no-progress] [-v]\n"
+		"          [--stall-timeout S] [--memory-limit MIB] [--progress|--no-progress] [-v]\n"
 		"\n"
 		"Write one perf jitdump, DIR/jit-PID.dump, per traced process (PID is the vpid\n"
 		"context), built from the trace alone: one LOAD per method/stub load and per\n"
@@ -43,6 +43,8 @@ static void jitdump_usage(FILE *f)
 		"                          on stderr either way)\n"
 		"      --stall-timeout S   stop the CTF reader after S s of CPU time without\n"
 		"                          progress (default $LETW_STALL_TIMEOUT, else 10)\n"
+		"      --memory-limit MIB  heap the CTF reader may take (default\n"
+		"                          $LETW_MEMORY_LIMIT, else half of physical memory)\n"
 		"      --progress          show progress on stderr (default: when it is a tty)\n"
 		"      --no-progress\n"
 		"  -v, --verbose           log what the components do\n"

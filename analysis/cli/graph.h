@@ -17,6 +17,8 @@
 #ifndef LETW_CLI_GRAPH_H
 #define LETW_CLI_GRAPH_H
 
+#include <stdint.h>
+
 #include <babeltrace2/babeltrace.h>
 
 #include "sink_common.h"
@@ -32,6 +34,9 @@ struct letw_graph_opts {
 	/* Seconds of CPU time the reader may spend without progress before
 	 * it is stopped as hung; 0: $LETW_STALL_TIMEOUT, else 10. */
 	double stall_timeout;
+	/* MiB of heap the reading child may take (memlimit.c); 0:
+	 * $LETW_MEMORY_LIMIT, else half of physical memory. */
+	uint64_t memory_limit_mib;
 	int allow_incomplete;   /* --allow-incomplete: exit 0 anyway */
 };
 
@@ -44,6 +49,7 @@ enum {
 	LETW_OPT_NO_PROGRESS,
 	LETW_OPT_STALL,
 	LETW_OPT_ALLOW_INCOMPLETE,
+	LETW_OPT_MEMORY,
 	LETW_OPT_OWN,
 };
 
@@ -52,6 +58,7 @@ enum {
  * it writes output from the trace, then the NULL entry). */
 #define LETW_GRAPH_LONG_OPTIONS                                            \
 	{ "stall-timeout", required_argument, NULL, LETW_OPT_STALL },      \
+	{ "memory-limit", required_argument, NULL, LETW_OPT_MEMORY },      \
 	{ "progress", no_argument, NULL, LETW_OPT_PROGRESS },              \
 	{ "no-progress", no_argument, NULL, LETW_OPT_NO_PROGRESS },        \
 	{ "verbose", no_argument, NULL, 'v' }

@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,18 @@ int letw_graph_opt(int c, const char *arg, struct letw_graph_opts *o)
 			return -1;
 		}
 		return 1;
+	case LETW_OPT_MEMORY: {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (end == arg || *end || v == 0 || errno || *arg == '-') {
+			letw_err("--memory-limit: expected a positive number of MiB, not `%s`", arg);
+			return -1;
+		}
+		o->memory_limit_mib = v;
+		return 1;
+	}
 	default:
 		return 0;
 	}

@@ -14,6 +14,8 @@
  *    (the reader maps stream files). CPU time rather than wall-clock time,
  *    so a loaded machine or an idle live session is never taken for a
  *    hang;
+ *  - the child's heap is capped (memlimit.c): a reader that allocates
+ *    past it for a damaged length is reported as out of memory;
  *  - the reader's error-level log lines (where 2.0 says which metadata
  *    line failed: that is not in its error causes) are captured from the
  *    child's stderr and the first one is printed as the reason.
@@ -30,6 +32,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,7 @@
 
 #include "cli.h"
 #include "graph.h"
+#include "memlimit.h"
 #include "precheck.h"
 #include "traces.h"
 
@@ -58,6 +62,7 @@ struct reader_log {
 	size_t plen;
 	int verbose;
 	int progress_shown;           /* a "\r..." line is on the terminal */
+	int oom;                      /* glib said an allocation failed */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -150,6 +155,14 @@ static void on_line(struct reader_log *rl, const char *l)
 	const char *tag, *msg;
 	size_t taglen;
 	char lvl = parse_log_line(l, &tag, &taglen, &msg);
+
+	/* g_malloc's "failed to allocate N bytes" before it aborts: the
+	 * memory limit (memlimit.c) was reached. */
+	if (strstr(l, "failed to allocate")) {
+		rl->oom = 1;
+		if (!rl->verbose)
+			return;
+	}
 
 	if (lvl) {
 		if ((lvl == 'E' || lvl == 'F') && !rl->root[0]) {
@@ -392,6 +405,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	uint64_t prev_msgs = 0;
 	int prev_phase = -1, status = 0, pfd[2], eof = 0, stalled = 0, interrupted = 0;
 	unsigned long long still_ticks = 0; /* CPU ticks since progress */
+	uint64_t mem_mib = letw_memory_limit_mib(o->memory_limit_mib);
 	long hz = sysconf(_SC_CLK_TCK);
 	pid_t pid;
 
@@ -411,6 +425,11 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		/* Never outlive the supervisor. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(pfd[1], STDERR_FILENO);
+		int err = letw_memory_limit_apply(mem_mib);
+
+		if (err)
+			fprintf(stderr, "lttng-etw: warning: cannot limit the reader's memory to %llu MiB: %s\n",
+				(unsigned long long)mem_mib, strerror(-err));
 		status = letw_graph_run_here(o, dirs, ndirs, sh) ? 1 : 0;
 		/* _exit: the parent's atexit handlers are not the child's. */
 		fflush(NULL);
@@ -474,6 +493,13 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	*r = sh->result;
 	if (stalled)
 		return -1;
+	if (rl.oom && !interrupted &&
+	    (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
+		clear_progress(&rl);
+		letw_err("the CTF reader (libbabeltrace2) ran out of memory on `%s` (limit %llu MiB): stopped; the trace is likely damaged (a length field read as huge), or needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
+			 o->trace, (unsigned long long)mem_mib);
+		return -1;
+	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 

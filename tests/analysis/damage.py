@@ -7,7 +7,7 @@ analysis tools on the damaged copies and classifies what they did.
   damage.py apply CLASS SRC DST [--seed N]
   damage.py run --trace SRC --cli LTTNG_ETW [--plugin-dir DIR] [--work DIR]
                 [--classes A,B,...] [--random N | --minutes M] [--seed N]
-                [--stall-timeout S] [--no-babeltrace] [--check] [--unprivileged]
+                [--stall-timeout S] [--memory-limit MIB] [--no-babeltrace] [--check] [--unprivileged]
 
 `apply` copies SRC (a trace or session output directory) to DST and damages
 the copy in one way. `run` does that for every class (or N random cases, or
@@ -625,6 +625,8 @@ def run_tool(argv, timeout, env=None, user=None):
         outcome = 'error:crash'
     elif outcome == 'error' and 'made no progress' in err:
         outcome = 'error:hang'
+    elif outcome == 'error' and 'ran out of memory' in err:
+        outcome = 'error:oom'
     return outcome, p.returncode, out, err
 
 
@@ -715,6 +717,10 @@ def run_case(args, cls, rng, case_dir):
     desc, named = apply(cls, args.trace, trace, rng, shared=user is not None)
     env = dict(os.environ)
     env['LETW_STALL_TIMEOUT'] = str(args.stall_timeout)
+    # A damaged length can make the reader allocate without end (and
+    # fault pages, which the stall watch counts as progress): the cap
+    # turns that into an error quickly, at any machine's memory size.
+    env['LETW_MEMORY_LIMIT'] = str(args.memory_limit)
     cli = [args.cli]
     results = {}
     for tool in TOOLS:
@@ -851,6 +857,8 @@ def main():
     r.add_argument('--seed', type=int, default=1)
     r.add_argument('--stall-timeout', type=float, default=2)
     r.add_argument('--tool-timeout', type=float, default=30)
+    r.add_argument('--memory-limit', type=int, default=1024,
+                   help="MiB the CLI's reader may take (LETW_MEMORY_LIMIT)")
     r.add_argument('--no-babeltrace', action='store_true')
     r.add_argument('--check', action='store_true')
     r.add_argument('--allow-na', type=int, default=ALLOWED_NA,

@@ -36,6 +36,18 @@ good=$(anl_trace "$s")
 	{ cat "$T/good.txt" >&2; letw_fail "the undamaged trace does not pass"; }
 grep -q "trace complete" "$T/good.txt" || letw_fail "the undamaged trace is not called complete"
 
+# The reader's memory cap (analysis/cli/memlimit.c): under a cap too small
+# to start the reader, the undamaged trace is an out-of-memory error (exit
+# 1, the limit named), not a crash, and a bad LETW_MEMORY_LIMIT is refused
+# aloud. A damaged length that makes babeltrace2 allocate without end
+# (meta-wide-field, for some traces) ends the same way under damage.py's cap.
+"$LETW_CLI" report "$good" --no-progress --memory-limit 1 >/dev/null 2>"$T/oom.err"
+[ $? = 1 ] || letw_fail "report under a 1 MiB memory limit did not exit 1"
+grep -q "ran out of memory .*limit 1 MiB" "$T/oom.err" || { cat "$T/oom.err" >&2; letw_fail "no out-of-memory message"; }
+LETW_MEMORY_LIMIT=lots "$LETW_CLI" report "$good" --no-progress >/dev/null 2>"$T/oomenv.err" ||
+	{ cat "$T/oomenv.err" >&2; letw_fail "a bad LETW_MEMORY_LIMIT broke report"; }
+grep -q "ignoring LETW_MEMORY_LIMIT" "$T/oomenv.err" || letw_fail "a bad LETW_MEMORY_LIMIT went unsaid"
+
 # Every damage class once, each tool checked against its promise. Pre-checks
 # off, the reader's hangs must end within the stall limit (CPU seconds).
 python3 "$HERE/damage.py" run --trace "$good" --cli "$LETW_CLI" --work "$T/damage" \

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Why a cap: babeltrace2 2.0's CTF reader sizes a dynamic array from the
+ * length it reads in the stream and creates one field object per element
+ * before it reads any (bt_field_array_dynamic_set_length). A damaged
+ * length (a field declared wider than it is written, a flipped bit)
+ * makes it allocate gigabytes; every page it touches is a page fault,
+ * which the stall watch counts as progress (the reader maps stream
+ * files), so without a cap the child grows until the kernel's OOM killer
+ * picks a process — not necessarily ours. With RLIMIT_DATA the
+ * allocation fails, glib aborts the child, and the parent reports the
+ * limit (supervise.c). RLIMIT_DATA rather than RLIMIT_AS: it counts heap
+ * and private anonymous memory only, not the stream files the reader
+ * maps or thread stacks, so a big trace needs no bigger limit.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "memlimit.h"
+
+#define MIN_DEFAULT_MIB 1024u
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LETW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LETW_ASAN 1
+#endif
+#endif
+
+uint64_t letw_memory_limit_mib(uint64_t opt_mib)
+{
+	const char *env = getenv("LETW_MEMORY_LIMIT");
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t half;
+	char *end;
+
+	if (opt_mib > 0)
+		return opt_mib;
+	if (env && *env) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(env, &end, 10);
+		if (!*end && v > 0 && errno == 0 && *env != '-')
+			return v;
+		letw_err("ignoring LETW_MEMORY_LIMIT=`%s` (not a positive number of MiB)", env);
+	}
+	half = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 2 / (1024 * 1024) : 0;
+	return half > MIN_DEFAULT_MIB ? half : MIN_DEFAULT_MIB;
+}
+
+int letw_memory_limit_apply(uint64_t mib)
+{
+#ifdef LETW_ASAN
+	(void)mib;
+	return 0;
+#else
+	struct rlimit rl;
+	rlim_t want = (rlim_t)mib * 1024 * 1024;
+
+	if (getrlimit(RLIMIT_DATA, &rl) != 0)
+		return -errno;
+	/* Only ever lower: a limit the user set already stands. */
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		want = rl.rlim_max;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
+		return 0;
+	rl.rlim_cur = want;
+	return setrlimit(RLIMIT_DATA, &rl) != 0 ? -errno : 0;
+#endif
+}
