@@ -68,6 +68,34 @@ upstream_oom() { # LOG
 	     END { exit !found }' "$1"
 }
 
+# Did the run stop at libFuzzer's RSS limit (many allocations, not one
+# huge one) with babeltrace2 making the bulk of them? The fast unwinder
+# stops at glib (no frame pointers), so the kept input is run again alone
+# with the slow one under a lower limit, and the biggest live allocation
+# context of that run decides: its first frame past the sanitizer,
+# libFuzzer, glib and libc in libbabeltrace2 or its ctf plugin is
+# upstream (babeltrace2 2.0 creates one field object per element of a
+# dynamic array before reading any: a damaged length costs gigabytes);
+# anywhere else, our sink included, fails.
+upstream_rss_oom() { # LOG NAME [env...]
+	local log=$1 name=$2 unit; shift 2
+	grep -q 'ERROR: libFuzzer: out-of-memory (used:' "$log" || return 1
+	unit=$(sed -n "s/.*Test unit written to \(.*\)$/\1/p" "$log" | tail -1)
+	[ -n "$unit" ] && [ -f "$fz/$unit" ] || return 1
+	(cd "$fz" && env UBSAN_OPTIONS=halt_on_error=0 "$@" \
+		ASAN_OPTIONS=detect_leaks=0:fast_unwind_on_malloc=0:malloc_context_size=24 \
+		"$fz/bin/$name" -rss_limit_mb=512 -runs=1 "$fz/$unit") >"$log.replay" 2>&1
+	# The replay stops at the lower RSS limit (live heap contexts, biggest
+	# first) or at one allocation over it (its stack): either way the
+	# first frame listed past the ERROR line is the biggest allocator's.
+	awk '/ERROR: libFuzzer: out-of-memory/ { on = 1; next }
+	     on && /^ *#[0-9]+ / {
+		if ($0 ~ /sanitizer|fuzzer::|__asan|__interceptor_|libglib-2\.0|libc\.so/) next
+		found = ($0 ~ /libbabeltrace2\.so|babeltrace-plugin-ctf\.so/); exit
+	     }
+	     END { exit !found }' "$log.replay"
+}
+
 # Did a crash happen inside babeltrace2's CTF reader, below our sink's
 # bt_message_iterator_next call (every frame from the fault up to
 # letw_sink_consume is libbabeltrace2's or a babeltrace2 plugin's, and the
@@ -109,6 +137,12 @@ run_fuzzer() { # NAME corpus [env...]
 		echo "WARN: $name: babeltrace2's CTF reader asked for" \
 			"$(sed -n 's/.*out-of-memory (malloc(\([0-9]*\))).*/\1/p' "$fz/$name.log" | head -1)" \
 			"bytes for a damaged stream (upstream; input kept: $(ls "$fz"/oom-* 2>/dev/null | tail -1))" >&2
+		r=0
+	fi
+	if [ $r -ne 0 ] && upstream_rss_oom "$fz/$name.log" "$name" "$@"; then
+		echo "WARN: $name: babeltrace2's CTF reader passed libFuzzer's RSS limit on a" \
+			"damaged stream, its own allocations the bulk of the live heap (upstream;" \
+			"stacks: $fz/$name.log.replay; input kept: $fz/$(sed -n 's/.*Test unit written to \.\/\(.*\)$/\1/p' "$fz/$name.log" | tail -1))" >&2
 		r=0
 	fi
 	if [ $r -ne 0 ] && upstream_crash "$fz/$name.log"; then
