@@ -5,6 +5,7 @@
 #include "letw_rundown_tp.h"
 #include "letw_fanout.h"
 #include "emit.h"
+#include "record.h"
 #include "sessions.h"
 
 #define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
@@ -31,28 +32,6 @@ void letw_emit_thread_init(void (*ust_init_thread)(void))
 	}
 }
 
-static void lines_chunk(const struct letw_tp_method *m, const struct letw_lines *l,
-			uint32_t first, struct letw_tp_lines *out)
-{
-	uint32_t n = l->nr - first;
-
-	*out = (struct letw_tp_lines){
-		.method_id = m->method_id,
-		.code_start = m->code_start,
-		.version_id = m->version_id,
-		.rows_total = l->nr,
-		.row_first = first,
-		.nr = n < LETW_TP_LINES_CHUNK ? n : LETW_TP_LINES_CHUNK,
-		.files_len = l->files_len,
-		.instance_id = m->instance_id,
-		.native_offsets = l->native_offsets + first,
-		.lines = l->lines + first,
-		.files_idx = l->files_idx + first,
-		.inline_depths = l->inline_depths + first,
-		.files = l->files,
-	};
-}
-
 void letw_emit_method_extras_load(const struct letw_tp_method *m,
 				  const struct letw_lines *lines, int code_readable)
 {
@@ -61,7 +40,7 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 		uint32_t first = 0;
 
 		do {
-			lines_chunk(m, lines, first, &c);
+			letw_rec_tp_lines(m, lines, first, &c);
 			lttng_ust_tracepoint(letw_runtime, method_lines, &c);
 			first += c.nr;
 		} while (first < lines->nr);
@@ -75,19 +54,10 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 			m->code_size : LETW_CODE_BYTES_MAX;
 
 		for (uint32_t off = 0; off < total; off += LETW_TP_CODE_CHUNK) {
-			uint32_t len = total - off < LETW_TP_CODE_CHUNK ?
-				total - off : LETW_TP_CODE_CHUNK;
-			struct letw_tp_code c = {
-				.method_id = m->method_id,
-				.code_start = m->code_start,
-				.version_id = m->version_id,
-				.code_size = m->code_size,
-				.offset = off,
-				.len = len,
-				.instance_id = m->instance_id,
-				.bytes = (const uint8_t *)(uintptr_t)(m->code_start + off),
-			};
+			struct letw_tp_code c;
 
+			letw_rec_tp_code(m, (const uint8_t *)(uintptr_t)m->code_start, total, off,
+					 &c);
 			lttng_ust_tracepoint(letw_runtime, method_code_bytes, &c);
 		}
 	}

@@ -47,4 +47,49 @@ void letw_rec_tp_stub(const struct letw_table *t, const struct letw_slot *s,
 void letw_rec_tp_module(const struct letw_table *t, const struct letw_slot *s,
 			uint16_t instance_id, struct letw_tp_module *out);
 
+/*
+ * One method_lines / method_code_bytes event's payload: rows from `first`
+ * (at most LETW_TP_LINES_CHUNK) of m's line table, bytes from `off` (at
+ * most LETW_TP_CODE_CHUNK) of the `total` copied or readable at `bytes`.
+ * Shared by the load path (emit.c) and the rundown (walker.c) so that both
+ * cut a table or a code version into the same events.
+ */
+static inline void letw_rec_tp_lines(const struct letw_tp_method *m,
+				     const struct letw_lines *l, uint32_t first,
+				     struct letw_tp_lines *out)
+{
+	uint32_t n = l->nr - first;
+
+	*out = (struct letw_tp_lines){
+		.method_id = m->method_id,
+		.code_start = m->code_start,
+		.version_id = m->version_id,
+		.rows_total = l->nr,
+		.row_first = first,
+		.nr = n < LETW_TP_LINES_CHUNK ? n : LETW_TP_LINES_CHUNK,
+		.files_len = l->files_len,
+		.instance_id = m->instance_id,
+		.native_offsets = l->native_offsets + first,
+		.lines = l->lines + first,
+		.files_idx = l->files_idx + first,
+		.inline_depths = l->inline_depths + first,
+		.files = l->files,
+	};
+}
+
+static inline void letw_rec_tp_code(const struct letw_tp_method *m, const uint8_t *bytes,
+				    uint32_t total, uint32_t off, struct letw_tp_code *out)
+{
+	*out = (struct letw_tp_code){
+		.method_id = m->method_id,
+		.code_start = m->code_start,
+		.version_id = m->version_id,
+		.code_size = m->code_size,
+		.offset = off,
+		.len = total - off < LETW_TP_CODE_CHUNK ? total - off : LETW_TP_CODE_CHUNK,
+		.instance_id = m->instance_id,
+		.bytes = bytes + off,
+	};
+}
+
 #endif

@@ -195,23 +195,9 @@ static void emit_lines(struct pass_ctx *pc, enum letw_flavour f,
 	uint32_t first = 0;
 
 	do {
-		uint32_t n = l->nr - first;
-		struct letw_tp_lines c = {
-			.method_id = m->method_id,
-			.code_start = m->code_start,
-			.version_id = m->version_id,
-			.rows_total = l->nr,
-			.row_first = first,
-			.nr = n < LETW_TP_LINES_CHUNK ? n : LETW_TP_LINES_CHUNK,
-			.files_len = l->files_len,
-			.instance_id = m->instance_id,
-			.native_offsets = l->native_offsets + first,
-			.lines = l->lines + first,
-			.files_idx = l->files_idx + first,
-			.inline_depths = l->inline_depths + first,
-			.files = l->files,
-		};
+		struct letw_tp_lines c;
 
+		letw_rec_tp_lines(m, l, first, &c);
 		pc->sink->lines(pc->sink->ctx, f, &c);
 		first += c.nr;
 	} while (first < l->nr);
@@ -221,17 +207,9 @@ static void emit_code(struct pass_ctx *pc, enum letw_flavour f,
 		      const struct letw_tp_method *m, const uint8_t *bytes, uint32_t len)
 {
 	for (uint32_t off = 0; off < len; off += LETW_TP_CODE_CHUNK) {
-		struct letw_tp_code c = {
-			.method_id = m->method_id,
-			.code_start = m->code_start,
-			.version_id = m->version_id,
-			.code_size = m->code_size,
-			.offset = off,
-			.len = len - off < LETW_TP_CODE_CHUNK ? len - off : LETW_TP_CODE_CHUNK,
-			.instance_id = m->instance_id,
-			.bytes = bytes + off,
-		};
+		struct letw_tp_code c;
 
+		letw_rec_tp_code(m, bytes, len, off, &c);
 		pc->sink->code(pc->sink->ctx, f, &c);
 	}
 }
