@@ -106,8 +106,8 @@ static inline int letw_store_slot_chunk_ready(const struct letw_store *st, uint3
 /*
  * Widen the range of the chunk holding slot i to cover [lo, hi): lock-free
  * min/max CAS loops, no CAS when it already does. Relaxed: the caller's
- * full barrier that follows orders it (table.c letw_table_insert); C11
- * atomics so that TSan sees the pair.
+ * full barrier that follows (its first node's cds_lfht_add_unique) orders
+ * it (table.c letw_table_insert); C11 atomics so that TSan sees the pair.
  */
 static inline void letw_store_summary_widen(struct letw_store *st, uint32_t i,
 					    uint64_t lo, uint64_t hi)

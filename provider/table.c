@@ -221,9 +221,10 @@ static void unlink_pages(struct letw_table *t, struct letw_slot *s, uint64_t upt
 
 /*
  * Big records against small ones, without a lock (Dekker):
- *   small: state PENDING, nodes in (cmpxchg), widen its chunk's range
- *          (store.h), full barrier, read live_bigs, and if non-zero look
- *          through the registry;
+ *   small: state PENDING, widen its chunk's range (store.h), nodes in —
+ *          the first successful cds_lfht_add_unique issues a full barrier
+ *          after its commit (rculfhash.h), which is the pair's barrier —
+ *          then read live_bigs, and if non-zero look through the registry;
  *   big:   node in the registry, live_bigs++ (full barrier), then scan:
  *          read each chunk's range, and where it meets the big range the
  *          slots' states, for an occupying overlapping record.
@@ -245,6 +246,13 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 	struct letw_big *b = NULL;
 
 	BIG_LOCK(t);
+	/* Before the first node goes in, whose add_unique's full barrier
+	 * (on success; failing, we back out and need none) orders it and
+	 * the PENDING state before the read of live_bigs below: the pair
+	 * above. A publish that fails leaves the range wider, which is
+	 * harmless (store.h). */
+	if (!big)
+		letw_store_summary_widen(&t->store, idx, s->start, s->start + s->size);
 	cds_lfht_node_init(&s->node);
 	if (cds_lfht_add_unique(t->code, letw_hash_u64(p0), letw_match_overlap, &key,
 				&s->node) != &s->node)
@@ -286,12 +294,10 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 		(void)uatomic_add_return(&t->live_bigs, 1); /* full barrier */
 		if (letw_overlaps_big(t, s) || letw_overlaps_any(t, s))
 			goto backout;
-	} else {
-		/* Before the barrier: the pair above. */
-		letw_store_summary_widen(&t->store, idx, s->start, s->start + s->size);
-		cmm_smp_mb();
-		if (uatomic_read(&t->live_bigs) && letw_overlaps_big(t, s))
-			goto backout;
+	} else if (uatomic_read(&t->live_bigs) && letw_overlaps_big(t, s)) {
+		/* live_bigs read after the first add_unique's barrier: the
+		 * pair above (was a cmm_smp_mb of its own here, ~35 ns). */
+		goto backout;
 	}
 	if (ext) {
 		cds_lfht_node_init(&ext->node);
