@@ -168,7 +168,7 @@ static void drop_cont(struct letw_table *t, uint64_t page, uint32_t idx)
 		return;
 	c = caa_container_of(node, struct letw_cont, node);
 	if (cds_lfht_del(t->code, node) == 0)
-		uatomic_dec(&t->code_nodes);
+		uatomic_dec(&t->cont_nodes);
 	retire_chunk(t, &c->rc, c, sizeof(*c));
 }
 
@@ -213,8 +213,8 @@ static void unlink_pages(struct letw_table *t, struct letw_slot *s, uint64_t upt
 	uint64_t p0 = first_page(s);
 	uint32_t idx = slot_index(t, s);
 
-	if (upto > p0 && cds_lfht_del(t->code, &s->node) == 0)
-		uatomic_dec(&t->code_nodes);
+	if (upto > p0)
+		(void)cds_lfht_del(t->code, &s->node);
 	for (uint64_t p = p0 + 1; p < upto; p++)
 		drop_cont(t, p, idx);
 }
@@ -257,7 +257,6 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 	if (cds_lfht_add_unique(t->code, letw_hash_u64(p0), letw_match_overlap, &key,
 				&s->node) != &s->node)
 		goto backout;
-	uatomic_inc(&t->code_nodes);
 	upto = p0 + 1;
 	for (uint64_t p = p0 + 1; !big && p <= pn; p++) {
 		uint32_t h = letw_store_chunk_get(&t->store, sizeof(struct letw_cont));
@@ -276,7 +275,7 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 			retire_chunk(t, &c->rc, c, sizeof(*c));
 			goto backout;
 		}
-		uatomic_inc(&t->code_nodes);
+		uatomic_inc(&t->cont_nodes);
 		upto = p + 1;
 	}
 	if (big) {
@@ -477,7 +476,12 @@ void letw_table_maintain(struct letw_table *t)
 	/* The store first, as always: publishers draining it take the slow
 	 * path, and a resize below may wait for grace periods. */
 	letw_table_tick(t);
-	resize(t->code, uatomic_read(&t->code_nodes), &t->code_size);
+	/* A slot node per live method and stub, plus the continuation
+	 * nodes; records being published or backed out are not counted,
+	 * which sizing can do without. */
+	resize(t->code, (unsigned long)(uatomic_read(&t->live_methods) +
+					uatomic_read(&t->live_stubs)) +
+			uatomic_read(&t->cont_nodes), &t->code_size);
 	resize(t->modules, (unsigned long)uatomic_read(&t->live_modules), &t->modules_size);
 	resize(t->exts, uatomic_read(&t->ext_nodes), &t->exts_size);
 	letw_intern_maintain(&t->intern);
