@@ -228,6 +228,8 @@ static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *
 {
 	uint16_t inst = letw_g.instance_id;
 
+	if (!letw_emit_wanted(unload, letw_st_kind(st), ext != NULL, code_readable))
+		return;
 	switch (letw_st_kind(st)) {
 	case LETW_SLOT_METHOD: {
 		struct letw_tp_method m;

@@ -7,6 +7,7 @@
 #include "emit.h"
 #include "record.h"
 #include "sessions.h"
+#include "slot.h"
 
 #define ENABLED(prov, ev) (lttng_ust_tracepoint_enabled(prov, ev) != 0)
 
@@ -60,6 +61,32 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 					 &c);
 			lttng_ust_tracepoint(letw_runtime, method_code_bytes, &c);
 		}
+	}
+}
+
+/*
+ * Checked before the payload is built: with no session recording the
+ * event, publish and unpublish skip reading the record back (context
+ * strings, strlen) for a tracepoint that would not fire. Each tracepoint
+ * still checks its own state when it fires: a session starting between
+ * the two only misses this one record's event, as it would had it started
+ * a moment later.
+ */
+int letw_emit_wanted(int unload, uint32_t kind, int lines, int code_readable)
+{
+	switch (kind) {
+	case LETW_SLOT_METHOD:
+		if (unload)
+			return ENABLED(letw_runtime, method_unload);
+		return ENABLED(letw_runtime, method_load) ||
+		       (lines && ENABLED(letw_runtime, method_lines)) ||
+		       (code_readable && ENABLED(letw_runtime, method_code_bytes));
+	case LETW_SLOT_STUB:
+		return unload ? ENABLED(letw_runtime, stub_unload) :
+				ENABLED(letw_runtime, stub_load);
+	default:
+		return unload ? ENABLED(letw_runtime, module_unload) :
+				ENABLED(letw_runtime, module_load);
 	}
 }
 

@@ -15,6 +15,10 @@
 #include "sessions.h"
 #include "walker.h"
 
+/* Does a session record anything a publish (unload 0) or unpublish of a
+ * record of this kind (LETW_SLOT_*) would fire? lines: it has a line
+ * table; code_readable: its code bytes may be copied. */
+int letw_emit_wanted(int unload, uint32_t kind, int lines, int code_readable);
 void letw_emit_method(int unload, const struct letw_tp_method *m);
 void letw_emit_stub(int unload, const struct letw_tp_stub *s);
 void letw_emit_module(int unload, const struct letw_tp_module *md);

@@ -61,6 +61,15 @@ static long utf8_len(const unsigned char *s)
 		if (w & 0x8080808080808080ull)
 			break;
 	}
+	/* The tail shorter than a word: the word ending at the NUL, whose
+	 * first bytes were checked already, rather than a byte loop. */
+	if (i < len && len >= 8 && i + 8 > len) {
+		uint64_t w;
+
+		memcpy(&w, s + len - 8, sizeof(w));
+		if (!(w & 0x8080808080808080ull))
+			return (long)len;
+	}
 	/* All before i is ASCII, so i is a character boundary. */
 	return utf8_valid(s + i, s + len) ? (long)len : -EILSEQ;
 }

@@ -106,14 +106,27 @@ static inline int letw_store_slot_chunk_ready(const struct letw_store *st, uint3
 /*
  * Widen the range of the chunk holding slot i to cover [lo, hi): lock-free
  * min/max CAS loops, no CAS when it already does. Relaxed: the caller's
- * full barrier that follows orders it (table.c letw_table_insert); C11
- * atomics so that TSan sees the pair.
+ * full barrier that follows (its first node's cds_lfht_add_unique) orders
+ * it (table.c letw_table_insert); C11 atomics so that TSan sees the pair.
  */
+#define LETW_STORE_SUMMARY_GRAIN (1ull << 20)
+
 static inline void letw_store_summary_widen(struct letw_store *st, uint32_t i,
 					    uint64_t lo, uint64_t hi)
 {
 	struct letw_store_summary *r = &st->slot_summary[i / LETW_STORE_SLOT_CHUNK];
-	uint64_t cur = __atomic_load_n(&r->lo, __ATOMIC_RELAXED);
+	uint64_t cur;
+
+	/* Out to whole grains (1 MiB): a code heap filled in address order
+	 * then CASes the line once per grain, not once per publish (a
+	 * locked instruction on a line every publisher of the chunk
+	 * writes); a big scan visits a chunk at most a grain early, which
+	 * is harmless. hi <= UINT64_MAX (no range wraps): where rounding
+	 * up would wrap, hi stays as it is. */
+	lo &= ~(LETW_STORE_SUMMARY_GRAIN - 1);
+	if (hi <= UINT64_MAX - (LETW_STORE_SUMMARY_GRAIN - 1))
+		hi = (hi + LETW_STORE_SUMMARY_GRAIN - 1) & ~(LETW_STORE_SUMMARY_GRAIN - 1);
+	cur = __atomic_load_n(&r->lo, __ATOMIC_RELAXED);
 
 	while (lo < cur && !__atomic_compare_exchange_n(&r->lo, &cur, lo, 0,
 						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))

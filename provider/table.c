@@ -168,7 +168,7 @@ static void drop_cont(struct letw_table *t, uint64_t page, uint32_t idx)
 		return;
 	c = caa_container_of(node, struct letw_cont, node);
 	if (cds_lfht_del(t->code, node) == 0)
-		uatomic_dec(&t->code_nodes);
+		uatomic_dec(&t->cont_nodes);
 	retire_chunk(t, &c->rc, c, sizeof(*c));
 }
 
@@ -213,17 +213,18 @@ static void unlink_pages(struct letw_table *t, struct letw_slot *s, uint64_t upt
 	uint64_t p0 = first_page(s);
 	uint32_t idx = slot_index(t, s);
 
-	if (upto > p0 && cds_lfht_del(t->code, &s->node) == 0)
-		uatomic_dec(&t->code_nodes);
+	if (upto > p0)
+		(void)cds_lfht_del(t->code, &s->node);
 	for (uint64_t p = p0 + 1; p < upto; p++)
 		drop_cont(t, p, idx);
 }
 
 /*
  * Big records against small ones, without a lock (Dekker):
- *   small: state PENDING, nodes in (cmpxchg), widen its chunk's range
- *          (store.h), full barrier, read live_bigs, and if non-zero look
- *          through the registry;
+ *   small: state PENDING, widen its chunk's range (store.h), nodes in —
+ *          the first successful cds_lfht_add_unique issues a full barrier
+ *          after its commit (rculfhash.h), which is the pair's barrier —
+ *          then read live_bigs, and if non-zero look through the registry;
  *   big:   node in the registry, live_bigs++ (full barrier), then scan:
  *          read each chunk's range, and where it meets the big range the
  *          slots' states, for an occupying overlapping record.
@@ -245,11 +246,17 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 	struct letw_big *b = NULL;
 
 	BIG_LOCK(t);
+	/* Before the first node goes in, whose add_unique's full barrier
+	 * (on success; failing, we back out and need none) orders it and
+	 * the PENDING state before the read of live_bigs below: the pair
+	 * above. A publish that fails leaves the range wider, which is
+	 * harmless (store.h). */
+	if (!big)
+		letw_store_summary_widen(&t->store, idx, s->start, s->start + s->size);
 	cds_lfht_node_init(&s->node);
 	if (cds_lfht_add_unique(t->code, letw_hash_u64(p0), letw_match_overlap, &key,
 				&s->node) != &s->node)
 		goto backout;
-	uatomic_inc(&t->code_nodes);
 	upto = p0 + 1;
 	for (uint64_t p = p0 + 1; !big && p <= pn; p++) {
 		uint32_t h = letw_store_chunk_get(&t->store, sizeof(struct letw_cont));
@@ -268,7 +275,7 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 			retire_chunk(t, &c->rc, c, sizeof(*c));
 			goto backout;
 		}
-		uatomic_inc(&t->code_nodes);
+		uatomic_inc(&t->cont_nodes);
 		upto = p + 1;
 	}
 	if (big) {
@@ -286,12 +293,10 @@ int letw_table_insert(struct letw_table *t, struct letw_slot *s, struct letw_ext
 		(void)uatomic_add_return(&t->live_bigs, 1); /* full barrier */
 		if (letw_overlaps_big(t, s) || letw_overlaps_any(t, s))
 			goto backout;
-	} else {
-		/* Before the barrier: the pair above. */
-		letw_store_summary_widen(&t->store, idx, s->start, s->start + s->size);
-		cmm_smp_mb();
-		if (uatomic_read(&t->live_bigs) && letw_overlaps_big(t, s))
-			goto backout;
+	} else if (uatomic_read(&t->live_bigs) && letw_overlaps_big(t, s)) {
+		/* live_bigs read after the first add_unique's barrier: the
+		 * pair above (was a cmm_smp_mb of its own here, ~35 ns). */
+		goto backout;
 	}
 	if (ext) {
 		cds_lfht_node_init(&ext->node);
@@ -471,7 +476,12 @@ void letw_table_maintain(struct letw_table *t)
 	/* The store first, as always: publishers draining it take the slow
 	 * path, and a resize below may wait for grace periods. */
 	letw_table_tick(t);
-	resize(t->code, uatomic_read(&t->code_nodes), &t->code_size);
+	/* A slot node per live method and stub, plus the continuation
+	 * nodes; records being published or backed out are not counted,
+	 * which sizing can do without. */
+	resize(t->code, (unsigned long)(uatomic_read(&t->live_methods) +
+					uatomic_read(&t->live_stubs)) +
+			uatomic_read(&t->cont_nodes), &t->code_size);
 	resize(t->modules, (unsigned long)uatomic_read(&t->live_modules), &t->modules_size);
 	resize(t->exts, uatomic_read(&t->ext_nodes), &t->exts_size);
 	letw_intern_maintain(&t->intern);

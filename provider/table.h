@@ -69,7 +69,10 @@ struct letw_table {
 	struct letw_reclaim reclaim;
 	struct cds_lfht *code, *modules, *bigs, *exts;
 	long live_methods, live_stubs, live_modules, live_bigs; /* uatomic */
-	unsigned long code_nodes;      /* uatomic: nodes in `code` */
+	/* uatomic: continuation nodes in `code`. Its slot nodes are
+	 * live_methods + live_stubs: a one-page publish updates one shared
+	 * counter, not two. */
+	unsigned long cont_nodes;
 	unsigned long ext_nodes;       /* uatomic: nodes in `exts` */
 	/* Control thread: the sizes last asked for (code, modules, exts are
 	 * resized by letw_table_maintain, never by the inserting thread). */
