@@ -238,17 +238,23 @@ static int member(const bt_field_class *st, const char *name, int want_str,
 	return -1;
 }
 
+/* Identifiers of a method record no output is made of. */
+static int is_method_ref(const char *field)
+{
+	return !strcmp(field, "instance_id") || !strcmp(field, "module_id") ||
+	       !strcmp(field, "method_token");
+}
+
 static int is_method_id(const char *field)
 {
-	return !strcmp(field, "instance_id") || !strcmp(field, "method_id") ||
-	       !strcmp(field, "module_id") || !strcmp(field, "method_token") ||
+	return is_method_ref(field) || !strcmp(field, "method_id") ||
 	       !strcmp(field, "version_id");
 }
 
 enum { LETW_OP_U16, LETW_OP_U32, LETW_OP_U64, LETW_OP_STR };
 
 static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
-		    int skip_ids)
+		    int skip_ids, int skip_refs)
 {
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(cls);
@@ -273,7 +279,8 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
 
 		if (idx < 0 && !ci->missing)
 			ci->missing = fd[i].name;
-		if (skip_ids && fd == method_fields && is_method_id(fd[i].name))
+		if (fd == method_fields && ((skip_ids && is_method_id(fd[i].name)) ||
+					    (skip_refs && is_method_ref(fd[i].name))))
 			continue;
 		op->idx = (int16_t)idx;
 		op->type = fd[i].width == 0 ? LETW_OP_STR : fd[i].width == 2 ? LETW_OP_U16 :
@@ -297,10 +304,10 @@ static const struct letw_ev_class_info *class_info(struct letw_ev_class_cache *c
 		if (c->c[i].cls == cls)
 			return &c->c[c->last = i];
 	if (c->n == sizeof(c->c) / sizeof(c->c[0])) {
-		resolve(cls, tmp, c->skip_method_ids);
+		resolve(cls, tmp, c->skip_method_ids, c->skip_method_refs);
 		return tmp;
 	}
-	resolve(cls, &c->c[c->n], c->skip_method_ids);
+	resolve(cls, &c->c[c->n], c->skip_method_ids, c->skip_method_refs);
 	/* The reference keeps the address from naming another class later
 	 * (live sessions bring traces and their classes as they go). */
 	bt_event_class_get_ref(cls);

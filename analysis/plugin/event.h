@@ -117,8 +117,12 @@ struct letw_ev_class_cache {
 	/* Set before the first event by a sink that uses no identifier of
 	 * method records (method_id, module_id, method_token, version_id,
 	 * instance_id): decoding skips them (5 of 11 fields; the schema is
-	 * still checked). */
+	 * still checked), so a value wider than its schema field there does
+	 * not make the record absurd (letw_ev_absurd) either. */
 	int skip_method_ids;
+	/* The same for instance_id, module_id and method_token only: a sink
+	 * that matches records by method_id and version_id (the jitdump). */
+	int skip_method_refs;
 };
 
 void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);
