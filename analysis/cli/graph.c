@@ -56,16 +56,39 @@ static void fail(struct letw_graph_shared *sh, const char *fmt, ...)
 	bt_error_release(err);
 }
 
-static const bt_plugin *find_plugin(const char *name, struct letw_graph_shared *sh)
+/* The plugins of the default search path, loaded once: bt_plugin_find()
+ * loads every plugin of every directory to return one, so asking it for
+ * `ctf` and then `utils` loaded (and initialised) them all twice. Same
+ * precedence as bt_plugin_find(): the first plugin found of a name wins. */
+static const bt_plugin_set *load_plugins(struct letw_graph_shared *sh)
 {
-	const bt_plugin *p = NULL;
+	const bt_plugin_set *set = NULL;
 
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &p) !=
-	    BT_PLUGIN_FIND_STATUS_OK) {
-		fail(sh, "babeltrace2 plugin `%s` not found (is babeltrace2 installed?)", name);
+	if (bt_plugin_find_all(BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &set) !=
+	    BT_PLUGIN_FIND_ALL_STATUS_OK) {
+		fail(sh, "no babeltrace2 plugin found (is babeltrace2 installed?)");
 		return NULL;
 	}
-	return p;
+	return set;
+}
+
+/* A new reference to the plugin `name` of set, or NULL (error recorded). */
+static const bt_plugin *find_plugin(const bt_plugin_set *set, const char *name,
+				    struct letw_graph_shared *sh)
+{
+	uint64_t i, n = set ? bt_plugin_set_get_plugin_count(set) : 0;
+
+	for (i = 0; i < n; i++) {
+		const bt_plugin *p = bt_plugin_set_borrow_plugin_by_index_const(set, i);
+
+		if (strcmp(bt_plugin_get_name(p), name) == 0) {
+			bt_plugin_get_ref(p);
+			return p;
+		}
+	}
+	if (set)
+		fail(sh, "babeltrace2 plugin `%s` not found (is babeltrace2 installed?)", name);
+	return NULL;
 }
 
 static int connect_all(bt_graph *g, const bt_component_source *src,
@@ -111,9 +134,10 @@ static bt_component_class_sink *make_sink_class(enum letw_sink_kind k)
 
 static int add_sources(bt_graph *g, const struct letw_graph_opts *o, char **dirs,
 		       size_t ndirs, const bt_component_filter *mux,
-		       bt_logging_level lvl, struct letw_graph_shared *sh)
+		       const bt_plugin_set *plugins, bt_logging_level lvl,
+		       struct letw_graph_shared *sh)
 {
-	const bt_plugin *ctf = find_plugin("ctf", sh);
+	const bt_plugin *ctf = find_plugin(plugins, "ctf", sh);
 	int live = ndirs == 0;
 	int ret = -1;
 	size_t i;
@@ -215,6 +239,7 @@ int letw_graph_run_here(const struct letw_graph_opts *o, char **dirs,
 	bt_component_class_sink *sink_cls;
 	const bt_component_filter *mux = NULL;
 	const bt_component_sink *sink = NULL;
+	const bt_plugin_set *plugins;
 	const bt_plugin *utils;
 	bt_graph *g;
 	int ret = -1;
@@ -224,7 +249,8 @@ int letw_graph_run_here(const struct letw_graph_opts *o, char **dirs,
 	 * when the ctf plugin loads (what babeltrace2 --log-level sets). */
 	setenv("BABELTRACE_PLUGIN_CTF_METADATA_LOG_LEVEL", o->verbose ? "WARNING" : "ERROR", 0);
 	sink_cls = make_sink_class(o->sink);
-	utils = find_plugin("utils", sh);
+	plugins = load_plugins(sh);
+	utils = find_plugin(plugins, "utils", sh);
 	g = bt_graph_create(0);
 
 	bt_logging_set_global_level(lvl);
@@ -244,7 +270,7 @@ int letw_graph_run_here(const struct letw_graph_opts *o, char **dirs,
 		fail(sh, "cannot create the sink");
 		goto out;
 	}
-	if (add_sources(g, o, dirs, ndirs, mux, lvl, sh))
+	if (add_sources(g, o, dirs, ndirs, mux, plugins, lvl, sh))
 		goto out;
 	if (bt_graph_connect_ports(g,
 		    bt_component_filter_borrow_output_port_by_name_const(mux, "out"),
@@ -257,6 +283,7 @@ int letw_graph_run_here(const struct letw_graph_opts *o, char **dirs,
 out:
 	bt_graph_put_ref(g);
 	bt_plugin_put_ref(utils);
+	bt_plugin_set_put_ref(plugins);
 	bt_component_class_sink_put_ref(sink_cls);
 	return ret;
 }

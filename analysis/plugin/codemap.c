@@ -21,53 +21,7 @@ void letw_codemap_fini(struct letw_codemap *m)
 	free(m->r);
 	if (m->at_start)
 		g_hash_table_destroy(m->at_start);
-	free(m->seen);
 	memset(m, 0, sizeof(*m));
-}
-
-/*
- * A filter in front of the hash table. A first rundown pass lists code the
- * map has never seen, in an order no shortcut predicts (letw-minijit's
- * several code heaps, each listed top-down), so every record was a miss
- * in a table of 10^5 regions: a cache miss each, 6% of `lttng-etw
- * perfmap` (perf, bench/analysis.sh trace). A bit per hashed start,
- * 16-32 bits a region, answers most of them from a far smaller array;
- * rebuilt larger as the map grows. Allocation failure only leaves it off.
- */
-#define SEEN_MIN_REGIONS 1024
-
-static size_t seen_bit(const struct letw_codemap *m, uint64_t start)
-{
-	return (size_t)((start * 0x9e3779b97f4a7c15ull) >> (64 - m->seen_log2));
-}
-
-static void seen_set(struct letw_codemap *m, uint64_t start)
-{
-	size_t b = seen_bit(m, start);
-
-	m->seen[b / 64] |= 1ull << (b % 64);
-}
-
-static int seen_has(const struct letw_codemap *m, uint64_t start)
-{
-	size_t b = seen_bit(m, start);
-
-	return (int)((m->seen[b / 64] >> (b % 64)) & 1);
-}
-
-static void seen_build(struct letw_codemap *m)
-{
-	unsigned int log2 = 16;
-
-	while (((size_t)1 << log2) < m->n * 32 && log2 < 40)
-		log2++;
-	free(m->seen);
-	m->seen = calloc(((size_t)1 << log2) / 64, sizeof(*m->seen));
-	if (!m->seen)
-		return;
-	m->seen_log2 = log2;
-	for (size_t i = 0; i < m->n; i++)
-		seen_set(m, m->r[i].start);
 }
 
 /* old: the newest region at start before this one, or NULL. */
@@ -111,24 +65,27 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 		*idx = m->n;
 	m->n++;
 	m->hint = m->n;
-	if (m->seen) {
-		if (m->n * 16 > ((size_t)1 << m->seen_log2))
-			seen_build(m);
-		else
-			seen_set(m, start);
-	}
 	if (start > m->max_start)
 		m->max_start = start;
+	/* Once lookups need the table, a new region goes in at once: the
+	 * lookup that proved its address new has just brought the bucket into
+	 * the cache, so the insert is a hit, where a batch later was a miss
+	 * each (index_pending). */
+	if (m->at_start && m->indexed == m->n - 1) {
+		g_hash_table_insert(m->at_start, GSIZE_TO_POINTER(start),
+				    GSIZE_TO_POINTER(m->n));
+		m->indexed = m->n;
+	}
 	return 0;
 nomem:
 	return -ENOMEM;
 }
 
-/* Regions enter the hash table only when a lookup needs it: a trace
- * whose records all follow store order (or climb past every address
- * seen) never builds it. In index order, so the newest region at an
- * address wins. glib aborts rather than fail an allocation (its
- * documented policy): nothing to check. */
+/* Regions enter the hash table once a lookup needs it (add_region()
+ * keeps it current from then on): a trace whose records all follow store
+ * order (or climb past every address seen) never builds it. In index
+ * order, so the newest region at an address wins. glib aborts rather than
+ * fail an allocation (its documented policy): nothing to check. */
 static void index_pending(struct letw_codemap *m)
 {
 	if (!m->at_start)
@@ -157,11 +114,6 @@ static struct letw_region *newest_at(struct letw_codemap *m, uint64_t start)
 	} else {
 		gsize v;
 
-		/* Every region's bit is set: a clear one is a new address. */
-		if (!m->seen && m->n >= SEEN_MIN_REGIONS)
-			seen_build(m);
-		if (m->seen && !seen_has(m, start))
-			return NULL;
 		index_pending(m);
 		v = GPOINTER_TO_SIZE(g_hash_table_lookup(m->at_start, GSIZE_TO_POINTER(start)));
 

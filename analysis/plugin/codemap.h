@@ -45,18 +45,15 @@ struct letw_codemap {
 	int64_t vpid;
 	struct letw_region *r;
 	size_t n, cap;
-	/* start → 1 + index of the newest region there, built lazily
-	 * (codemap.c). glib's table, not a hand-written one: measured side by
-	 * side on the bench/analysis.sh trace (4*10^5 rundown records), the
-	 * former open-addressing map saved 1.2% of perfmap's instructions,
-	 * had 5% more last-level cache misses (callgrind --cache-sim) and no
+	/* start → 1 + index of the newest region there, built at the first
+	 * lookup that needs it, then kept current (codemap.c). glib's table,
+	 * not a hand-written one: measured side by side on the
+	 * bench/analysis.sh trace (4*10^5 rundown records), the former
+	 * open-addressing map saved 1.2% of perfmap's instructions, had 5%
+	 * more last-level cache misses (callgrind --cache-sim) and no
 	 * measurable difference in CPU time. */
 	GHashTable *at_start;
 	size_t indexed;      /* regions [0, indexed) are in at_start */
-	/* One bit per hash of every region's start (codemap.c): a clear bit
-	 * proves an address new without the hash table. NULL: not built. */
-	uint64_t *seen;
-	unsigned int seen_log2;
 	GStringChunk *names; /* every region's name */
 	size_t hint; /* the region the next record probably names */
 	uint64_t max_start; /* the highest start in the table */

@@ -82,9 +82,21 @@ const char *letw_ev_kind_name(enum letw_ev_kind kind);
  * description in buf; else 0. */
 int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len);
 
+/* One payload field to decode: where it is in the payload, how to read
+ * it, where it goes in struct letw_ev. */
+struct letw_ev_op {
+	int16_t idx;       /* member index in the payload structure */
+	uint8_t type;      /* event.c: LETW_OP_* */
+	uint8_t is_signed;
+	uint16_t off;      /* of the value in struct letw_ev */
+	uint16_t len_off;  /* strings: of their length, or UINT16_MAX */
+	const char *name;  /* the schema's name (ev->overflow) */
+};
+
 /* What decoding needs of one event class, found once by name: its kind,
- * and the index and signedness of each schema field in its payload (and
- * of vpid in its common context), so events are decoded by index. */
+ * the index and signedness of vpid in its common context, and the list
+ * of payload fields to decode (the schema's, minus those the sink skips),
+ * so an event is decoded by index with no per-field decision. */
 #define LETW_EV_MAX_FIELDS 12
 struct letw_ev_class_info {
 	const bt_event_class *cls;   /* referenced while cached */
@@ -93,9 +105,8 @@ struct letw_ev_class_info {
 	int vpid_idx;                /* -1: no vpid context */
 	uint8_t has_clock;           /* its stream class has a default clock */
 	uint8_t vpid_signed;
-	int16_t idx[LETW_EV_MAX_FIELDS];
-	uint8_t is_signed[LETW_EV_MAX_FIELDS];
-	uint16_t skip;               /* bit i: field i not decoded */
+	uint8_t nops;
+	struct letw_ev_op ops[LETW_EV_MAX_FIELDS];
 };
 
 /* A trace has few event classes; past the cache's size, classes are
@@ -106,8 +117,12 @@ struct letw_ev_class_cache {
 	/* Set before the first event by a sink that uses no identifier of
 	 * method records (method_id, module_id, method_token, version_id,
 	 * instance_id): decoding skips them (5 of 11 fields; the schema is
-	 * still checked). */
+	 * still checked), so a value wider than its schema field there does
+	 * not make the record absurd (letw_ev_absurd) either. */
 	int skip_method_ids;
+	/* The same for instance_id, module_id and method_token only: a sink
+	 * that matches records by method_id and version_id (the jitdump). */
+	int skip_method_refs;
 };
 
 void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);

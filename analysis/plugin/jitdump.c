@@ -380,6 +380,9 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	if (!jd)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	letw_sink_init(&jd->base, self, &jitdump_ops, init_data);
+	/* Regions are matched to their line and code chunks by method_id
+	 * and version_id; the other identifiers go nowhere. */
+	jd->base.cache.skip_method_refs = 1;
 	jd->elf_text_offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
 	jd->fail_on_incomplete = 1;
 	jd->by_vpid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);

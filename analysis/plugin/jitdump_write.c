@@ -104,6 +104,19 @@ static int put64(struct letw_jd_out *f, uint64_t v)
 	return put(f, &v, sizeof(v));
 }
 
+/* Host-order fields into a record being laid out; returns past them. */
+static unsigned char *fill32(unsigned char *at, uint32_t v)
+{
+	memcpy(at, &v, sizeof(v));
+	return at + sizeof(v);
+}
+
+static unsigned char *fill64(unsigned char *at, uint64_t v)
+{
+	memcpy(at, &v, sizeof(v));
+	return at + sizeof(v);
+}
+
 static int put_prefix(struct letw_jd_out *f, uint32_t id, uint32_t total, uint64_t ts)
 {
 	return put32(f, id) || put32(f, total) || put64(f, ts) ? -EIO : 0;
@@ -141,13 +154,23 @@ int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_
 	size_t name_len = strlen(name) + 1;
 	uint64_t total = LOAD_FIXED + name_len + code_size;
 
+	unsigned char fixed[LOAD_FIXED], *at = fixed;
+
 	if (total > UINT32_MAX)
 		return -E2BIG;
-	if (put_prefix(f, JIT_CODE_LOAD, (uint32_t)total, ts) ||
-	    put32(f, pid) || put32(f, tid) ||
-	    put64(f, code_addr) /* vma: perf uses code_addr */ ||
-	    put64(f, code_addr) || put64(f, code_size) || put64(f, code_index) ||
-	    put(f, name, name_len))
+	/* The fixed part laid out here and copied once: a LOAD per region,
+	 * 10^5 of them in a large trace, and put()'s buffer check per field
+	 * showed in the profile (4% of `lttng-etw jitdump`). */
+	at = fill32(at, JIT_CODE_LOAD);
+	at = fill32(at, (uint32_t)total);
+	at = fill64(at, ts);
+	at = fill32(at, pid);
+	at = fill32(at, tid);
+	at = fill64(at, code_addr); /* vma: perf uses code_addr */
+	at = fill64(at, code_addr);
+	at = fill64(at, code_size);
+	fill64(at, code_index);
+	if (put(f, fixed, sizeof(fixed)) || put(f, name, name_len))
 		return -EIO;
 	if (code)
 		return put(f, code, code_size);
@@ -155,17 +178,17 @@ int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_
 	 * only the last piece carries the unique tail. */
 	for (uint32_t done = 0; done < code_size;) {
 		uint32_t n = code_size - done;
-		unsigned char *at;
+		unsigned char *piece;
 
 		if (n > 4096)
 			n = 4096;
-		at = room(f, n);
-		if (!at)
+		piece = room(f, n);
+		if (!piece)
 			return f->err ? f->err : -EIO;
 		if (done + n == code_size)
-			letw_jd_filler(at, n, code_index, pid);
+			letw_jd_filler(piece, n, code_index, pid);
 		else
-			memset(at, 0xcc, n);
+			memset(piece, 0xcc, n);
 		done += n;
 	}
 	return 0;
