@@ -161,10 +161,11 @@ def run(plugin, steps, params=None):
     p.update(params or {})
     sink = g.add_component(plugin.sink_component_classes['jitdump'], 'sink', params=p)
     g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
-    g.run()
-    files = {f: parse(os.path.join(out, f)) for f in os.listdir(out)}
-    shutil.rmtree(out)
-    return files
+    try:
+        g.run()
+        return {f: parse(os.path.join(out, f)) for f in os.listdir(out)}
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def loads(recs):

@@ -160,7 +160,9 @@ run_fuzzer() { # NAME corpus [env...]
 	fi
 }
 run_fuzzer letw-fuzz-ctlsock "$fz/corpus-ctlsock"
-run_fuzzer letw-fuzz-trace "$fz/corpus-trace" LETW_FUZZ_METADATA="$meta" \
+# TMPDIR: the harness's scratch trace lives in this test's own directory,
+# removed at exit whatever way the fuzzer ended.
+run_fuzzer letw-fuzz-trace "$fz/corpus-trace" TMPDIR="$LETW_TEST_TMP" LETW_FUZZ_METADATA="$meta" \
 	LETW_FUZZ_FRAME="$frame" \
 	LETW_FUZZ_PLUGIN="$plugin" ASAN_OPTIONS=detect_leaks=0
 [ $rc -eq 0 ] && echo "PASS: fuzzing, ${secs}s per harness"

@@ -28,7 +28,10 @@
 
 #include <babeltrace2/babeltrace.h>
 
-static char dir[] = "/tmp/letw-fuzz-trace.XXXXXX";
+/* Under $TMPDIR (fuzz.sh points it into its own work directory, which
+ * it empties on every run: libFuzzer ends by exit or by a crash, and a
+ * directory in /tmp would outlive either). */
+static char dir[4096];
 static char stream_path[4200], report_path[4200];
 static const bt_component_class_source *src_cls;
 static const bt_component_class_filter *mux_cls;
@@ -83,6 +86,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die("LETW_FUZZ_FRAME unreadable");
 	fclose(f);
 	packet_len = frame_len < UST_PACKET_MAX ? frame_len : UST_PACKET_MAX;
+	snprintf(dir, sizeof(dir), "%s/letw-fuzz-trace.XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		die("mkdtemp");
 	snprintf(meta_copy, sizeof(meta_copy), "%s/metadata", dir);
