@@ -41,6 +41,7 @@
 #include "jitdump_proc.h"
 #include "jitdump_write.h"
 #include "names.h"
+#include "replace_file.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (jd->base.self)
@@ -265,9 +266,10 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	/* A new file under the final name: the process's placeholder stays
 	 * mapped (its inode lives on), perf inject opens the new one. */
-	if (rename(tmp, path) != 0) {
+	err = letw_replace_file(tmp, path);
+	if (err) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp, path,
-					  strerror(errno));
+					  strerror(-err));
 		goto out;
 	}
 	BT_COMP_LOGI("wrote %s: %llu LOAD(s) (%llu from loads, %llu from rundown records, %llu from unloads), %llu with code bytes, %llu with line tables",
