@@ -135,6 +135,14 @@ const char *letw_bt_string(const bt_field *f)
 	return bt_field_string_get_length(f) ? bt_field_string_get_value(f) : "";
 }
 
+uint64_t letw_cycles_ns(uint64_t cycles, uint64_t freq)
+{
+	if (freq == 1000000000ull) /* LTTng's clock: cycles are ns */
+		return cycles;
+	/* Split so that cycles * 1e9 cannot overflow. */
+	return cycles / freq * 1000000000ull + (cycles % freq) * 1000000000ull / freq;
+}
+
 int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok)
 {
 	int64_t ns = 0;
@@ -267,6 +275,8 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
 	/* An event class belongs to one stream class: whether its events
 	 * have a clock snapshot is known here, not asked per event. */
 	ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+	ci->clock_freq = ci->has_clock ? bt_clock_class_get_frequency(
+		bt_stream_class_borrow_default_clock_class_const(sc)) : 0;
 	ci->vpid_idx = member(bt_stream_class_borrow_event_common_context_field_class_const(sc),
 			      "vpid", 0, &ci->vpid_signed);
 	fd = fields_of(letw_ev_object(ci->kind));
@@ -352,10 +362,17 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		*err = ci->missing;
 		return -1;
 	}
-	if (ci->has_clock)
+	if (ci->has_clock && cache->raw_ns) {
+		ok = ci->clock_freq != 0;
+		if (ok)
+			ev->raw_ns = letw_cycles_ns(bt_clock_snapshot_get_value(
+				bt_message_event_borrow_default_clock_snapshot_const(msg)),
+				ci->clock_freq);
+	} else if (ci->has_clock) {
 		ev->ts_ns = letw_clock_ns(
 			bt_message_event_borrow_default_clock_snapshot_const(msg),
 			&ok);
+	}
 	ev->has_ts = ok;
 	if (ci->vpid_idx >= 0) {
 		ev->vpid = (int64_t)(int32_t)int_at(bt_event_borrow_common_context_field_const(e),

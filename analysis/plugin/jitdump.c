@@ -87,16 +87,20 @@ static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
 	return jd->last = p;
 }
 
-/* perf's clock, or a failure: a jitdump without times is no use. */
-static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
+/* A failure: a jitdump without times is no use. */
+static int no_clock(struct jitdump *jd, const bt_message *msg)
 {
-	if (letw_jdx_raw_ns(msg, ns) == 0)
-		return 0;
 	BT_COMP_LOGE_APPEND_CAUSE(
 		"event `%s` has no clock snapshot: a jitdump needs the events' CLOCK_MONOTONIC times",
 		bt_event_class_get_name(bt_event_borrow_class_const(
 			bt_message_event_borrow_event_const(msg))));
 	return -1;
+}
+
+/* perf's clock, or a failure. */
+static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
+{
+	return letw_jdx_raw_ns(msg, ns) == 0 ? 0 : no_clock(jd, msg);
 }
 
 static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
@@ -110,8 +114,10 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	uint64_t ns;
 	int ret;
 
-	if (event_ns(jd, ev->msg, &ns))
-		return -1;
+	/* Decoded with the event (cache.raw_ns). */
+	if (!ev->has_ts)
+		return no_clock(jd, ev->msg);
+	ns = ev->raw_ns;
 	p = proc_get(jd, ev->has_vpid ? ev->vpid : 0);
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
@@ -385,6 +391,7 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	/* Regions are matched to their line and code chunks by method_id
 	 * and version_id; the other identifiers go nowhere. */
 	jd->base.cache.skip_method_refs = 1;
+	jd->base.cache.raw_ns = 1;
 	jd->elf_text_offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
 	jd->fail_on_incomplete = 1;
 	jd->by_vpid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
