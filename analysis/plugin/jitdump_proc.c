@@ -47,21 +47,15 @@ static void rows_free(struct letw_jd_rows *r)
 	g_free(r);
 }
 
-static void region_clear(gpointer data)
-{
-	struct letw_jd_region *r = data;
-
-	code_free(r->code);
-	rows_free(r->rows);
-}
-
 struct letw_jd_proc *letw_jd_proc_new(int64_t vpid)
 {
 	struct letw_jd_proc *p = g_new0(struct letw_jd_proc, 1);
 
 	p->vpid = vpid;
 	p->regions = g_array_new(FALSE, TRUE, sizeof(struct letw_jd_region));
-	g_array_set_clear_func(p->regions, region_clear);
+	/* Few regions own code bytes or a line table: freeing visits those,
+	 * not every region (a clear function would, 10^5 and more). */
+	p->with_extra = g_array_new(FALSE, FALSE, sizeof(guint));
 	/* Keys are the addresses themselves: no allocation per region. */
 	p->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->names = g_string_chunk_new(256 * 1024);
@@ -72,6 +66,16 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 {
 	if (!p)
 		return;
+	for (guint i = 0; i < p->with_extra->len; i++) {
+		struct letw_jd_region *r = &g_array_index(
+			p->regions, struct letw_jd_region, g_array_index(p->with_extra, guint, i));
+
+		code_free(r->code);
+		rows_free(r->rows);
+		r->code = NULL;
+		r->rows = NULL;
+	}
+	g_array_free(p->with_extra, TRUE);
 	g_array_free(p->regions, TRUE);
 	g_hash_table_destroy(p->at_start);
 	g_string_chunk_free(p->names);
@@ -212,6 +216,15 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 	return 0;
 }
 
+/* r has just got its first code bytes or rows: remembered for freeing
+ * (once: a region with both is listed twice, and frees each once). */
+static void extra_owner(struct letw_jd_proc *p, struct letw_jd_region *r)
+{
+	guint i = (guint)(r - reg(p, 0));
+
+	g_array_append_val(p->with_extra, i);
+}
+
 static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 			const struct letw_jdx *x)
 {
@@ -228,6 +241,7 @@ static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 			return;
 		}
 		t = r->rows = g_new0(struct letw_jd_rows, 1);
+		extra_owner(p, r);
 		t->total = x->rows_total;
 		t->off = g_new0(uint32_t, t->total);
 		t->line = g_new0(uint32_t, t->total);
@@ -269,6 +283,7 @@ static void extra_code(struct letw_jd_proc *p, struct letw_jd_region *r,
 	}
 	if (!c) {
 		c = r->code = g_new0(struct letw_jd_code, 1);
+		extra_owner(p, r);
 		c->size = r->size;
 		c->bytes = g_malloc0(c->size);
 		c->got = g_malloc0((c->size + 7) / 8);
@@ -435,18 +450,20 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 	guint n = p->regions->len;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
 	struct by_start *s = g_new(struct by_start, n ? n : 1);
-	struct keyed *k;
+	struct keyed *k = g_new(struct keyed, n ? n : 1);
 
 	/* Code first seen in a rundown record or an unload (no load event)
 	 * was mapped at the process's first event, or later when other code
 	 * held any of its addresses earlier in the trace: the first here,
-	 * the rare second below, where the search proves it. */
+	 * the rare second below, where the search proves it. One pass over
+	 * the regions makes both arrays (the regions are the large ones). */
 	for (guint i = 0; i < n; i++) {
 		struct letw_jd_region *r = reg(p, i);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
 			r->load_ns = p->has_ts && p->first_ns < r->rec_ns ? p->first_ns : r->rec_ns;
 		s[i] = (struct by_start){ r->start, i, r->size };
+		k[i] = (struct keyed){ r->load_ns, i };
 	}
 	if (letw_radix_sort(s, n, sizeof(*s)) != 0)
 		qsort(s, n, sizeof(*s), cmp_by_start);
@@ -456,14 +473,13 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 		if (!overlapped(p, s, n, pos, NULL))
 			continue;
 		r = reg(p, s[pos].idx);
-		if (r->origin != LETW_JD_FROM_LOAD)
+		if (r->origin != LETW_JD_FROM_LOAD) {
 			overlapped(p, s, n, pos, &r->load_ns);
+			k[s[pos].idx].key = r->load_ns;
+		}
 	}
 	g_free(s);
 	/* The LOADs in the order of their times, then of the trace. */
-	k = g_new(struct keyed, n ? n : 1);
-	for (guint i = 0; i < n; i++)
-		k[i] = (struct keyed){ reg(p, i)->load_ns, i };
 	g_array_set_size(order, n);
 	by_load_time(k, n, (guint *)(void *)order->data);
 	g_free(k);

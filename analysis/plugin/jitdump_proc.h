@@ -73,6 +73,7 @@ struct letw_jd_proc {
 	GArray *regions;       /* struct letw_jd_region, in trace order */
 	GHashTable *at_start;  /* start (as a pointer) → newest region index + 1 */
 	GStringChunk *names;   /* every region's name: no malloc per record */
+	GArray *with_extra;    /* guint: the regions that own code or rows */
 	guint hint;            /* the region the next record probably names */
 	uint64_t first_ns, last_ns;
 	int has_ts;
