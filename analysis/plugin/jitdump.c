@@ -103,13 +103,20 @@ static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
 	return letw_jdx_raw_ns(msg, ns) == 0 ? 0 : no_clock(jd, msg);
 }
 
+static void ev_ids(void *ev, uint64_t *method_id, uint64_t *version_id)
+{
+	letw_ev_method_ids(ev, method_id, version_id);
+}
+
 static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct jitdump *jd = (struct jitdump *)s;
 	int obj = letw_ev_object(ev->kind);
+	struct letw_jd_ids ids = { ev_ids, (void *)ev };
 	struct letw_sink_name nm;
 	struct letw_name_src src;
 	struct letw_jd_proc *p;
+	uint64_t method_id, version_id;
 	const char *name;
 	uint64_t ns;
 	int ret;
@@ -129,17 +136,16 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
 		name = letw_sink_region_name(s, ev);
+		letw_ev_method_ids(ev, &method_id, &version_id);
 		ret = name ? letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
-					       ev->method_id, ev->version_id) : -ENOMEM;
+					       method_id, version_id) : -ENOMEM;
 		break;
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src,
-					  ev->method_id, ev->version_id);
+		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src, &ids);
 		break;
 	default:
-		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src,
-					   ev->method_id, ev->version_id);
+		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src, &ids);
 		break;
 	}
 	if (ret) {
@@ -392,6 +398,7 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	 * and version_id; the other identifiers go nowhere. */
 	jd->base.cache.skip_method_refs = 1;
 	jd->base.cache.raw_ns = 1;
+	jd->base.cache.lazy_method_ids = 1;
 	jd->elf_text_offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
 	jd->fail_on_incomplete = 1;
 	jd->by_vpid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);

@@ -161,9 +161,10 @@ int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
 
 int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 			uint64_t start, uint32_t size, const struct letw_name_src *src,
-			uint64_t method_id, uint64_t version_id)
+			const struct letw_jd_ids *ids)
 {
 	struct letw_jd_region *old = newest_at(p, start);
+	uint64_t method_id, version_id;
 	const char *name;
 
 	if (old && !old->dead && old->obj == obj) {
@@ -176,6 +177,7 @@ int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 	name = src->get(src->arg);
 	if (!name)
 		return -ENOMEM;
+	ids->get(ids->arg, &method_id, &version_id);
 	p->stats.unload_only++;
 	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD);
 	old = reg(p, p->regions->len - 1);
@@ -186,9 +188,10 @@ int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 
 int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 			 uint64_t start, uint32_t size, const struct letw_name_src *src,
-			 uint64_t method_id, uint64_t version_id)
+			 const struct letw_jd_ids *ids)
 {
 	struct letw_jd_region *old = newest_at(p, start);
+	uint64_t method_id, version_id;
 	const char *name;
 	int same = 0;
 
@@ -211,6 +214,7 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 		old->death_ns = ns;
 		p->stats.implicit_replacements++;
 	}
+	ids->get(ids->arg, &method_id, &version_id);
 	p->stats.rundown_new++;
 	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
 	return 0;
