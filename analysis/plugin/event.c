@@ -135,6 +135,14 @@ const char *letw_bt_string(const bt_field *f)
 	return bt_field_string_get_length(f) ? bt_field_string_get_value(f) : "";
 }
 
+uint64_t letw_cycles_ns(uint64_t cycles, uint64_t freq)
+{
+	if (freq == 1000000000ull) /* LTTng's clock: cycles are ns */
+		return cycles;
+	/* Split so that cycles * 1e9 cannot overflow. */
+	return cycles / freq * 1000000000ull + (cycles % freq) * 1000000000ull / freq;
+}
+
 int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok)
 {
 	int64_t ns = 0;
@@ -254,7 +262,7 @@ static int is_method_id(const char *field)
 enum { LETW_OP_U16, LETW_OP_U32, LETW_OP_U64, LETW_OP_STR };
 
 static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
-		    int skip_ids, int skip_refs)
+		    int skip_ids, int skip_refs, int lazy_ids)
 {
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(cls);
@@ -267,6 +275,8 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
 	/* An event class belongs to one stream class: whether its events
 	 * have a clock snapshot is known here, not asked per event. */
 	ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+	ci->clock_freq = ci->has_clock ? bt_clock_class_get_frequency(
+		bt_stream_class_borrow_default_clock_class_const(sc)) : 0;
 	ci->vpid_idx = member(bt_stream_class_borrow_event_common_context_field_class_const(sc),
 			      "vpid", 0, &ci->vpid_signed);
 	fd = fields_of(letw_ev_object(ci->kind));
@@ -282,6 +292,14 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
 		if (fd == method_fields && ((skip_ids && is_method_id(fd[i].name)) ||
 					    (skip_refs && is_method_ref(fd[i].name))))
 			continue;
+		if (fd == method_fields && lazy_ids && is_method_id(fd[i].name)) {
+			int k = strcmp(fd[i].name, "version_id") == 0;
+
+			ci->ids_lazy = 1;
+			ci->ids_idx[k] = (int16_t)idx;
+			ci->ids_signed[k] = op->is_signed;
+			continue;
+		}
 		op->idx = (int16_t)idx;
 		op->type = fd[i].width == 0 ? LETW_OP_STR : fd[i].width == 2 ? LETW_OP_U16 :
 			   fd[i].width == 4 ? LETW_OP_U32 : LETW_OP_U64;
@@ -304,10 +322,12 @@ static const struct letw_ev_class_info *class_info(struct letw_ev_class_cache *c
 		if (c->c[i].cls == cls)
 			return &c->c[c->last = i];
 	if (c->n == sizeof(c->c) / sizeof(c->c[0])) {
-		resolve(cls, tmp, c->skip_method_ids, c->skip_method_refs);
+		resolve(cls, tmp, c->skip_method_ids, c->skip_method_refs,
+			c->lazy_method_ids);
 		return tmp;
 	}
-	resolve(cls, &c->c[c->n], c->skip_method_ids, c->skip_method_refs);
+	resolve(cls, &c->c[c->n], c->skip_method_ids, c->skip_method_refs,
+		c->lazy_method_ids);
 	/* The reference keeps the address from naming another class later
 	 * (live sessions bring traces and their classes as they go). */
 	bt_event_class_get_ref(cls);
@@ -352,10 +372,17 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		*err = ci->missing;
 		return -1;
 	}
-	if (ci->has_clock)
+	if (ci->has_clock && cache->raw_ns) {
+		ok = ci->clock_freq != 0;
+		if (ok)
+			ev->raw_ns = letw_cycles_ns(bt_clock_snapshot_get_value(
+				bt_message_event_borrow_default_clock_snapshot_const(msg)),
+				ci->clock_freq);
+	} else if (ci->has_clock) {
 		ev->ts_ns = letw_clock_ns(
 			bt_message_event_borrow_default_clock_snapshot_const(msg),
 			&ok);
+	}
 	ev->has_ts = ok;
 	if (ci->vpid_idx >= 0) {
 		ev->vpid = (int64_t)(int32_t)int_at(bt_event_borrow_common_context_field_const(e),
@@ -366,6 +393,12 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 						   &ev->vpid);
 	}
 	p = bt_event_borrow_payload_field_const(e);
+	ev->payload = p;
+	if (ci->ids_lazy) {
+		ev->ids_lazy = 1;
+		memcpy(ev->ids_idx, ci->ids_idx, sizeof(ev->ids_idx));
+		memcpy(ev->ids_signed, ci->ids_signed, sizeof(ev->ids_signed));
+	}
 	/* The class's list of fields, resolved once: walking the schema
 	 * table per event (skip bits, widths, string or integer) was a fifth
 	 * of the decoding's 500 instructions an event (callgrind). */
@@ -406,4 +439,17 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		}
 	}
 	return 1;
+}
+
+void letw_ev_method_ids(const struct letw_ev *ev, uint64_t *method_id,
+			uint64_t *version_id)
+{
+	if (!ev->ids_lazy) {
+		*method_id = ev->method_id;
+		*version_id = ev->version_id;
+		return;
+	}
+	/* As decoding reads them (64-bit: no overflow to check). */
+	*method_id = int_at(ev->payload, ev->ids_idx[0], ev->ids_signed[0]);
+	*version_id = int_at(ev->payload, ev->ids_idx[1], ev->ids_signed[1]);
 }

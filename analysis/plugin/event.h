@@ -43,7 +43,8 @@ struct letw_ev {
 	enum letw_ev_kind kind;
 	const bt_message *msg; /* the event message (borrowed) */
 	int64_t ts_ns;      /* ns from origin; 0 when the stream has no clock */
-	int has_ts;
+	int has_ts;         /* ts_ns, or raw_ns for a raw_ns cache, is set */
+	uint64_t raw_ns;    /* the clock's own value in ns (cache raw_ns) */
 	int64_t vpid;
 	int has_vpid;       /* from the vpid context or the trace environment */
 	uint16_t instance_id;
@@ -61,6 +62,12 @@ struct letw_ev {
 	uint64_t pass_id, match_any_keyword, emitted, skipped_raced, duration_ns;
 	uint32_t control_code;
 	const char *overflow; /* a field whose value exceeds the schema's width */
+	/* A lazy_method_ids cache leaves method_id and version_id in the
+	 * payload, here: read them with letw_ev_method_ids(). */
+	const bt_field *payload;
+	int16_t ids_idx[2];
+	uint8_t ids_signed[2];
+	uint8_t ids_lazy;
 };
 
 enum letw_ev_kind letw_ev_kind_from_name(const char *event_class_name);
@@ -104,8 +111,12 @@ struct letw_ev_class_info {
 	const char *missing;         /* a schema field absent or mistyped */
 	int vpid_idx;                /* -1: no vpid context */
 	uint8_t has_clock;           /* its stream class has a default clock */
+	uint64_t clock_freq;         /* of that clock (Hz) */
 	uint8_t vpid_signed;
 	uint8_t nops;
+	uint8_t ids_lazy;            /* lazy_method_ids: ids_* say where */
+	int16_t ids_idx[2];          /* method_id, version_id */
+	uint8_t ids_signed[2];
 	struct letw_ev_op ops[LETW_EV_MAX_FIELDS];
 };
 
@@ -123,6 +134,16 @@ struct letw_ev_class_cache {
 	/* The same for instance_id, module_id and method_token only: a sink
 	 * that matches records by method_id and version_id (the jitdump). */
 	int skip_method_refs;
+	/* Set before the first event by a sink that dates events by the
+	 * clock's own value (the jitdump: perf's clock), not babeltrace2's
+	 * ns from origin: decoding fills raw_ns instead of ts_ns, with the
+	 * clock's frequency looked up once per class, not per event. */
+	int raw_ns;
+	/* Set before the first event by a sink that needs method_id and
+	 * version_id of few records (the jitdump: of those that add a
+	 * region, not of the rundown records naming code it holds): they
+	 * are read when asked (letw_ev_method_ids), not decoded. */
+	int lazy_method_ids;
 };
 
 void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);
@@ -135,9 +156,17 @@ void letw_ev_class_cache_fini(struct letw_ev_class_cache *cache);
 int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		   struct letw_ev *out, const char **err);
 
+/* A method record's method_id and version_id (0 for other records),
+ * decoded or read now (lazy_method_ids). */
+void letw_ev_method_ids(const struct letw_ev *ev, uint64_t *method_id,
+			uint64_t *version_id);
+
 /* A string field's value, "" when it is empty, whatever its buffer holds
  * (event.c says why: read every string field through this). */
 const char *letw_bt_string(const bt_field *f);
+
+/* A clock value in ns, for a clock of freq Hz (not 0). */
+uint64_t letw_cycles_ns(uint64_t cycles, uint64_t freq);
 
 /* Timestamp of a message's clock snapshot, or 0 with *ok = 0. */
 int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok);

@@ -41,6 +41,7 @@
 #include "jitdump_proc.h"
 #include "jitdump_write.h"
 #include "names.h"
+#include "replace_file.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (jd->base.self)
@@ -86,11 +87,9 @@ static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
 	return jd->last = p;
 }
 
-/* perf's clock, or a failure: a jitdump without times is no use. */
-static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
+/* A failure: a jitdump without times is no use. */
+static int no_clock(struct jitdump *jd, const bt_message *msg)
 {
-	if (letw_jdx_raw_ns(msg, ns) == 0)
-		return 0;
 	BT_COMP_LOGE_APPEND_CAUSE(
 		"event `%s` has no clock snapshot: a jitdump needs the events' CLOCK_MONOTONIC times",
 		bt_event_class_get_name(bt_event_borrow_class_const(
@@ -98,19 +97,34 @@ static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
 	return -1;
 }
 
+/* perf's clock, or a failure. */
+static int event_ns(struct jitdump *jd, const bt_message *msg, uint64_t *ns)
+{
+	return letw_jdx_raw_ns(msg, ns) == 0 ? 0 : no_clock(jd, msg);
+}
+
+static void ev_ids(void *ev, uint64_t *method_id, uint64_t *version_id)
+{
+	letw_ev_method_ids(ev, method_id, version_id);
+}
+
 static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct jitdump *jd = (struct jitdump *)s;
 	int obj = letw_ev_object(ev->kind);
+	struct letw_jd_ids ids = { ev_ids, (void *)ev };
 	struct letw_sink_name nm;
 	struct letw_name_src src;
 	struct letw_jd_proc *p;
+	uint64_t method_id, version_id;
 	const char *name;
 	uint64_t ns;
 	int ret;
 
-	if (event_ns(jd, ev->msg, &ns))
-		return -1;
+	/* Decoded with the event (cache.raw_ns). */
+	if (!ev->has_ts)
+		return no_clock(jd, ev->msg);
+	ns = ev->raw_ns;
 	p = proc_get(jd, ev->has_vpid ? ev->vpid : 0);
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
@@ -122,17 +136,16 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
 		name = letw_sink_region_name(s, ev);
+		letw_ev_method_ids(ev, &method_id, &version_id);
 		ret = name ? letw_jd_proc_load(p, ns, obj, ev->start, ev->size, name,
-					       ev->method_id, ev->version_id) : -ENOMEM;
+					       method_id, version_id) : -ENOMEM;
 		break;
 	case LETW_EV_METHOD_UNLOAD:
 	case LETW_EV_STUB_UNLOAD:
-		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src,
-					  ev->method_id, ev->version_id);
+		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src, &ids);
 		break;
 	default:
-		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src,
-					   ev->method_id, ev->version_id);
+		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src, &ids);
 		break;
 	}
 	if (ret) {
@@ -265,9 +278,10 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	/* A new file under the final name: the process's placeholder stays
 	 * mapped (its inode lives on), perf inject opens the new one. */
-	if (rename(tmp, path) != 0) {
+	err = letw_replace_file(tmp, path);
+	if (err) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp, path,
-					  strerror(errno));
+					  strerror(-err));
 		goto out;
 	}
 	BT_COMP_LOGI("wrote %s: %llu LOAD(s) (%llu from loads, %llu from rundown records, %llu from unloads), %llu with code bytes, %llu with line tables",
@@ -383,6 +397,8 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	/* Regions are matched to their line and code chunks by method_id
 	 * and version_id; the other identifiers go nowhere. */
 	jd->base.cache.skip_method_refs = 1;
+	jd->base.cache.raw_ns = 1;
+	jd->base.cache.lazy_method_ids = 1;
 	jd->elf_text_offset = LETW_JD_ELF_TEXT_OFFSET_DEFAULT;
 	jd->fail_on_incomplete = 1;
 	jd->by_vpid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);

@@ -211,14 +211,8 @@ int letw_jdx_raw_ns(const bt_message *msg, uint64_t *ns)
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	cycles = bt_clock_snapshot_get_value(cs);
 	freq = bt_clock_class_get_frequency(bt_clock_snapshot_borrow_clock_class_const(cs));
-	if (freq == 1000000000ull) { /* LTTng's clock: cycles are ns */
-		*ns = cycles;
-		return 0;
-	}
 	if (!freq)
 		return -1;
-	/* Split so that cycles * 1e9 cannot overflow. */
-	*ns = cycles / freq * 1000000000ull +
-	      (cycles % freq) * 1000000000ull / freq;
+	*ns = letw_cycles_ns(cycles, freq);
 	return 0;
 }

@@ -47,21 +47,15 @@ static void rows_free(struct letw_jd_rows *r)
 	g_free(r);
 }
 
-static void region_clear(gpointer data)
-{
-	struct letw_jd_region *r = data;
-
-	code_free(r->code);
-	rows_free(r->rows);
-}
-
 struct letw_jd_proc *letw_jd_proc_new(int64_t vpid)
 {
 	struct letw_jd_proc *p = g_new0(struct letw_jd_proc, 1);
 
 	p->vpid = vpid;
 	p->regions = g_array_new(FALSE, TRUE, sizeof(struct letw_jd_region));
-	g_array_set_clear_func(p->regions, region_clear);
+	/* Few regions own code bytes or a line table: freeing visits those,
+	 * not every region (a clear function would, 10^5 and more). */
+	p->with_extra = g_array_new(FALSE, FALSE, sizeof(guint));
 	/* Keys are the addresses themselves: no allocation per region. */
 	p->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->names = g_string_chunk_new(256 * 1024);
@@ -72,6 +66,16 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 {
 	if (!p)
 		return;
+	for (guint i = 0; i < p->with_extra->len; i++) {
+		struct letw_jd_region *r = &g_array_index(
+			p->regions, struct letw_jd_region, g_array_index(p->with_extra, guint, i));
+
+		code_free(r->code);
+		rows_free(r->rows);
+		r->code = NULL;
+		r->rows = NULL;
+	}
+	g_array_free(p->with_extra, TRUE);
 	g_array_free(p->regions, TRUE);
 	g_hash_table_destroy(p->at_start);
 	g_string_chunk_free(p->names);
@@ -157,9 +161,10 @@ int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
 
 int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 			uint64_t start, uint32_t size, const struct letw_name_src *src,
-			uint64_t method_id, uint64_t version_id)
+			const struct letw_jd_ids *ids)
 {
 	struct letw_jd_region *old = newest_at(p, start);
+	uint64_t method_id, version_id;
 	const char *name;
 
 	if (old && !old->dead && old->obj == obj) {
@@ -172,6 +177,7 @@ int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 	name = src->get(src->arg);
 	if (!name)
 		return -ENOMEM;
+	ids->get(ids->arg, &method_id, &version_id);
 	p->stats.unload_only++;
 	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD);
 	old = reg(p, p->regions->len - 1);
@@ -182,9 +188,10 @@ int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 
 int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 			 uint64_t start, uint32_t size, const struct letw_name_src *src,
-			 uint64_t method_id, uint64_t version_id)
+			 const struct letw_jd_ids *ids)
 {
 	struct letw_jd_region *old = newest_at(p, start);
+	uint64_t method_id, version_id;
 	const char *name;
 	int same = 0;
 
@@ -207,9 +214,19 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 		old->death_ns = ns;
 		p->stats.implicit_replacements++;
 	}
+	ids->get(ids->arg, &method_id, &version_id);
 	p->stats.rundown_new++;
 	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
 	return 0;
+}
+
+/* r has just got its first code bytes or rows: remembered for freeing
+ * (once: a region with both is listed twice, and frees each once). */
+static void extra_owner(struct letw_jd_proc *p, struct letw_jd_region *r)
+{
+	guint i = (guint)(r - reg(p, 0));
+
+	g_array_append_val(p->with_extra, i);
 }
 
 static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
@@ -228,6 +245,7 @@ static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 			return;
 		}
 		t = r->rows = g_new0(struct letw_jd_rows, 1);
+		extra_owner(p, r);
 		t->total = x->rows_total;
 		t->off = g_new0(uint32_t, t->total);
 		t->line = g_new0(uint32_t, t->total);
@@ -269,6 +287,7 @@ static void extra_code(struct letw_jd_proc *p, struct letw_jd_region *r,
 	}
 	if (!c) {
 		c = r->code = g_new0(struct letw_jd_code, 1);
+		extra_owner(p, r);
 		c->size = r->size;
 		c->bytes = g_malloc0(c->size);
 		c->got = g_malloc0((c->size + 7) / 8);
@@ -304,43 +323,71 @@ void letw_jd_proc_extra(struct letw_jd_proc *p, const struct letw_jdx *x)
 
 /* ---- dating and ordering ---- */
 
-/* Earliest time code first seen in region i (no load event) can have been
- * mapped, given the regions seen before it at any of its addresses. */
-static uint64_t date(struct letw_jd_proc *p, guint *sorted, guint n, guint pos)
+/* A region's start, size and index: what finding the regions that
+ * overlap another needs, sorted by start (radix.h: stably, so equal
+ * starts stay in index order). The search reads this array in order
+ * instead of a region (80 bytes, at a random place) per step. */
+struct by_start {
+	uint64_t start;
+	guint idx;
+	uint32_t size;
+};
+
+static int cmp_by_start(const void *a, const void *b)
 {
-	guint i = sorted[pos];
-	const struct letw_jd_region *r = reg(p, i);
-	uint64_t t = p->has_ts && p->first_ns < r->rec_ns ? p->first_ns : r->rec_ns;
+	const struct by_start *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The time region r's record says about when the code at its addresses
+ * ended, for code o seen earlier there. */
+static uint64_t end_before(const struct letw_jd_region *o, const struct letw_jd_region *r)
+{
+	return o->dead && o->death_ns <= r->rec_ns ? o->death_ns : r->rec_ns;
+}
+
+/* Whether a region seen before the one at sorted position pos overlaps
+ * it; with t, the latest end of those (t unchanged when none). */
+static int overlapped(struct letw_jd_proc *p, const struct by_start *s, guint n, guint pos,
+		      uint64_t *t)
+{
+	const struct by_start *r = &s[pos];
 	uint64_t lo = r->start > p->max_size ? r->start - p->max_size : 0;
+	int found = 0;
 
 	/* Regions overlapping r sit within max_size before its start. */
 	for (guint k = pos; k-- > 0;) {
-		const struct letw_jd_region *o = reg(p, sorted[k]);
-
-		if (o->start < lo)
+		if (s[k].start < lo)
 			break;
-		if (sorted[k] < i && o->start + o->size > r->start) {
-			uint64_t end = o->dead && o->death_ns <= r->rec_ns ?
-				o->death_ns : r->rec_ns;
+		if (s[k].idx < r->idx && s[k].start + s[k].size > r->start) {
+			uint64_t end;
 
-			if (end > t)
-				t = end;
+			if (!t)
+				return 1;
+			end = end_before(reg(p, s[k].idx), reg(p, r->idx));
+			if (end > *t)
+				*t = end;
+			found = 1;
 		}
 	}
 	for (guint k = pos + 1; k < n; k++) {
-		const struct letw_jd_region *o = reg(p, sorted[k]);
-
-		if (o->start >= r->start + r->size)
+		if (s[k].start >= r->start + r->size)
 			break;
-		if (sorted[k] < i) {
-			uint64_t end = o->dead && o->death_ns <= r->rec_ns ?
-				o->death_ns : r->rec_ns;
+		if (s[k].idx < r->idx) {
+			uint64_t end;
 
-			if (end > t)
-				t = end;
+			if (!t)
+				return 1;
+			end = end_before(reg(p, s[k].idx), reg(p, r->idx));
+			if (end > *t)
+				*t = end;
+			found = 1;
 		}
 	}
-	return t;
+	return found;
 }
 
 /* A region's index under a sort key: radix.h sorts by the leading
@@ -359,37 +406,86 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static void by_key(struct keyed *k, guint n, guint *out)
+static void sort_keyed(struct keyed *k, guint n)
 {
 	/* The radix sort needs a copy of the array: without memory, the
 	 * same order from qsort (ties by index, so stable too). */
 	if (letw_radix_sort(k, n, sizeof(*k)) != 0)
 		qsort(k, n, sizeof(*k), cmp_keyed);
-	for (guint i = 0; i < n; i++)
-		out[i] = k[i].idx;
+}
+
+/*
+ * The indexes of k (in index order) ordered by key, then index. Load
+ * times mostly come in index order already (a load is dated by its
+ * record, and records come in time order; code a rundown listed first is
+ * dated back to the start of the trace, before most others): the keys
+ * that keep the order so far are taken as they are, only the others are
+ * sorted, and the two runs merged. Both are in (key, index) order, so the
+ * merge is the order a sort of all of them gives.
+ */
+static void by_load_time(struct keyed *k, guint n, guint *out)
+{
+	struct keyed *rest = g_new(struct keyed, n ? n : 1);
+	guint na = 0, nb = 0, a = 0, b = 0, o = 0;
+
+	for (guint i = 0; i < n; i++) {
+		if (!na || k[i].key >= k[na - 1].key)
+			k[na++] = k[i];
+		else
+			rest[nb++] = k[i];
+	}
+	sort_keyed(rest, nb);
+	while (a < na && b < nb) {
+		if (k[a].key < rest[b].key ||
+		    (k[a].key == rest[b].key && k[a].idx < rest[b].idx))
+			out[o++] = k[a++].idx;
+		else
+			out[o++] = rest[b++].idx;
+	}
+	while (a < na)
+		out[o++] = k[a++].idx;
+	while (b < nb)
+		out[o++] = rest[b++].idx;
+	g_free(rest);
 }
 
 GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 {
 	guint n = p->regions->len;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
+	struct by_start *s = g_new(struct by_start, n ? n : 1);
 	struct keyed *k = g_new(struct keyed, n ? n : 1);
-	guint *sorted = g_new(guint, n ? n : 1);
 
-	for (guint i = 0; i < n; i++)
-		k[i] = (struct keyed){ reg(p, i)->start, i };
-	by_key(k, n, sorted); /* by start, then trace order */
-	for (guint pos = 0; pos < n; pos++) {
-		struct letw_jd_region *r = reg(p, sorted[pos]);
+	/* Code first seen in a rundown record or an unload (no load event)
+	 * was mapped at the process's first event, or later when other code
+	 * held any of its addresses earlier in the trace: the first here,
+	 * the rare second below, where the search proves it. One pass over
+	 * the regions makes both arrays (the regions are the large ones). */
+	for (guint i = 0; i < n; i++) {
+		struct letw_jd_region *r = reg(p, i);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
-			r->load_ns = date(p, sorted, n, pos);
+			r->load_ns = p->has_ts && p->first_ns < r->rec_ns ? p->first_ns : r->rec_ns;
+		s[i] = (struct by_start){ r->start, i, r->size };
+		k[i] = (struct keyed){ r->load_ns, i };
 	}
-	for (guint i = 0; i < n; i++)
-		k[i] = (struct keyed){ reg(p, i)->load_ns, i };
-	by_key(k, n, sorted); /* by load time, then trace order */
-	g_array_append_vals(order, sorted, n);
-	g_free(sorted);
+	if (letw_radix_sort(s, n, sizeof(*s)) != 0)
+		qsort(s, n, sizeof(*s), cmp_by_start);
+	for (guint pos = 0; pos < n; pos++) {
+		struct letw_jd_region *r;
+
+		if (!overlapped(p, s, n, pos, NULL))
+			continue;
+		r = reg(p, s[pos].idx);
+		if (r->origin != LETW_JD_FROM_LOAD) {
+			overlapped(p, s, n, pos, &r->load_ns);
+			k[s[pos].idx].key = r->load_ns;
+		}
+	}
+	g_free(s);
+	/* The LOADs in the order of their times, then of the trace. */
+	g_array_set_size(order, n);
+	by_load_time(k, n, (guint *)(void *)order->data);
 	g_free(k);
 	return order;
 }

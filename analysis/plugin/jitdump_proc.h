@@ -73,6 +73,7 @@ struct letw_jd_proc {
 	GArray *regions;       /* struct letw_jd_region, in trace order */
 	GHashTable *at_start;  /* start (as a pointer) → newest region index + 1 */
 	GStringChunk *names;   /* every region's name: no malloc per record */
+	GArray *with_extra;    /* guint: the regions that own code or rows */
 	guint hint;            /* the region the next record probably names */
 	uint64_t first_ns, last_ns;
 	int has_ts;
@@ -86,18 +87,25 @@ void letw_jd_proc_free(struct letw_jd_proc *p);
 /* Every event of the process, to know its first and last time. */
 void letw_jd_proc_touch(struct letw_jd_proc *p, uint64_t ns);
 
+/* A record's method_id and version_id, read only when it adds a region
+ * (most rundown records name code already known). */
+struct letw_jd_ids {
+	void (*get)(void *arg, uint64_t *method_id, uint64_t *version_id);
+	void *arg;
+};
+
 /* name is borrowed (copied when kept); for unloads and rundown records,
- * most of which name code already known, src builds it only when a
- * region is added. Return 0 or -ENOMEM. */
+ * most of which name code already known, src builds it and ids reads the
+ * identifiers only when a region is added. Return 0 or -ENOMEM. */
 int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
 		      uint64_t start, uint32_t size, const char *name,
 		      uint64_t method_id, uint64_t version_id);
 int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 			uint64_t start, uint32_t size, const struct letw_name_src *src,
-			uint64_t method_id, uint64_t version_id);
+			const struct letw_jd_ids *ids);
 int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 			 uint64_t start, uint32_t size, const struct letw_name_src *src,
-			 uint64_t method_id, uint64_t version_id);
+			 const struct letw_jd_ids *ids);
 
 /* A line-table or code-bytes chunk: attached to the newest region at its
  * code_start when method id and version agree, else counted. */

@@ -25,6 +25,7 @@
 #include "codemap.h"
 #include "names.h"
 #include "perfmap.h"
+#include "replace_file.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (pm->base.self)
@@ -164,8 +165,8 @@ static void put_line(struct linebuf *lb, const struct letw_map_entry *e)
 }
 
 /* perf reads "START SIZE NAME" with hexadecimal START and SIZE. The file
- * is written under a temporary name and renamed, so a perf running at the
- * same time never reads half a map. */
+ * is written under a temporary name and renamed (replace_file.h), so a
+ * perf running at the same time never reads half a map. */
 static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 		     const struct letw_map_entry *e, size_t n)
 {
@@ -214,9 +215,10 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 		goto out;
 	}
 	f = NULL;
-	if (rename(tmp, path) != 0) {
+	werr = letw_replace_file(tmp, path);
+	if (werr) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp,
-					  path, strerror(errno));
+					  path, strerror(-werr));
 		unlink(tmp);
 		goto out;
 	}

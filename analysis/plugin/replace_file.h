@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Putting a finished output file (a perf map, a jitdump) in place of the
+ * previous one under its final name, atomically: a reader sees the whole
+ * old file or the whole new one, never a half-written one.
+ */
+#ifndef LETW_BT_REPLACE_FILE_H
+#define LETW_BT_REPLACE_FILE_H
+
+/* Move tmp (a regular file, written and closed) to path, replacing what
+ * is there. Returns 0 or a negative errno (tmp is then left in place for
+ * the caller to remove). */
+int letw_replace_file(const char *tmp, const char *path);
+
+#endif /* LETW_BT_REPLACE_FILE_H */
