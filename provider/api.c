@@ -420,9 +420,9 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out)
 		return -ESHUTDOWN;
 	letw_store_usage(&t->store, &u);
 	st.bytes_committed = u.slots_committed * sizeof(struct letw_slot) +
-			     u.chunk_bytes_committed;
+			     u.chunk_bytes_committed + u.name_bytes_committed;
 	st.bytes_in_use = (u.slots_committed - u.slots_free) * sizeof(struct letw_slot) +
-			  u.chunk_bytes_in_use;
+			  u.chunk_bytes_in_use + u.name_bytes_in_use;
 	st.slots_committed = u.slots_committed;
 	st.slots_free = u.slots_free;
 	st.slow_grows = u.slow_grows;
