@@ -233,8 +233,9 @@ static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *
 	switch (letw_st_kind(st)) {
 	case LETW_SLOT_METHOD: {
 		struct letw_tp_method m;
+		char name[LETW_REC_NAME_BUF]; /* the name, terminated (names.h) */
 
-		letw_rec_tp_method(t, s, st, inst, &m);
+		letw_rec_tp_method(t, s, st, inst, name, &m);
 		letw_emit_method(unload, &m);
 		if (!unload)
 			letw_emit_method_extras_load(&m, ext ? &ext->lines : NULL,

@@ -3,16 +3,22 @@
  * The byte-exact name allocator (provider/names.h), white-box: taking and
  * giving back, the pool running dry (slow path) and the region running
  * out, several takers and givers at once with the control thread's
- * maintenance running.
+ * maintenance running, and a name of every length through publish and a
+ * rundown pass (the walker must add the NUL the store does not keep).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
+#include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
 #include "names.h"
+#include "record.h"
+#include "table.h"
+#include "walker.h"
 
 static uint64_t in_use(const struct letw_names *nm, uint64_t *slow)
 {
@@ -208,4 +214,81 @@ Test(names, concurrent_takers_and_givers, .timeout = 120)
 		letw_names_put(&cnm, all[i]);
 	cr_assert_eq(in_use(&cnm, NULL), 0);
 	letw_names_fini(&cnm);
+}
+
+/* Publish → rundown: every length, inline, byte-exact and chunked. */
+#define LONGEST (LETW_NAMES_MAX + 4)
+
+static char got[LONGEST + 2][LETW_STRING_MAX + 1];
+
+static int cap_method(void *ctx, enum letw_flavour f, const struct letw_tp_method *m)
+{
+	(void)ctx;
+	if (f == LETW_FLAVOUR_DCSTART && m->method_id <= LONGEST + 1)
+		snprintf(got[m->method_id], sizeof(got[0]), "%s", m->name);
+	return 1;
+}
+
+static int cap_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s)
+{
+	(void)ctx, (void)f, (void)s;
+	return 0;
+}
+
+static int cap_module(void *ctx, enum letw_flavour f, const struct letw_tp_module *md)
+{
+	(void)ctx, (void)f, (void)md;
+	return 0;
+}
+
+static void name_of(char *s, size_t len)
+{
+	fill(s, len, (unsigned)len);
+	s[len] = '\0';
+}
+
+Test(names, every_length_through_publish_and_rundown, .timeout = 60)
+{
+	static char name[LETW_STRING_MAX + 1];
+	const struct letw_walk_sink sink = { .module = cap_module, .method = cap_method,
+					     .stub = cap_stub };
+	struct letw_table *t = letw_table_new(0, 0);
+	struct letw_walk_stats st;
+	/* ids 1..LONGEST: that many bytes; LONGEST + 1: the longest allowed. */
+	size_t lens[LONGEST + 2];
+
+	cr_assert_not_null(t);
+	for (size_t id = 1; id <= LONGEST + 1; id++) {
+		struct letw_slot *s;
+		struct letw_ext *ext;
+		struct letw_method m = { .method_id = id, .code_start = 0x100000 * id,
+					 .code_size = 0x40, .name = name,
+					 .method_namespace = "ns", .signature = "()" };
+
+		lens[id] = id <= LONGEST ? id : LETW_STRING_MAX;
+		name_of(name, lens[id]);
+		urcu_bp_read_lock();
+		cr_assert_eq(letw_rec_method(t, &m, NULL, &s, &ext), 0);
+		cr_assert_eq(letw_table_insert(t, s, ext), 0);
+		urcu_bp_read_unlock();
+	}
+	cr_assert_eq(letw_walk(t, 0x1, &sink, &st), 0);
+	cr_assert_eq(st.emitted[0], LONGEST + 1);
+	for (size_t id = 1; id <= LONGEST + 1; id++) {
+		name_of(name, lens[id]);
+		cr_assert_str_eq(got[id], name, "a name of %zu bytes", lens[id]);
+	}
+	/* Unpublished, then freed after the grace period: nothing left. */
+	for (size_t id = 1; id <= LONGEST + 1; id++) {
+		struct letw_slot *s;
+
+		urcu_bp_read_lock();
+		cr_assert_eq(letw_table_remove(t, 0x100000 * id, LETW_SLOT_METHOD, &s), 0);
+		letw_table_retire(t, s);
+		urcu_bp_read_unlock();
+	}
+	letw_table_tick(t);
+	urcu_bp_barrier();
+	cr_assert_eq(in_use(&t->store.names, NULL), 0);
+	letw_table_destroy(t);
 }
