@@ -4,16 +4,19 @@
  * (letw_get_store_stats().bytes_in_use / live methods): once with a 1-byte
  * name and no namespace or signature, once with the realistic strings.
  *
- * What bytes_in_use counts: every slot holding a record (64 bytes), and
- * every store chunk in use — out-of-line names, interned contexts,
- * continuation nodes of records crossing a page, big-record entries — at
- * its size-class size (rounding included). What it does not count, and
- * what is reported next to it:
+ * What bytes_in_use counts: every slot holding a record (64 bytes), every
+ * method name of 4..128 bytes at exactly its length (stored without its
+ * NUL, provider/names.h), and every store chunk in use — longer names,
+ * interned contexts, continuation nodes of records crossing a page,
+ * big-record entries — at its size-class size (rounding included). What
+ * it does not count, and what is reported next to it:
  *  - malloc'd memory: liburcu's cds_lfht bucket arrays (code table and
  *    intern table), the library's bookkeeping — the mallinfo2() delta;
- *  - store memory committed ahead of demand but free, the walker's copy
- *    buffer (mapped once, 8 MiB of address space, touched on first pass),
- *    page-table and allocator overheads — all in the VmRSS delta.
+ *  - store memory committed ahead of demand but free (the names' pool of
+ *    spare blocks, and their block headers and free bitmaps, included),
+ *    the walker's copy buffer (mapped once, 8 MiB of address space,
+ *    touched on first pass), page-table and allocator overheads — in
+ *    bytes_committed and the VmRSS delta.
  * "Unique string bytes" is what the strings of the table weigh with each
  * distinct string counted once (NULs included): the method names (unique
  * per method) plus each distinct (namespace, signature) context once; the

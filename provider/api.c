@@ -233,8 +233,9 @@ static void emit_slot(struct letw_table *t, int unload, const struct letw_slot *
 	switch (letw_st_kind(st)) {
 	case LETW_SLOT_METHOD: {
 		struct letw_tp_method m;
+		char name[LETW_REC_NAME_BUF]; /* the name, terminated (names.h) */
 
-		letw_rec_tp_method(t, s, st, inst, &m);
+		letw_rec_tp_method(t, s, st, inst, name, &m);
 		letw_emit_method(unload, &m);
 		if (!unload)
 			letw_emit_method_extras_load(&m, ext ? &ext->lines : NULL,
@@ -420,9 +421,9 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out)
 		return -ESHUTDOWN;
 	letw_store_usage(&t->store, &u);
 	st.bytes_committed = u.slots_committed * sizeof(struct letw_slot) +
-			     u.chunk_bytes_committed;
+			     u.chunk_bytes_committed + u.name_bytes_committed;
 	st.bytes_in_use = (u.slots_committed - u.slots_free) * sizeof(struct letw_slot) +
-			  u.chunk_bytes_in_use;
+			  u.chunk_bytes_in_use + u.name_bytes_in_use;
 	st.slots_committed = u.slots_committed;
 	st.slots_free = u.slots_free;
 	st.slow_grows = u.slow_grows;

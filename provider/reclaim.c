@@ -57,9 +57,13 @@ void letw_slot_release(struct letw_reclaim *rc, struct letw_slot *s)
 	uint32_t st = letw_slot_state(s);
 	uint32_t gen = (st & LETW_ST_GEN_MASK) + (1u << LETW_ST_GEN_SHIFT);
 
-	if (letw_st_kind(st) == LETW_SLOT_METHOD && !(st & LETW_ST_NAME_INLINE) && s->name)
-		letw_store_chunk_put(rc->st, s->name,
-				     strlen(letw_store_chunk_ptr(rc->st, s->name)) + 1);
+	if (letw_st_kind(st) == LETW_SLOT_METHOD && !(st & LETW_ST_NAME_INLINE) && s->name) {
+		if (letw_names_handle_is(s->name))
+			letw_names_put(&rc->st->names, s->name); /* its length is its block's */
+		else
+			letw_store_chunk_put(rc->st, s->name,
+					     strlen(letw_store_chunk_ptr(rc->st, s->name)) + 1);
+	}
 	letw_intern_put(rc->in, s->ctx);
 	s->ctx = s->name = 0;
 	/* FREE, next generation: a walker's claim on the old record fails. */

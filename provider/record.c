@@ -109,14 +109,22 @@ static struct letw_slot *slot_new(struct letw_table *t, uint32_t kind)
 	return s;
 }
 
-/* Keep a method's own name: inline when it fits in the 4-byte field. */
+/* Keep a method's own name: inline when it fits in the 4-byte field with
+ * its NUL, byte-exact without it up to LETW_NAMES_MAX (names.h), in a
+ * chunk with it beyond. */
 static int name_put(struct letw_table *t, struct letw_slot *s, const char *name, long len)
 {
+	_Static_assert(sizeof(s->name) == LETW_NAMES_MIN, "inline names end where names.h starts");
+
 	if (len < (long)sizeof(s->name)) {
 		memset(&s->name, 0, sizeof(s->name));
 		memcpy(&s->name, name, (size_t)len);
 		letw_slot_set_state(s, letw_slot_state(s) | LETW_ST_NAME_INLINE);
 		return 0;
+	}
+	if (len <= (long)LETW_NAMES_MAX) {
+		s->name = letw_names_get(&t->store.names, name, (size_t)len);
+		return s->name ? 0 : -ENOMEM;
 	}
 	s->name = letw_store_chunk_get(&t->store, (size_t)len + 1);
 	if (!s->name)
@@ -255,10 +263,24 @@ static const struct letw_ictx *ictx(const struct letw_table *t, uint32_t h)
 	return h ? letw_store_chunk_ptr(&t->store, h) : NULL;
 }
 
-const char *letw_rec_name(const struct letw_table *t, const struct letw_slot *s, uint32_t st)
+const char *letw_rec_name(const struct letw_table *t, const struct letw_slot *s, uint32_t st,
+			  char buf[LETW_REC_NAME_BUF])
 {
 	if (st & LETW_ST_NAME_INLINE)
 		return (const char *)&s->name;
+	if (letw_names_handle_is(s->name)) {
+		size_t len;
+		const char *p = letw_names_bytes(&t->store.names, s->name, &len);
+
+		/* Stored without its NUL: the copy gets one. The bytes were
+		 * written before the slot's state was published (release)
+		 * and our caller loaded `st` with acquire; they are freed
+		 * only after a grace period, and our caller is inside a
+		 * read-side section. */
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		return buf;
+	}
 	return s->name ? letw_store_chunk_ptr(&t->store, s->name) : "";
 }
 
@@ -272,7 +294,8 @@ void letw_rec_ctx_strings(const struct letw_table *t, uint32_t ctx,
 }
 
 void letw_rec_tp_method(const struct letw_table *t, const struct letw_slot *s,
-			uint32_t st, uint16_t instance_id, struct letw_tp_method *out)
+			uint32_t st, uint16_t instance_id, char namebuf[LETW_REC_NAME_BUF],
+			struct letw_tp_method *out)
 {
 	const struct letw_ictx *e = ictx(t, s->ctx);
 
@@ -285,7 +308,7 @@ void letw_rec_tp_method(const struct letw_table *t, const struct letw_slot *s,
 		.method_token = s->token,
 		.method_flags = s->flags,
 		.instance_id = instance_id,
-		.name = letw_rec_name(t, s, st),
+		.name = letw_rec_name(t, s, st, namebuf),
 	};
 	letw_rec_ctx_strings(t, s->ctx, &out->method_namespace, &out->signature);
 }

@@ -3,7 +3,8 @@
  * Records: validating what the runtime hands us and laying it out in a
  * store slot (slot.h) — the method's own name inline or in a chunk, what
  * repeats interned (intern.h), a line table in an ext chunk — and building
- * the tracepoint payloads back from a slot. Everything here runs on the
+ * the tracepoint payloads back from a slot (a name stored without its NUL
+ * is copied out and terminated there). Everything here runs on the
  * publish paths or the walker: no malloc, no lock, no system call (the
  * store's slow path aside, store.h).
  */
@@ -35,13 +36,17 @@ int letw_rec_module(struct letw_table *t, const struct letw_module *m,
 		    struct letw_slot **out);
 
 /* Strings and payloads of a slot whose state is `st` (read side). The
- * payload points into the store: valid while the slot cannot be freed. */
+ * payload points into the store, valid while the slot cannot be freed,
+ * or, for a name stored without its NUL (names.h), into `buf`, where the
+ * name is copied and terminated. */
+#define LETW_REC_NAME_BUF (LETW_NAMES_MAX + 1)
 const char *letw_rec_name(const struct letw_table *t, const struct letw_slot *s,
-			  uint32_t st);
+			  uint32_t st, char buf[LETW_REC_NAME_BUF]);
 void letw_rec_ctx_strings(const struct letw_table *t, uint32_t ctx,
 			  const char **s1, const char **s2);
 void letw_rec_tp_method(const struct letw_table *t, const struct letw_slot *s,
-			uint32_t st, uint16_t instance_id, struct letw_tp_method *out);
+			uint32_t st, uint16_t instance_id, char namebuf[LETW_REC_NAME_BUF],
+			struct letw_tp_method *out);
 void letw_rec_tp_stub(const struct letw_table *t, const struct letw_slot *s,
 		      uint16_t instance_id, struct letw_tp_stub *out);
 void letw_rec_tp_module(const struct letw_table *t, const struct letw_slot *s,

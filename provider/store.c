@@ -162,7 +162,7 @@ int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_recor
 	st->chunks_max = CHUNK_REGION;
 	st->chunks = reserve(st->chunks_max);
 	if (!st->slots || st->slot_chunk_ready == MAP_FAILED ||
-	    st->slot_summary == MAP_FAILED || !st->chunks) {
+	    st->slot_summary == MAP_FAILED || !st->chunks || letw_names_init(&st->names)) {
 		if (st->slot_chunk_ready == MAP_FAILED)
 			st->slot_chunk_ready = NULL;
 		if (st->slot_summary == MAP_FAILED)
@@ -204,6 +204,7 @@ void letw_store_fini(struct letw_store *st)
 					 sizeof(*st->slot_summary));
 	if (st->chunks)
 		munmap(st->chunks, st->chunks_max);
+	letw_names_fini(&st->names);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -293,10 +294,13 @@ void letw_store_maintain(struct letw_store *st)
 				break;
 		}
 	}
+	letw_names_maintain(&st->names);
 }
 
 void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out)
 {
+	uint64_t name_slow;
+
 	memset(out, 0, sizeof(*out));
 	out->slots_committed = uatomic_read(&st->slots_claimed);
 	out->slots_free = (uint64_t)uatomic_read(&st->slots_free);
@@ -308,4 +312,7 @@ void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out)
 		out->chunk_bytes_in_use += (uint64_t)(total - nfree) * k->size;
 	}
 	out->slow_grows = (uint64_t)uatomic_read(&st->slow_grows);
+	letw_names_usage(&st->names, &out->name_bytes_committed, &out->name_bytes_in_use,
+			 &name_slow);
+	out->slow_grows += name_slow;
 }

@@ -9,8 +9,14 @@
  *  - Chunks: size-classed blocks (strings, interned contexts, continuation
  *    nodes, line tables) in a second reserved region, named by a 32-bit
  *    handle (offset / 8; 0 is "none").
+ *  - Names: a method's own name of 4..128 bytes, stored byte-exact without
+ *    its NUL in a third region (names.h: a class per length, free bitmaps,
+ *    a shared pool of prefaulted spare blocks), named by a 32-bit handle
+ *    with bit 31 set, which no chunk handle has. A name then weighs its
+ *    length and nothing more in bytes_in_use; the 8-byte-step chunk
+ *    classes, NUL included, cost ~4 B per method more (issue #10).
  *
- * Both come from lock-free free lists (cds_lfs). Pops run inside a
+ * Slots and chunks come from lock-free free lists (cds_lfs). Pops run inside a
  * urcu_bp read-side section and everything is pushed back only after a
  * grace period (reclaim.c), which is what makes __cds_lfs_pop's ABA safe.
  * The control thread commits memory ahead of demand (letw_store_maintain)
@@ -28,6 +34,7 @@
 
 #include <urcu/lfstack.h>
 
+#include "names.h"
 #include "slot.h"
 
 #define LETW_STORE_SLOT_CHUNK 16384u            /* slots per commit (1 MiB) */
@@ -72,6 +79,9 @@ struct letw_store {
 	struct letw_store_class cls[LETW_STORE_NR_CLASSES];
 
 	long slow_grows;             /* publisher-side commits (uatomic) */
+
+	/* Method names of 4..128 bytes, byte-exact (names.h). */
+	struct letw_names names;
 };
 
 /* Reserve the regions and commit room for `expected` records (0: a
@@ -175,6 +185,7 @@ void letw_store_maintain(struct letw_store *st);
 struct letw_store_usage {
 	uint64_t slots_committed, slots_free;
 	uint64_t chunk_bytes_committed, chunk_bytes_in_use;
+	uint64_t name_bytes_committed, name_bytes_in_use; /* names.h */
 	uint64_t slow_grows;
 };
 void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out);

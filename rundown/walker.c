@@ -147,8 +147,15 @@ static int take(struct pass_ctx *pc, struct letw_slot *s, uint32_t st,
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;
 	switch (kind) {
-	case LETW_SLOT_METHOD:
-		letw_rec_tp_method(t, s, st, pc->sink->instance_id, &it->p.m);
+	case LETW_SLOT_METHOD: {
+		/* A byte-exact name (names.h) has no NUL in the store: it
+		 * is copied here and terminated, then into the arena with
+		 * the other strings (the pointer left in it->p.m is replaced
+		 * at emission). Inside the section the name cannot be freed
+		 * (reclaim.c waits for a grace period). */
+		char name[LETW_REC_NAME_BUF];
+
+		letw_rec_tp_method(t, s, st, pc->sink->instance_id, name, &it->p.m);
 		it->str_off[0] = arena_str(used, it->p.m.method_namespace);
 		it->str_off[1] = arena_str(used, it->p.m.name);
 		it->str_off[2] = arena_str(used, it->p.m.signature);
@@ -172,6 +179,7 @@ static int take(struct pass_ctx *pc, struct letw_slot *s, uint32_t st,
 			}
 		}
 		break;
+	}
 	case LETW_SLOT_STUB:
 		letw_rec_tp_stub(t, s, pc->sink->instance_id, &it->p.s);
 		it->str_off[0] = arena_str(used, it->p.s.name);
