@@ -15,6 +15,7 @@ struct key {
 	uint64_t a;
 	const char *s1, *s2;
 	size_t l1, l2;
+	uint64_t h1, h2; /* the strings' hashes (hash.h) */
 };
 
 size_t letw_ictx_size(uint32_t len)
@@ -23,52 +24,21 @@ size_t letw_ictx_size(uint32_t len)
 }
 
 /*
- * The key's bytes eight at a time, each word folded in with a rotate, an
- * xor and one multiply (FxHash's step); the table's mixer finishes it so
+ * The key's hash. Each string's own hash comes from the pass that
+ * validated it (record.c letw_scan_string: its words folded in by
+ * hash.h's step, so the strings are not read again here); the module id,
+ * both string hashes and both lengths (so the split between the strings
+ * counts) are folded the same way, and the table's mixer finishes it so
  * that both ends of the hash are well mixed (cds_lfht orders by reversed
- * bits). Was FNV-1a, one multiply per byte in a dependency chain: for the
- * ~50 bytes of a namespace and a signature, ~15 % of a publish. The
- * lengths go in first, so the split between the two strings counts. A
- * string's last partial word is read as the eight bytes ending at its end
- * (overlapping bytes already folded: deterministic, and no read past the
- * string); a string shorter than eight bytes byte by byte. Written out:
- * the core links no library with a string hash (glib is the analysis
- * side's).
+ * bits). Written out: the core links no library with a string hash (glib
+ * is the analysis side's).
  */
-#define HASH_K 0x9e3779b97f4a7c15ull
-
-static uint64_t hash_step(uint64_t h, uint64_t w)
-{
-	return (((h << 26) | (h >> 38)) ^ w) * HASH_K;
-}
-
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
-{
-	uint64_t w = 0;
-	size_t i;
-
-	if (n < 8) {
-		for (i = 0; i < n; i++)
-			w |= (uint64_t)(unsigned char)p[i] << (8 * i);
-		return hash_step(h, w);
-	}
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, sizeof(w)); /* unaligned load, no aliasing */
-		h = hash_step(h, w);
-	}
-	if (i < n) {
-		memcpy(&w, p + n - 8, sizeof(w));
-		h = hash_step(h, w);
-	}
-	return h;
-}
-
 static unsigned long key_hash(const struct key *k)
 {
-	uint64_t h = hash_step(k->a * HASH_K, ((uint64_t)k->l1 << 32) ^ k->l2);
+	uint64_t h = letw_str_hash_step(k->a * LETW_STR_HASH_K, k->h1);
 
-	h = hash_bytes(h, k->s1, k->l1);
-	h = hash_bytes(h, k->s2, k->l2);
+	h = letw_str_hash_step(h, k->h2);
+	h = letw_str_hash_step(h, ((uint64_t)k->l1 << 32) ^ k->l2);
 	return letw_hash_u64(h);
 }
 
@@ -137,10 +107,10 @@ void letw_intern_fini(struct letw_intern *in)
 }
 
 long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
-		     size_t l1, const char *s2, size_t l2)
+		     size_t l1, uint64_t h1, const char *s2, size_t l2, uint64_t h2)
 {
 	struct key k = { .a = a, .s1 = s1 ? s1 : "", .s2 = s2 ? s2 : "",
-			 .l1 = l1, .l2 = l2 };
+			 .l1 = l1, .l2 = l2, .h1 = h1, .h2 = h2 };
 	unsigned long hash;
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;

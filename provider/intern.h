@@ -46,10 +46,11 @@ int letw_intern_init(struct letw_intern *in, struct letw_store *st,
 void letw_intern_fini(struct letw_intern *in);
 
 /* A reference to the context (a, s1, s2): its handle (> 0), 0 for the
- * empty context (0, "", ""), or -ENOMEM. Lengths exclude the NUL. Caller
- * inside a read-side section. */
+ * empty context (0, "", ""), or -ENOMEM. Lengths exclude the NUL; h1, h2
+ * are the strings' hashes from record.c letw_scan_string (0 for NULL).
+ * Caller inside a read-side section. */
 long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
-		     size_t l1, const char *s2, size_t l2);
+		     size_t l1, uint64_t h1, const char *s2, size_t l2, uint64_t h2);
 /* Drop a reference (h may be 0). Reclaim path, inside a read-side section. */
 void letw_intern_put(struct letw_intern *in, uint32_t h);
 
