@@ -5,6 +5,7 @@
 #include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
+#include "bytes.h"
 #include "hash.h"
 #include "intern.h"
 #include "reclaim.h"
@@ -15,7 +16,6 @@ struct key {
 	uint64_t a;
 	const char *s1, *s2;
 	size_t l1, l2;
-	uint64_t h1, h2; /* the strings' hashes (hash.h) */
 };
 
 size_t letw_ictx_size(uint32_t len)
@@ -33,20 +33,20 @@ size_t letw_ictx_size(uint32_t len)
  * bits). Written out: the core links no library with a string hash (glib
  * is the analysis side's).
  */
-static unsigned long key_hash(const struct key *k)
+unsigned long letw_intern_hash(uint64_t a, size_t l1, uint64_t h1, size_t l2, uint64_t h2)
 {
-	uint64_t h = letw_str_hash_step(k->a * LETW_STR_HASH_K, k->h1);
+	uint64_t h = letw_str_hash_step(a * LETW_STR_HASH_K, h1);
 
-	h = letw_str_hash_step(h, k->h2);
-	h = letw_str_hash_step(h, ((uint64_t)k->l1 << 32) ^ k->l2);
+	h = letw_str_hash_step(h, h2);
+	h = letw_str_hash_step(h, ((uint64_t)l1 << 32) ^ l2);
 	return letw_hash_u64(h);
 }
 
 static int same_key(const struct letw_ictx *e, const struct key *k)
 {
 	return e->a == k->a && e->len == k->l1 + k->l2 + 2 &&
-	       memcmp(e->bytes, k->s1, k->l1) == 0 && e->bytes[k->l1] == '\0' &&
-	       memcmp(e->bytes + k->l1 + 1, k->s2, k->l2) == 0;
+	       letw_bytes_eq(e->bytes, k->s1, k->l1) && e->bytes[k->l1] == '\0' &&
+	       letw_bytes_eq(e->bytes + k->l1 + 1, k->s2, k->l2);
 }
 
 /* add_unique's match: only a live entry (refs > 0) counts as present, so
@@ -86,9 +86,13 @@ static int try_ref(struct letw_ictx *e)
 	return 0;
 }
 
+/* Never 0 (an empty cache entry, icache.c), never reused. */
+static uint64_t next_serial;
+
 int letw_intern_init(struct letw_intern *in, struct letw_store *st,
 		     struct letw_reclaim *rc)
 {
+	in->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
 	/* No CDS_LFHT_AUTO_RESIZE: liburcu's lazy resize launch mallocs on
 	 * the inserting thread. The control thread resizes instead. */
 	in->ht = cds_lfht_new_flavor(1024, 1024, 0, 0, &urcu_bp_flavor, NULL);
@@ -101,25 +105,43 @@ int letw_intern_init(struct letw_intern *in, struct letw_store *st,
 
 void letw_intern_fini(struct letw_intern *in)
 {
-	if (in->ht)
-		cds_lfht_destroy(in->ht, NULL);
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+
+	if (!in->ht)
+		return;
+	/* Entries still referenced by threads' caches (icache.c: a thread
+	 * that is still alive, or exited without its destructor running)
+	 * hold no slot; they live in the store, which is unmapped next.
+	 * Unlinked so that the table can be destroyed. Nobody else uses
+	 * the table any more: the read-side section is cds_lfht's rule. */
+	urcu_bp_read_lock();
+	cds_lfht_for_each(in->ht, &it, node)
+		(void)cds_lfht_del(in->ht, node);
+	urcu_bp_read_unlock();
+	cds_lfht_destroy(in->ht, NULL);
 	in->ht = NULL;
 }
 
 long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 		     size_t l1, uint64_t h1, const char *s2, size_t l2, uint64_t h2)
 {
+	if (!a && !l1 && !l2)
+		return 0;
+	return letw_intern_get_hashed(in, a, s1, l1, s2, l2,
+				      letw_intern_hash(a, l1, h1, l2, h2));
+}
+
+long letw_intern_get_hashed(struct letw_intern *in, uint64_t a, const char *s1,
+			    size_t l1, const char *s2, size_t l2, unsigned long hash)
+{
 	struct key k = { .a = a, .s1 = s1 ? s1 : "", .s2 = s2 ? s2 : "",
-			 .l1 = l1, .l2 = l2, .h1 = h1, .h2 = h2 };
-	unsigned long hash;
+			 .l1 = l1, .l2 = l2 };
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 	struct letw_ictx *e = NULL;
 	uint32_t h = 0;
 
-	if (!a && !l1 && !l2)
-		return 0;
-	hash = key_hash(&k);
 	cds_lfht_lookup(in->ht, hash, match_any, &k, &it);
 	for (node = cds_lfht_iter_get_node(&it); node;
 	     cds_lfht_next_duplicate(in->ht, match_any, &k, &it),
@@ -165,14 +187,37 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 	}
 }
 
+int letw_intern_is(const struct letw_intern *in, uint32_t h, uint64_t a,
+		   const char *s1, size_t l1, const char *s2, size_t l2)
+{
+	struct key k = { .a = a, .s1 = s1 ? s1 : "", .s2 = s2 ? s2 : "",
+			 .l1 = l1, .l2 = l2 };
+
+	return same_key(letw_store_chunk_ptr(in->st, h), &k);
+}
+
+void letw_intern_ref(struct letw_intern *in, uint32_t h, uint32_t n)
+{
+	struct letw_ictx *e = letw_store_chunk_ptr(in->st, h);
+
+	/* The caller holds a reference: the count cannot be 0 here, so
+	 * this never revives an entry on its way out (try_ref's rule). */
+	uatomic_add(&e->refs, n);
+}
+
 void letw_intern_put(struct letw_intern *in, uint32_t h)
+{
+	letw_intern_put_n(in, h, 1);
+}
+
+void letw_intern_put_n(struct letw_intern *in, uint32_t h, uint32_t n)
 {
 	struct letw_ictx *e;
 
-	if (!h)
+	if (!h || !n)
 		return;
 	e = letw_store_chunk_ptr(in->st, h);
-	if (uatomic_sub_return(&e->refs, 1) != 0)
+	if (uatomic_sub_return(&e->refs, n) != 0)
 		return;
 	(void)cds_lfht_del(in->ht, &e->node);
 	uatomic_dec(&in->live);

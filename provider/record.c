@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "icache.h"
 #include "record.h"
 
 /*
@@ -153,7 +154,7 @@ static int name_put(struct letw_table *t, struct letw_slot *s, const char *name,
 static int ctx_put(struct letw_table *t, struct letw_slot *s, uint64_t a,
 		   const char *s1, long l1, uint64_t h1, const char *s2, long l2, uint64_t h2)
 {
-	long h = letw_intern_get(&t->intern, a, s1, (size_t)l1, h1, s2, (size_t)l2, h2);
+	long h = letw_icache_get(&t->intern, a, s1, (size_t)l1, h1, s2, (size_t)l2, h2);
 
 	if (h < 0)
 		return (int)h;
