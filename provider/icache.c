@@ -9,9 +9,9 @@
  * lengths, the two strings' bytes) and compares the caller's strings with
  * that copy, in memory no other thread touches: the interned entry's
  * bytes share a cache line with its reference count, which the reclaim
- * path decrements on another core for every record released, so reading
- * them missed on most publishes. Keys longer than ICACHE_KEY_MAX bytes
- * bypass the cache.
+ * path decrements on another core for every record released (comparing
+ * against them measured slower: bench/results/pubcost.md). Keys longer
+ * than ICACHE_KEY_MAX bytes bypass the cache.
  *
  * An entry names the context by handle and holds `refs` references on it,
  * taken ICACHE_BATCH at a time with one atomic add: while the cache holds
@@ -35,7 +35,8 @@
  * pthread key destructor, off every publish path). A thread that dies
  * without running destructors (the threads other than the forker, in a
  * fork child) leaves its entries pinned until the table is destroyed: at
- * most ICACHE_SETS * ICACHE_WAYS contexts per such thread, still counted in use.
+ * most ICACHE_SETS * ICACHE_WAYS contexts per such thread, still counted
+ * in use.
  */
 #include <errno.h>
 #include <pthread.h>
