@@ -20,6 +20,7 @@
 #include <urcu/uatomic.h>
 
 #include "emit.h"
+#include "icache.h"
 #include "internal.h"
 #include "jitdump_mark.h"
 #include "log.h"
@@ -189,13 +190,18 @@ LETW_API int letw_tracing_available(void)
  * on first access when this library was dlopen()ed, e.g. as a JVM agent —
  * and lttng-ust's, see emit.c) is allocated here, once, rather than on
  * some later publish when a session starts. The same first call registers
- * the thread with liburcu (urcu-bp).
+ * the thread with liburcu (urcu-bp) and sets its intern cache's pthread
+ * key (no allocation while the process has fewer than 32 keys: glibc's
+ * first-level array is in the thread descriptor).
  */
 static __thread int thread_ready;
 
 static void thread_init(void)
 {
 	thread_ready = 1;
+	/* Its intern cache's references go back at thread exit. Failing
+	 * (no key left), they go back when the table is destroyed. */
+	(void)letw_icache_thread_init();
 	if (letw_g.tracing)
 		letw_emit_thread_init(letw_ust_init_thread);
 }

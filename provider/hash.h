@@ -20,4 +20,18 @@ static inline unsigned long letw_hash_u64(uint64_t x)
 	return (unsigned long)x;
 }
 
+/*
+ * One step of the interned strings' hash (intern.c): a string's bytes
+ * eight at a time, each word folded in with a rotate, an xor and one
+ * multiply (FxHash's step). record.c runs it in the same pass that checks
+ * the string is ASCII, so a namespace or signature is read once for both;
+ * intern.c combines the strings' hashes and letw_hash_u64 finishes.
+ */
+#define LETW_STR_HASH_K 0x9e3779b97f4a7c15ull
+
+static inline uint64_t letw_str_hash_step(uint64_t h, uint64_t w)
+{
+	return (((h << 26) | (h >> 38)) ^ w) * LETW_STR_HASH_K;
+}
+
 #endif

@@ -5,6 +5,7 @@
 #include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
+#include "bytes.h"
 #include "hash.h"
 #include "intern.h"
 #include "reclaim.h"
@@ -23,60 +24,29 @@ size_t letw_ictx_size(uint32_t len)
 }
 
 /*
- * The key's bytes eight at a time, each word folded in with a rotate, an
- * xor and one multiply (FxHash's step); the table's mixer finishes it so
+ * The key's hash. Each string's own hash comes from the pass that
+ * validated it (record.c letw_scan_string: its words folded in by
+ * hash.h's step, so the strings are not read again here); the module id,
+ * both string hashes and both lengths (so the split between the strings
+ * counts) are folded the same way, and the table's mixer finishes it so
  * that both ends of the hash are well mixed (cds_lfht orders by reversed
- * bits). Was FNV-1a, one multiply per byte in a dependency chain: for the
- * ~50 bytes of a namespace and a signature, ~15 % of a publish. The
- * lengths go in first, so the split between the two strings counts. A
- * string's last partial word is read as the eight bytes ending at its end
- * (overlapping bytes already folded: deterministic, and no read past the
- * string); a string shorter than eight bytes byte by byte. Written out:
- * the core links no library with a string hash (glib is the analysis
- * side's).
+ * bits). Written out: the core links no library with a string hash (glib
+ * is the analysis side's).
  */
-#define HASH_K 0x9e3779b97f4a7c15ull
-
-static uint64_t hash_step(uint64_t h, uint64_t w)
+unsigned long letw_intern_hash(uint64_t a, size_t l1, uint64_t h1, size_t l2, uint64_t h2)
 {
-	return (((h << 26) | (h >> 38)) ^ w) * HASH_K;
-}
+	uint64_t h = letw_str_hash_step(a * LETW_STR_HASH_K, h1);
 
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
-{
-	uint64_t w = 0;
-	size_t i;
-
-	if (n < 8) {
-		for (i = 0; i < n; i++)
-			w |= (uint64_t)(unsigned char)p[i] << (8 * i);
-		return hash_step(h, w);
-	}
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, sizeof(w)); /* unaligned load, no aliasing */
-		h = hash_step(h, w);
-	}
-	if (i < n) {
-		memcpy(&w, p + n - 8, sizeof(w));
-		h = hash_step(h, w);
-	}
-	return h;
-}
-
-static unsigned long key_hash(const struct key *k)
-{
-	uint64_t h = hash_step(k->a * HASH_K, ((uint64_t)k->l1 << 32) ^ k->l2);
-
-	h = hash_bytes(h, k->s1, k->l1);
-	h = hash_bytes(h, k->s2, k->l2);
+	h = letw_str_hash_step(h, h2);
+	h = letw_str_hash_step(h, ((uint64_t)l1 << 32) ^ l2);
 	return letw_hash_u64(h);
 }
 
 static int same_key(const struct letw_ictx *e, const struct key *k)
 {
 	return e->a == k->a && e->len == k->l1 + k->l2 + 2 &&
-	       memcmp(e->bytes, k->s1, k->l1) == 0 && e->bytes[k->l1] == '\0' &&
-	       memcmp(e->bytes + k->l1 + 1, k->s2, k->l2) == 0;
+	       letw_bytes_eq(e->bytes, k->s1, k->l1) && e->bytes[k->l1] == '\0' &&
+	       letw_bytes_eq(e->bytes + k->l1 + 1, k->s2, k->l2);
 }
 
 /* add_unique's match: only a live entry (refs > 0) counts as present, so
@@ -116,9 +86,13 @@ static int try_ref(struct letw_ictx *e)
 	return 0;
 }
 
+/* Never 0 (an empty cache entry, icache.c), never reused. */
+static uint64_t next_serial;
+
 int letw_intern_init(struct letw_intern *in, struct letw_store *st,
 		     struct letw_reclaim *rc)
 {
+	in->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);
 	/* No CDS_LFHT_AUTO_RESIZE: liburcu's lazy resize launch mallocs on
 	 * the inserting thread. The control thread resizes instead. */
 	in->ht = cds_lfht_new_flavor(1024, 1024, 0, 0, &urcu_bp_flavor, NULL);
@@ -131,25 +105,43 @@ int letw_intern_init(struct letw_intern *in, struct letw_store *st,
 
 void letw_intern_fini(struct letw_intern *in)
 {
-	if (in->ht)
-		cds_lfht_destroy(in->ht, NULL);
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *node;
+
+	if (!in->ht)
+		return;
+	/* Entries still referenced by threads' caches (icache.c: a thread
+	 * that is still alive, or exited without its destructor running)
+	 * hold no slot; they live in the store, which is unmapped next.
+	 * Unlinked so that the table can be destroyed. Nobody else uses
+	 * the table any more: the read-side section is cds_lfht's rule. */
+	urcu_bp_read_lock();
+	cds_lfht_for_each(in->ht, &it, node)
+		(void)cds_lfht_del(in->ht, node);
+	urcu_bp_read_unlock();
+	cds_lfht_destroy(in->ht, NULL);
 	in->ht = NULL;
 }
 
 long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
-		     size_t l1, const char *s2, size_t l2)
+		     size_t l1, uint64_t h1, const char *s2, size_t l2, uint64_t h2)
+{
+	if (!a && !l1 && !l2)
+		return 0;
+	return letw_intern_get_hashed(in, a, s1, l1, s2, l2,
+				      letw_intern_hash(a, l1, h1, l2, h2));
+}
+
+long letw_intern_get_hashed(struct letw_intern *in, uint64_t a, const char *s1,
+			    size_t l1, const char *s2, size_t l2, unsigned long hash)
 {
 	struct key k = { .a = a, .s1 = s1 ? s1 : "", .s2 = s2 ? s2 : "",
 			 .l1 = l1, .l2 = l2 };
-	unsigned long hash;
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 	struct letw_ictx *e = NULL;
 	uint32_t h = 0;
 
-	if (!a && !l1 && !l2)
-		return 0;
-	hash = key_hash(&k);
 	cds_lfht_lookup(in->ht, hash, match_any, &k, &it);
 	for (node = cds_lfht_iter_get_node(&it); node;
 	     cds_lfht_next_duplicate(in->ht, match_any, &k, &it),
@@ -195,14 +187,37 @@ long letw_intern_get(struct letw_intern *in, uint64_t a, const char *s1,
 	}
 }
 
+int letw_intern_is(const struct letw_intern *in, uint32_t h, uint64_t a,
+		   const char *s1, size_t l1, const char *s2, size_t l2)
+{
+	struct key k = { .a = a, .s1 = s1 ? s1 : "", .s2 = s2 ? s2 : "",
+			 .l1 = l1, .l2 = l2 };
+
+	return same_key(letw_store_chunk_ptr(in->st, h), &k);
+}
+
+void letw_intern_ref(struct letw_intern *in, uint32_t h, uint32_t n)
+{
+	struct letw_ictx *e = letw_store_chunk_ptr(in->st, h);
+
+	/* The caller holds a reference: the count cannot be 0 here, so
+	 * this never revives an entry on its way out (try_ref's rule). */
+	uatomic_add(&e->refs, n);
+}
+
 void letw_intern_put(struct letw_intern *in, uint32_t h)
+{
+	letw_intern_put_n(in, h, 1);
+}
+
+void letw_intern_put_n(struct letw_intern *in, uint32_t h, uint32_t n)
 {
 	struct letw_ictx *e;
 
-	if (!h)
+	if (!h || !n)
 		return;
 	e = letw_store_chunk_ptr(in->st, h);
-	if (uatomic_sub_return(&e->refs, 1) != 0)
+	if (uatomic_sub_return(&e->refs, n) != 0)
 		return;
 	(void)cds_lfht_del(in->ht, &e->node);
 	uatomic_dec(&in->live);

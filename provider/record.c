@@ -3,17 +3,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+#include "icache.h"
 #include "record.h"
 
 /*
  * Validate and measure (this runs on the publish path): the length first,
  * bounded at LETW_STRING_MAX + 1 bytes so a megabyte name costs no more
  * than a 4 KiB one (strnlen: libc's word-at-a-time scan, no allocation, no
- * locale), then ASCII eight bytes at a time — names are almost always
- * ASCII — and only from the first word holding a byte >= 0x80 on, UTF-8
- * well-formedness per RFC 3629 (no overlongs, no surrogates, at most
- * U+10FFFF) byte by byte. Every read stays inside [s, s + len]: a
- * truncated sequence stops at the NUL, whose top bits are not 10.
+ * locale), then one pass eight bytes at a time that both checks for ASCII
+ * — names are almost always ASCII — and computes the intern hash
+ * (hash.h), so a namespace or signature is read twice (strnlen, this
+ * pass) rather than three times (strnlen, the ASCII check, the intern
+ * hash). Only when some byte is >= 0x80 is UTF-8 well-formedness checked
+ * per RFC 3629 (no overlongs, no surrogates, at most U+10FFFF) byte by
+ * byte. Every read stays inside [s, s + len]: a truncated sequence stops
+ * at the NUL, whose top bits are not 10.
  * Returns the length, or -ENAMETOOLONG / -EILSEQ.
  */
 static int utf8_valid(const unsigned char *p, const unsigned char *end)
@@ -48,42 +53,63 @@ static int utf8_valid(const unsigned char *p, const unsigned char *end)
 	return 1;
 }
 
-static long utf8_len(const unsigned char *s)
+/*
+ * The hash is over the string's words in order; a partial last word is
+ * read as the eight bytes ending at the string's end (bytes already
+ * folded fold again: deterministic, and no read past the NUL), a string
+ * shorter than eight bytes as one word assembled byte by byte. The empty
+ * string hashes to 0 (intern.c passes 0 for a NULL one).
+ */
+static inline __attribute__((always_inline)) long
+utf8_len(const unsigned char *s, uint64_t *hash)
 {
-	size_t len = strnlen((const char *)s, LETW_STRING_MAX + 1), i = 0;
+	size_t len = strnlen((const char *)s, LETW_STRING_MAX + 1), i;
+	uint64_t w = 0, any = 0, h = 0;
 
 	if (len > LETW_STRING_MAX)
 		return -ENAMETOOLONG;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, s + i, sizeof(w)); /* unaligned load, no aliasing */
-		if (w & 0x8080808080808080ull)
-			break;
+	if (len < 8) {
+		for (i = 0; i < len; i++)
+			w |= (uint64_t)s[i] << (8 * i);
+		any = w;
+		h = letw_str_hash_step(h, w);
+	} else {
+		for (i = 0; i + 8 <= len; i += 8) {
+			memcpy(&w, s + i, sizeof(w)); /* unaligned load, no aliasing */
+			any |= w;
+			h = letw_str_hash_step(h, w);
+		}
+		if (i < len) {
+			memcpy(&w, s + len - 8, sizeof(w));
+			any |= w;
+			h = letw_str_hash_step(h, w);
+		}
 	}
-	/* The tail shorter than a word: the word ending at the NUL, whose
-	 * first bytes were checked already, rather than a byte loop. */
-	if (i < len && len >= 8 && i + 8 > len) {
-		uint64_t w;
+	if (hash)
+		*hash = h;
+	if ((any & 0x8080808080808080ull) && !utf8_valid(s, s + len))
+		return -EILSEQ;
+	return (long)len;
+}
 
-		memcpy(&w, s + len - 8, sizeof(w));
-		if (!(w & 0x8080808080808080ull))
-			return (long)len;
-	}
-	/* All before i is ASCII, so i is a character boundary. */
-	return utf8_valid(s + i, s + len) ? (long)len : -EILSEQ;
+long letw_scan_string(const char *s, int required, uint64_t *hash)
+{
+	long len;
+
+	if (hash)
+		*hash = 0;
+	if (!s)
+		return required ? -EINVAL : 0;
+	len = hash ? utf8_len((const unsigned char *)s, hash) :
+		     utf8_len((const unsigned char *)s, NULL);
+	if (len == 0 && required)
+		return -EINVAL;
+	return len;
 }
 
 long letw_validate_string(const char *s, int required)
 {
-	long len;
-
-	if (!s)
-		return required ? -EINVAL : 0;
-	len = utf8_len((const unsigned char *)s);
-	if (len == 0 && required)
-		return -EINVAL;
-	return len;
+	return letw_scan_string(s, required, NULL);
 }
 
 static int check_range(uint64_t start, uint32_t size)
@@ -134,9 +160,9 @@ static int name_put(struct letw_table *t, struct letw_slot *s, const char *name,
 }
 
 static int ctx_put(struct letw_table *t, struct letw_slot *s, uint64_t a,
-		   const char *s1, long l1, const char *s2, long l2)
+		   const char *s1, long l1, uint64_t h1, const char *s2, long l2, uint64_t h2)
 {
-	long h = letw_intern_get(&t->intern, a, s1, (size_t)l1, s2, (size_t)l2);
+	long h = letw_icache_get(&t->intern, a, s1, (size_t)l1, h1, s2, (size_t)l2, h2);
 
 	if (h < 0)
 		return (int)h;
@@ -151,6 +177,7 @@ int letw_rec_method(struct letw_table *t, const struct letw_method *m,
 	struct letw_slot *s;
 	struct letw_ext *ext = NULL;
 	long ln, lns, lsig, llines;
+	uint64_t hns, hsig;
 	int ret;
 
 	if (!m || !out || !ext_out)
@@ -159,9 +186,9 @@ int letw_rec_method(struct letw_table *t, const struct letw_method *m,
 		return ret;
 	if ((ln = letw_validate_string(m->name, 1)) < 0)
 		return (int)ln;
-	if ((lns = letw_validate_string(m->method_namespace, 0)) < 0)
+	if ((lns = letw_scan_string(m->method_namespace, 0, &hns)) < 0)
 		return (int)lns;
-	if ((lsig = letw_validate_string(m->signature, 0)) < 0)
+	if ((lsig = letw_scan_string(m->signature, 0, &hsig)) < 0)
 		return (int)lsig;
 	if ((llines = letw_lines_size(m, opts)) < 0)
 		return (int)llines;
@@ -176,8 +203,8 @@ int letw_rec_method(struct letw_table *t, const struct letw_method *m,
 	s->token = m->method_token;
 	s->flags = m->method_flags;
 	if ((ret = name_put(t, s, m->name, ln)) ||
-	    (ret = ctx_put(t, s, m->module_id, m->method_namespace, lns,
-			   m->signature, lsig)))
+	    (ret = ctx_put(t, s, m->module_id, m->method_namespace, lns, hns,
+			   m->signature, lsig, hsig)))
 		goto fail;
 	if (llines) {
 		uint32_t h = letw_store_chunk_get(&t->store, sizeof(*ext) + (size_t)llines);
@@ -206,6 +233,7 @@ int letw_rec_stub(struct letw_table *t, const struct letw_stub *st,
 		  struct letw_slot **out)
 {
 	struct letw_slot *s;
+	uint64_t hash;
 	long len;
 	int ret;
 
@@ -213,7 +241,7 @@ int letw_rec_stub(struct letw_table *t, const struct letw_stub *st,
 		return -EINVAL;
 	if ((ret = check_range(st->start, st->size)))
 		return ret;
-	if ((len = letw_validate_string(st->name, 0)) < 0)
+	if ((len = letw_scan_string(st->name, 0, &hash)) < 0)
 		return (int)len;
 	if (!(s = slot_new(t, LETW_SLOT_STUB)))
 		return -ENOMEM;
@@ -223,7 +251,7 @@ int letw_rec_stub(struct letw_table *t, const struct letw_stub *st,
 	s->version = 0;
 	s->token = st->kind;
 	s->flags = 0;
-	if ((ret = ctx_put(t, s, 0, st->name, len, NULL, 0))) {
+	if ((ret = ctx_put(t, s, 0, st->name, len, hash, NULL, 0, 0))) {
 		letw_slot_set_state(s, letw_st_with_life(letw_slot_state(s), LETW_LIFE_DEAD));
 		letw_retire_slot(&t->reclaim, s);
 		return ret;
@@ -236,12 +264,13 @@ int letw_rec_module(struct letw_table *t, const struct letw_module *m,
 		    struct letw_slot **out)
 {
 	struct letw_slot *s;
+	uint64_t hash;
 	long len;
 	int ret;
 
 	if (!m || !out || m->module_id == 0)
 		return -EINVAL;
-	if ((len = letw_validate_string(m->name, 1)) < 0)
+	if ((len = letw_scan_string(m->name, 1, &hash)) < 0)
 		return (int)len;
 	if (!(s = slot_new(t, LETW_SLOT_MODULE)))
 		return -ENOMEM;
@@ -249,7 +278,7 @@ int letw_rec_module(struct letw_table *t, const struct letw_module *m,
 	s->size = m->module_flags;
 	s->id = s->version = 0;
 	s->token = s->flags = 0;
-	if ((ret = ctx_put(t, s, 0, m->name, len, NULL, 0))) {
+	if ((ret = ctx_put(t, s, 0, m->name, len, hash, NULL, 0, 0))) {
 		letw_slot_set_state(s, letw_st_with_life(letw_slot_state(s), LETW_LIFE_DEAD));
 		letw_retire_slot(&t->reclaim, s);
 		return ret;

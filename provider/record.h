@@ -21,6 +21,9 @@
 /* Validation shared by every publish call: the string's length (0 for
  * an optional NULL) or a negative errno, from one bounded scan. */
 long letw_validate_string(const char *s, int required);
+/* The same, and the string's intern hash (hash.h) from the same pass;
+ * *hash is 0 for a NULL or empty string. */
+long letw_scan_string(const char *s, int required, uint64_t *hash);
 
 /*
  * Build a PENDING record in a fresh slot from the runtime's struct

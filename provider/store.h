@@ -69,11 +69,16 @@ struct letw_store {
 	uint32_t slots_claimed;      /* committed or being committed (uatomic) */
 	uint8_t *slot_chunk_ready;   /* per chunk: initialised (acquire/release) */
 	struct letw_store_summary *slot_summary; /* per chunk, see above */
-	struct __cds_lfs_stack slot_free;
+	/* The free list's head and count: written by every pop (the
+	 * publishers) and every push (the reclaim path, on another core), so
+	 * on a line of their own: sharing one with `slots` and `chunks`,
+	 * which every publish reads, made those reads miss whenever the
+	 * reclaim path had just freed a slot. */
+	struct __cds_lfs_stack slot_free __attribute__((aligned(64)));
 	long slots_free;             /* approximate (uatomic) */
 
 	/* Chunks. */
-	char *chunks;                /* reserved region */
+	char *chunks __attribute__((aligned(64))); /* reserved region */
 	size_t chunks_max;           /* bytes reserved */
 	size_t chunks_claimed;       /* bytes handed to classes (uatomic) */
 	struct letw_store_class cls[LETW_STORE_NR_CLASSES];
