@@ -279,10 +279,15 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	/* A new file under the final name: the process's placeholder stays
 	 * mapped (its inode lives on), perf inject opens the new one. */
 	err = letw_replace_file(tmp, path);
-	if (err) {
+	if (err < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp, path,
 					  strerror(-err));
 		goto out;
+	}
+	if (err > 0) {
+		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
+			     path, tmp, strerror(errno));
+		err = 0;
 	}
 	BT_COMP_LOGI("wrote %s: %llu LOAD(s) (%llu from loads, %llu from rundown records, %llu from unloads), %llu with code bytes, %llu with line tables",
 		     path, (unsigned long long)n.loads, (unsigned long long)p->stats.loads,

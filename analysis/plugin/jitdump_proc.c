@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -333,15 +334,6 @@ struct by_start {
 	uint32_t size;
 };
 
-static int cmp_by_start(const void *a, const void *b)
-{
-	const struct by_start *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 /* The time region r's record says about when the code at its addresses
  * ended, for code o seen earlier there. */
 static uint64_t end_before(const struct letw_jd_region *o, const struct letw_jd_region *r)
@@ -397,21 +389,30 @@ struct keyed {
 	guint idx;
 };
 
-static int cmp_keyed(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
+/* Both sort records lead with the key and the index at the same offsets,
+ * so one comparison orders either; read through memcpy, as a by_start
+ * is not a keyed. */
+_Static_assert(offsetof(struct by_start, start) == offsetof(struct keyed, key) &&
+		       offsetof(struct by_start, idx) == offsetof(struct keyed, idx),
+	       "by_start and keyed share their key and index layout");
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+static int cmp_key_idx(const void *a, const void *b)
+{
+	struct keyed x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	if (x.key != y.key)
+		return x.key < y.key ? -1 : 1;
+	return x.idx < y.idx ? -1 : x.idx > y.idx;
 }
 
-static void sort_keyed(struct keyed *k, guint n)
+static void sort_key_idx(void *base, guint n, size_t size)
 {
 	/* The radix sort needs a copy of the array: without memory, the
 	 * same order from qsort (ties by index, so stable too). */
-	if (letw_radix_sort(k, n, sizeof(*k)) != 0)
-		qsort(k, n, sizeof(*k), cmp_keyed);
+	if (letw_radix_sort(base, n, size) != 0)
+		qsort(base, n, size, cmp_key_idx);
 }
 
 /*
@@ -434,7 +435,7 @@ static void by_load_time(struct keyed *k, guint n, guint *out)
 		else
 			rest[nb++] = k[i];
 	}
-	sort_keyed(rest, nb);
+	sort_key_idx(rest, nb, sizeof(*rest));
 	while (a < na && b < nb) {
 		if (k[a].key < rest[b].key ||
 		    (k[a].key == rest[b].key && k[a].idx < rest[b].idx))
@@ -469,8 +470,7 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 		s[i] = (struct by_start){ r->start, i, r->size };
 		k[i] = (struct keyed){ r->load_ns, i };
 	}
-	if (letw_radix_sort(s, n, sizeof(*s)) != 0)
-		qsort(s, n, sizeof(*s), cmp_by_start);
+	sort_key_idx(s, n, sizeof(*s));
 	for (guint pos = 0; pos < n; pos++) {
 		struct letw_jd_region *r;
 

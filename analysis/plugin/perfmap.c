@@ -216,12 +216,15 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	}
 	f = NULL;
 	werr = letw_replace_file(tmp, path);
-	if (werr) {
+	if (werr < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp,
 					  path, strerror(-werr));
 		unlink(tmp);
 		goto out;
 	}
+	if (werr > 0)
+		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
+			     path, tmp, strerror(errno));
 	BT_COMP_LOGI("wrote %s (%zu symbols)", path, n);
 	ret = 0;
 out:

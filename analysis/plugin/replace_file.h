@@ -8,8 +8,10 @@
 #define LETW_BT_REPLACE_FILE_H
 
 /* Move tmp (a regular file, written and closed) to path, replacing what
- * is there. Returns 0 or a negative errno (tmp is then left in place for
- * the caller to remove). */
+ * is there. Returns 0; or a negative errno when path was not replaced
+ * (tmp still holds the new file, for the caller to remove); or 1 when
+ * path holds the new file but the old one, now named tmp, could not be
+ * removed (errno says why; the caller warns, the output is in place). */
 int letw_replace_file(const char *tmp, const char *path);
 
 #endif /* LETW_BT_REPLACE_FILE_H */
