@@ -70,27 +70,31 @@ upstream_oom() { # LOG
 
 # Did the run stop at libFuzzer's RSS limit (many allocations, not one
 # huge one) with babeltrace2 making the bulk of them? The fast unwinder
-# stops at glib (no frame pointers), so the kept input is run again alone
-# with the slow one under a lower limit, and the biggest live allocation
-# context of that run decides: its first frame past the sanitizer,
-# libFuzzer, glib and libc in libbabeltrace2 or its ctf plugin is
-# upstream (babeltrace2 2.0 creates one field object per element of a
-# dynamic array before reading any: a damaged length costs gigabytes);
-# anywhere else, our sink included, fails.
+# stops at glib (no frame pointers), and libFuzzer lists the live heap
+# when its once-a-second RSS sample crosses the limit, which may be after
+# the bulk was freed (seen in CI: its own buffers listed as the biggest).
+# So the kept input is run again alone with the slow unwinder and the
+# harness's heap hook (LETW_FUZZ_HEAP_LIMIT_MB, fuzz_trace.c): the
+# allocation that takes the live heap past 256 MiB prints its stack, and
+# its first frame past the sanitizer, libFuzzer, glib, libc and the hook
+# decides: libbabeltrace2 or its ctf plugin is upstream (babeltrace2 2.0
+# creates one field object per element of a dynamic array before reading
+# any: a damaged length costs gigabytes); anywhere else, our sink
+# included, or no crossing at all, fails.
 upstream_rss_oom() { # LOG NAME [env...]
 	local log=$1 name=$2 unit; shift 2
 	grep -q 'ERROR: libFuzzer: out-of-memory (used:' "$log" || return 1
 	unit=$(sed -n "s/.*Test unit written to \(.*\)$/\1/p" "$log" | tail -1)
 	[ -n "$unit" ] && [ -f "$fz/$unit" ] || return 1
-	(cd "$fz" && env UBSAN_OPTIONS=halt_on_error=0 "$@" \
+	(cd "$fz" && env UBSAN_OPTIONS=halt_on_error=0 "$@" LETW_FUZZ_HEAP_LIMIT_MB=256 \
 		ASAN_OPTIONS=detect_leaks=0:fast_unwind_on_malloc=0:malloc_context_size=24 \
-		"$fz/bin/$name" -rss_limit_mb=512 -runs=1 "$fz/$unit") >"$log.replay" 2>&1
-	# The replay stops at the lower RSS limit (live heap contexts, biggest
-	# first) or at one allocation over it (its stack): either way the
-	# first frame listed past the ERROR line is the biggest allocator's.
-	awk '/ERROR: libFuzzer: out-of-memory/ { on = 1; next }
+		"$fz/bin/$name" -rss_limit_mb=8192 -malloc_limit_mb=8192 -runs=1 "$fz/$unit") \
+		>"$log.replay" 2>&1
+	# (A single allocation over libFuzzer's malloc limit stops it first,
+	# with the same full stack.)
+	awk '/^LETW-FUZZ-HEAP-LIMIT:|ERROR: libFuzzer: out-of-memory \(malloc\(/ { on = 1; next }
 	     on && /^ *#[0-9]+ / {
-		if ($0 ~ /sanitizer|fuzzer::|__asan|__interceptor_|libglib-2\.0|libc\.so/) next
+		if ($0 ~ /sanitizer|fuzzer::|__asan|__interceptor_|libglib-2\.0|libc\.so|heap_hook/) next
 		found = ($0 ~ /libbabeltrace2\.so|babeltrace-plugin-ctf\.so/); exit
 	     }
 	     END { exit !found }' "$log.replay"

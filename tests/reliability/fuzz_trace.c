@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include <babeltrace2/babeltrace.h>
+#include <sanitizer/allocator_interface.h>
+#include <sanitizer/common_interface_defs.h>
 
 /* Under $TMPDIR (fuzz.sh points it into its own work directory, which
  * it empties on every run: libFuzzer ends by exit or by a crash, and a
@@ -64,6 +66,36 @@ static void copy_file(const char *from, const char *to)
 	fclose(out);
 }
 
+/*
+ * LETW_FUZZ_HEAP_LIMIT_MB (fuzz.sh sets it when it replays an input that
+ * stopped a run at libFuzzer's RSS limit): the allocation that takes the
+ * live heap past the limit prints its stack and ends the process. The
+ * RSS limit alone cannot say who allocated: libFuzzer samples RSS once a
+ * second and lists the heap as it is then, which may be after the bulk
+ * was freed (babeltrace2's field objects for a damaged array length come
+ * and go within the second), while this hook sees the allocation that
+ * crosses the line, every time.
+ */
+static size_t heap_limit;
+
+static void heap_hook(const volatile void *ptr, size_t size)
+{
+	(void)ptr;
+	(void)size;
+	if (__sanitizer_get_current_allocated_bytes() <= heap_limit)
+		return;
+	heap_limit = SIZE_MAX; /* report once: printing allocates too */
+	fprintf(stderr, "LETW-FUZZ-HEAP-LIMIT: %zu bytes live, allocating %zu\n",
+		__sanitizer_get_current_allocated_bytes(), size);
+	__sanitizer_print_stack_trace();
+	_exit(3);
+}
+
+static void free_hook(const volatile void *ptr)
+{
+	(void)ptr;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *meta = getenv("LETW_FUZZ_METADATA");
@@ -74,6 +106,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	const bt_plugin_set *set;
 	char meta_copy[4200];
 
+	if (getenv("LETW_FUZZ_HEAP_LIMIT_MB")) {
+		heap_limit = (size_t)strtoul(getenv("LETW_FUZZ_HEAP_LIMIT_MB"), NULL, 10) << 20;
+		if (!heap_limit || !__sanitizer_install_malloc_and_free_hooks(heap_hook, free_hook))
+			die("LETW_FUZZ_HEAP_LIMIT_MB: no limit, or no room for a malloc hook");
+	}
 	if (!meta || !plugin || !frame_path)
 		die("set LETW_FUZZ_METADATA (a trace's metadata file), LETW_FUZZ_FRAME "
 		    "(one of its stream files) and LETW_FUZZ_PLUGIN (babeltrace-plugin-etw.so)");
