@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "cli.h"
-#include "hugeheap.h"
 
 const char *letw_prog = "lttng-etw";
+char **letw_argv;
 
 /* Errors and notes look the same: one line on stderr, prefixed. */
 static void say(const char *fmt, va_list ap)
@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 	};
 	size_t i;
 
+	letw_argv = argv;
 	if (argc < 2) {
 		usage(stderr);
 		return LETW_EXIT_USAGE;
@@ -146,12 +147,6 @@ int main(int argc, char **argv)
 		printf("lttng-etw 0.1.0\n");
 		return LETW_EXIT_OK;
 	}
-	/* The commands that read a trace into the sinks' maps: their
-	 * memory is most of their page faults (hugeheap.c). A failed
-	 * re-exec changes nothing, so it is not an error. */
-	if (!strcmp(argv[1], "perfmap") || !strcmp(argv[1], "jitdump") ||
-	    !strcmp(argv[1], "report"))
-		(void)letw_hugeheap_reexec(argv);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
