@@ -79,11 +79,20 @@ static int add_size(const char *path, const struct stat *st, int type, struct FT
 	return seen >= LETW_HUGEHEAP_MIN_BYTES; /* enough: stop walking */
 }
 
-/* The trace holds at least LETW_HUGEHEAP_MIN_BYTES of files. */
+/* The trace holds at least LETW_HUGEHEAP_MIN_BYTES of files. Links
+ * under it are not followed (nor are they by the reader), but TRACE
+ * itself may be one. */
 static int big_trace(const char *trace)
 {
+	char *root = realpath(trace, NULL);
+	int big;
+
+	if (!root)
+		return 0;
 	seen = 0;
-	return nftw(trace, add_size, 16, FTW_PHYS) == 1;
+	big = nftw(root, add_size, 16, FTW_PHYS) == 1;
+	free(root);
+	return big;
 }
 
 int letw_hugeheap_reexec(const char *trace)
