@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,9 +104,12 @@ int letw_hugeheap_reexec(const char *trace)
 	int err;
 
 	/* Set already: by our own exec (so never twice), or by a user who
-	 * chose (glibc.malloc.hugetlb=0 turns this off). */
-	if ((old && strstr(old, "glibc.malloc.hugetlb")) || !letw_argv ||
-	    letw_trace_is_live(trace) || !big_trace(trace) || !thp_enabled())
+	 * chose (glibc.malloc.hugetlb=0 turns this off). Not set-user-ID:
+	 * glibc may then drop the variable, and the next start would not
+	 * see it and exec again. */
+	if ((old && strstr(old, "glibc.malloc.hugetlb")) || getauxval(AT_SECURE) ||
+	    !letw_argv || letw_trace_is_live(trace) || !big_trace(trace) ||
+	    !thp_enabled())
 		return 0;
 	/* The user's other tunables first: theirs stay in force. */
 	if (asprintf(&val, "%s%s%s", old ? old : "", old && *old ? ":" : "", OURS) < 0)
