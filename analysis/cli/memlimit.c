@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -56,6 +57,22 @@ uint64_t letw_memory_limit_mib(uint64_t opt_mib)
 	return half > MIN_DEFAULT_MIB ? half : MIN_DEFAULT_MIB;
 }
 
+/* What RLIMIT_DATA counts of this process now, in bytes (0 if unknown). */
+static uint64_t data_in_use(void)
+{
+	char line[128];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
 int letw_memory_limit_apply(uint64_t mib)
 {
 #ifdef LETW_ASAN
@@ -73,6 +90,12 @@ int letw_memory_limit_apply(uint64_t mib)
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want)
 		return 0;
 	rl.rlim_cur = want;
-	return setrlimit(RLIMIT_DATA, &rl) != 0 ? -errno : 0;
+	if (setrlimit(RLIMIT_DATA, &rl) != 0)
+		return -errno;
+	/* The heap inherited from the parent counts: it is reserved in
+	 * 2 MiB steps (hugeheap.c), so a limit of a few MiB can be below it,
+	 * and then the reader's first mappings (its plugins' data) fail
+	 * before any allocation glib would report. */
+	return data_in_use() >= (uint64_t)want ? -ENOMEM : 0;
 #endif
 }

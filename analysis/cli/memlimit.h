@@ -11,8 +11,9 @@
 uint64_t letw_memory_limit_mib(uint64_t opt_mib);
 
 /* In the child: cap its data segment at mib MiB. Returns 0 or a
- * negative errno; a no-op under AddressSanitizer (its shadow memory
- * counts as data). */
+ * negative errno: -ENOMEM when the limit is set but the process holds
+ * that much already (nothing more can be allocated). A no-op under
+ * AddressSanitizer (its shadow memory counts as data). */
 int letw_memory_limit_apply(uint64_t mib);
 
 #endif

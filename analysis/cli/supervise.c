@@ -427,6 +427,13 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		dup2(pfd[1], STDERR_FILENO);
 		int err = letw_memory_limit_apply(mem_mib);
 
+		if (err == -ENOMEM) {
+			/* Worded like g_malloc's message (on_line()): the
+			 * parent reports it as the limit reached. */
+			fprintf(stderr, "lttng-etw: failed to allocate: the reader holds more than its %llu MiB memory limit before it starts\n",
+				(unsigned long long)mem_mib);
+			_exit(1);
+		}
 		if (err)
 			fprintf(stderr, "lttng-etw: warning: cannot limit the reader's memory to %llu MiB: %s\n",
 				(unsigned long long)mem_mib, strerror(-err));
