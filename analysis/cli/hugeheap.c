@@ -100,15 +100,22 @@ int letw_hugeheap_reexec(const char *trace)
 {
 #if defined(__GLIBC__) && !defined(LETW_OWN_MALLOC)
 	const char *old = getenv(TUNABLES);
+	const char *mode = getenv("LETW_HUGEHEAP");
+	int always = mode && !strcmp(mode, "always");
 	char *val = NULL;
 	int err;
+
+	/* LETW_HUGEHEAP=never: no re-exec; =always: whatever the trace's
+	 * size (the tests' traces are small: it lets them run this path). */
+	if (mode && !strcmp(mode, "never"))
+		return 0;
 
 	/* Set already: by our own exec (so never twice), or by a user who
 	 * chose (glibc.malloc.hugetlb=0 turns this off). Not set-user-ID:
 	 * glibc may then drop the variable, and the next start would not
 	 * see it and exec again. */
 	if ((old && strstr(old, "glibc.malloc.hugetlb")) || getauxval(AT_SECURE) ||
-	    !letw_argv || letw_trace_is_live(trace) || !big_trace(trace) ||
+	    !letw_argv || letw_trace_is_live(trace) || (!always && !big_trace(trace)) ||
 	    !thp_enabled())
 		return 0;
 	/* The user's other tunables first: theirs stay in force. */

@@ -46,4 +46,34 @@ record churn --functions 1000 --churn
 	letw_fail "churn: no region beyond the initial list: the churn was not recorded"
 "$LETW_CLI" report "$TRACE" --json -o "$T/churn.json" --no-progress ||
 	letw_fail "churn: report exit $? (a rundown is not complete)"
+# (3) The heap on huge pages (analysis/cli/hugeheap.c): the analysis
+# commands start once more with glibc's malloc tunables set, for big
+# traces only; LETW_HUGEHEAP=always takes that path on this small one.
+# strace counts the program's starts; the outputs must not change.
+command -v strace >/dev/null || letw_fail "strace is needed (Debian: strace)"
+grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && want=1 || want=2
+starts() { # MODE OUT CMD...: run CMD under strace, print how many execve()s succeeded
+	local mode=$1 out=$2
+	shift 2
+	LETW_HUGEHEAP=$mode strace -f -qq -e trace=execve -e signal=none -o "$T/exec.$out" \
+		"$LETW_CLI" "$@" >/dev/null || letw_fail "LETW_HUGEHEAP=$mode $*: exit $?"
+	grep -c 'execve(.*= 0$' "$T/exec.$out"
+}
+for cmd in perfmap jitdump report; do
+	case $cmd in
+	report) args=(report "$TRACE" --json --no-progress) ;;
+	*) args=($cmd "$TRACE" --no-progress) ;;
+	esac
+	n=$(starts always $cmd.always "${args[@]}" -o "$T/hh.always.$cmd")
+	[ "$n" = "$want" ] || letw_fail "$cmd with LETW_HUGEHEAP=always: $n start(s), want $want"
+	[ "$want" = 1 ] || grep -q 'execve("/proc/self/exe"' "$T/exec.$cmd.always" ||
+		letw_fail "$cmd: the second start is not a re-exec of the program"
+	n=$(starts never $cmd.never "${args[@]}" -o "$T/hh.never.$cmd")
+	[ "$n" = 1 ] || letw_fail "$cmd with LETW_HUGEHEAP=never: $n start(s), want 1"
+	# By default a trace this small (< 6 MiB) is not worth the second start.
+	n=$(starts auto $cmd.auto "${args[@]}" -o "$T/hh.auto.$cmd")
+	[ "$n" = 1 ] || letw_fail "$cmd on a small trace: $n start(s), want 1"
+	diff -r "$T/hh.always.$cmd" "$T/hh.never.$cmd" >&2 ||
+		letw_fail "$cmd: the output differs with the heap on huge pages"
+done
 echo "map_minijit_e2e: ok"
