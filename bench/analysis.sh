@@ -104,17 +104,19 @@ for i in "${!CLIS[@]}"; do
 	"${CLIS[$i]}" jitdump --help >/dev/null 2>&1 && cmds+=("jitdump@$i")
 done
 
+# Microseconds, not GNU time's 10 ms steps (timecmd.py says why).
+TIMECMD="python3 $ROOT/bench/timecmd.py"
 run_one() { # CMD: "wall cpu" seconds of one run (cpu: user + system,
 	   # the reader's child process included)
 	local tf=$TMP/time.out CLI=
 	case $1 in *@*) CLI=${CLIS[${1#*@}]} ;; esac
 	case ${1%@*} in
-	dummy) /usr/bin/time -f '%e %U %S' -o "$tf" babeltrace2 "$TRACE" -c sink.utils.dummy >/dev/null 2>&1 ;;
-	report) /usr/bin/time -f '%e %U %S' -o "$tf" "$CLI" report "$TRACE" --no-progress >/dev/null 2>&1 || [ $? = 3 ] ;;
-	perfmap) /usr/bin/time -f '%e %U %S' -o "$tf" "$CLI" perfmap "$TRACE" -o "$TMP/maps" --no-progress >/dev/null 2>&1 || [ $? = 3 ] ;;
-	jitdump) /usr/bin/time -f '%e %U %S' -o "$tf" "$CLI" jitdump "$TRACE" -o "$TMP/jitdump" >/dev/null 2>&1 || [ $? = 3 ] ;;
+	dummy) $TIMECMD "$tf" babeltrace2 "$TRACE" -c sink.utils.dummy >/dev/null 2>&1 ;;
+	report) $TIMECMD "$tf" "$CLI" report "$TRACE" --no-progress >/dev/null 2>&1 || [ $? = 3 ] ;;
+	perfmap) $TIMECMD "$tf" "$CLI" perfmap "$TRACE" -o "$TMP/maps" --no-progress >/dev/null 2>&1 || [ $? = 3 ] ;;
+	jitdump) $TIMECMD "$tf" "$CLI" jitdump "$TRACE" -o "$TMP/jitdump" >/dev/null 2>&1 || [ $? = 3 ] ;;
 	esac
-	awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$tf"
+	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' "$tf"
 }
 
 for c in "${cmds[@]}"; do : >"$TMP/t.$c"; run_one "$c" >/dev/null; done # warm the cache
@@ -140,8 +142,8 @@ for c in "${cmds[@]}"; do
 	u=$(median "$TMP/t.$c" 2)
 	case $c in dummy) name="babeltrace2 -c sink.utils.dummy" ;; *) name="lttng-etw ${c%@*} @${c#*@}" ;; esac
 	rw=$(echo "$lim / $w" | bc -l) ru=$(echo "$limcpu / $u" | bc -l)
-	printf '%-34s %9.3f %9.3f %11.2f %11.2f\n' "$name" "$w" "$u" "$rw" "$ru"
-	md_rows+=$(printf '| %s | %.3f | %.3f | %.2f | %.2f |' "$name" "$w" "$u" "$rw" "$ru")$'\n'
+	printf '%-34s %9.4f %9.4f %11.3f %11.3f\n' "$name" "$w" "$u" "$rw" "$ru"
+	md_rows+=$(printf '| %s | %.4f | %.4f | %.3f | %.3f |' "$name" "$w" "$u" "$rw" "$ru")$'\n'
 done
 mkdir -p "$(dirname "$OUT")"
 {
