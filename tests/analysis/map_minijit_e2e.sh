@@ -46,7 +46,35 @@ record churn --functions 1000 --churn
 	letw_fail "churn: no region beyond the initial list: the churn was not recorded"
 "$LETW_CLI" report "$TRACE" --json -o "$T/churn.json" --no-progress ||
 	letw_fail "churn: report exit $? (a rundown is not complete)"
-# (3) The heap on huge pages (analysis/cli/hugeheap.c): the analysis
+# (3) Replacing an output whose old file cannot be removed: the new output
+# is in place (RENAME_EXCHANGE), so the run succeeds and names the old
+# file left under the temporary name (unlink_fail.c makes that unlink()
+# fail). The previous output is made different first, so the check sees
+# which file ended where.
+[ -f "${LETW_UNLINK_FAIL_SO:-}" ] || letw_fail "LETW_UNLINK_FAIL_SO is not set to the shim"
+for cmd in perfmap jitdump; do
+	dir=$T/swap.$cmd
+	case $cmd in
+	perfmap) out=perf-$PID.map ;;
+	jitdump) out=jit-$PID.dump ;;
+	esac
+	"$LETW_CLI" $cmd "$TRACE" -o "$dir" --no-progress 2>/dev/null || letw_fail "$cmd"
+	cp "$dir/$out" "$T/swap.ref.$cmd"
+	echo "the previous $cmd output" >"$dir/$out"
+	rc=0
+	LD_PRELOAD=$LETW_UNLINK_FAIL_SO "$LETW_CLI" $cmd "$TRACE" -o "$dir" --no-progress \
+		>/dev/null 2>"$T/swap.$cmd.err" || rc=$?
+	[ "$rc" = 0 ] ||
+		{ cat "$T/swap.$cmd.err" >&2; letw_fail "$cmd: exit $rc when only the old output could not be removed"; }
+	grep -q "$out is in place, but the file it replaced (now .*\.tmp\..*) cannot be removed: Device or resource busy" \
+		"$T/swap.$cmd.err" || { cat "$T/swap.$cmd.err" >&2; letw_fail "$cmd: no warning naming the old file"; }
+	cmp -s "$dir/$out" "$T/swap.ref.$cmd" || letw_fail "$cmd: the new output is not in place"
+	left=$(grep -l -x "the previous $cmd output" "$dir"/*.tmp.* "$dir"/.*.tmp.* 2>/dev/null | head -1)
+	[ -n "$left" ] || letw_fail "$cmd: the old output is not under the temporary name"
+	rm -f "$left"
+done
+
+# (4) The heap on huge pages (analysis/cli/hugeheap.c): the analysis
 # commands start once more with glibc's malloc tunables set, for big
 # traces only; LETW_HUGEHEAP=always takes that path on this small one.
 # strace counts the program's starts; the outputs must not change.
