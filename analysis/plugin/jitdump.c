@@ -286,7 +286,7 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	if (err > 0) {
 		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
-			     path, tmp, strerror(errno));
+			     path, tmp, strerror(err));
 		err = 0;
 	}
 	BT_COMP_LOGI("wrote %s: %llu LOAD(s) (%llu from loads, %llu from rundown records, %llu from unloads), %llu with code bytes, %llu with line tables",

@@ -224,7 +224,7 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	}
 	if (werr > 0)
 		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
-			     path, tmp, strerror(errno));
+			     path, tmp, strerror(werr));
 	BT_COMP_LOGI("wrote %s (%zu symbols)", path, n);
 	ret = 0;
 out:

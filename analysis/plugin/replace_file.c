@@ -32,8 +32,10 @@ int letw_replace_file(const char *tmp, const char *path)
 	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
 		/* tmp now names the old file; path has the new one
 		 * whatever happens next, so a failed unlink is only a
-		 * leftover for the caller to name, not a failure. */
-		return unlink(tmp) == 0 ? 0 : 1;
+		 * leftover for the caller to name, not a failure: its
+		 * errno comes back positive (the caller's logging may
+		 * clobber errno before reading it). */
+		return unlink(tmp) == 0 ? 0 : (errno ? errno : EIO);
 	}
 	/* No file there yet (nothing to flush), or no swap on this
 	 * filesystem or kernel: rename() says what is wrong, if anything. */

@@ -9,9 +9,9 @@
 
 /* Move tmp (a regular file, written and closed) to path, replacing what
  * is there. Returns 0; or a negative errno when path was not replaced
- * (tmp still holds the new file, for the caller to remove); or 1 when
- * path holds the new file but the old one, now named tmp, could not be
- * removed (errno says why; the caller warns, the output is in place). */
+ * (tmp still holds the new file, for the caller to remove); or a
+ * positive errno when path holds the new file but the old one, now named
+ * tmp, could not be removed (the caller warns; the output is in place). */
 int letw_replace_file(const char *tmp, const char *path);
 
 #endif /* LETW_BT_REPLACE_FILE_H */
