@@ -13,7 +13,6 @@
 #define LETW_EXIT_INCOMPLETE 3 /* report: a rundown pass is not complete */
 
 extern const char *letw_prog; /* "lttng-etw" */
-extern char **letw_argv;      /* main()'s, for a re-exec (hugeheap.c) */
 
 /* Print "lttng-etw: <fmt>\n" on stderr. */
 void letw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

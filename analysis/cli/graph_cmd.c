@@ -12,7 +12,6 @@
 
 #include "cli.h"
 #include "graph.h"
-#include "hugeheap.h"
 #include "traces.h"
 
 int letw_graph_opt(int c, const char *arg, struct letw_graph_opts *o)
@@ -103,9 +102,6 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 	int ret = LETW_EXIT_OK;
 	size_t i;
 
-	/* Before anything is read or printed: the program may start again
-	 * here. A failed re-exec changes nothing, so it is not an error. */
-	(void)letw_hugeheap_reexec(trace);
 	if (letw_trace_chunks(trace, &chunks))
 		return LETW_EXIT_ERROR;
 	if (!chunks.n) {

@@ -9,38 +9,55 @@
  * than the reading's own were the largest single cost of the sink.
  * With THP in `madvise` mode (the usual distribution default) only
  * memory that asks gets huge pages, and glibc's malloc asks only when
- * told so by its tunables, which it reads once at startup: hence a
- * re-exec with them set.
+ * its tunables say so (glibc.malloc.hugetlb=1), read once at startup.
  *
- * The tunables: malloc advises huge pages for its heap and grows it in
- * 2 MiB steps (hugetlb=1), and arrays of up to 32 MiB come from that heap
- * instead of mmap()s of their own (whose unaligned ends stay in 4 KiB
- * pages, and which are unmapped at free and faulted in again when the
- * next array of that size comes). Both are needed: on the bench trace
- * hugetlb=1 alone left perfmap 8000 of its 10600 page faults, with the
- * threshold 2000 (the dummy sink's reading alone: 1350). A heap grown in
- * larger steps (top_pad) measured no better.
+ * Instead of starting the program again with the tunables set (what this
+ * file did first: a second start, ~6 ms, most of it loading lttng-ctl's
+ * libraries again), the reader's child does in place what the tunables
+ * would have done: it grows malloc's main heap once by a reserve sized
+ * from the trace (M_TOP_PAD, then one allocation past the top chunk) and
+ * advises that range MADV_HUGEPAGE. brk() only reserves addresses; a
+ * page is allocated, 2 MiB at a time, when the sinks first touch it, so
+ * an unused reserve costs no memory, only RLIMIT_DATA headroom (hence
+ * the reserve is at most half of what the limit leaves). Arrays of up to
+ * 32 MiB come from that heap (M_MMAP_THRESHOLD) instead of mmap()s of
+ * their own, whose unaligned ends stay in 4 KiB pages and which are
+ * unmapped at free and faulted in again for the next array of that size;
+ * and the heap is never trimmed (M_TRIM_THRESHOLD): the child exits when
+ * the graph ends. On the bench trace (38 MB), perfmap's page faults go
+ * from 10,600 to ~1,050 (the dummy sink's reading alone: ~1,200; the
+ * re-exec with the tunables: ~2,200).
  *
- * Only for a trace of LETW_HUGEHEAP_MIN_BYTES or more: the exec costs a
- * second start (6 ms here: lttng-ctl's libraries are loaded again) and
- * a 2 MiB page is cleared whole even when little of it is used, so on a
- * 2.5 MB trace (10^4 functions) the three commands took 6-10 ms longer,
- * where on a 7.9 MB one (4*10^4) they took ~8% less and on the 38 MB
- * bench trace 20-25% less.
+ * Only for a trace of LETW_HUGEHEAP_MIN_BYTES or more: a 2 MiB page is
+ * cleared whole even when little of it is used. Measured with the
+ * reservation (wall time with / without, medians of 11-21 interleaved
+ * runs, report / perfmap / jitdump): 0.9 MB trace 0.99 / 0.98 / 0.77,
+ * 3 MB 0.95 / 0.87 / 0.79, 8 MB 0.87 / 0.79 / 0.75 (jitdump's 1 MiB
+ * write buffer is a heap array then, not an mmap() of its own). Nothing
+ * was lost even at 0.9 MB, but nothing gained either for two commands:
+ * the threshold stays above that.
+ *
+ * Single-threaded: the child runs the graph on one thread, so main_arena
+ * is the only arena that grows, and nothing allocates between the
+ * reservation and the madvise().
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
-#include "cli.h"
 #include "hugeheap.h"
 #include "traces.h"
 
@@ -52,8 +69,18 @@
 #endif
 #endif
 
-#define TUNABLES "GLIBC_TUNABLES"
-#define OURS "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432"
+#if defined(__GLIBC__) && !defined(LETW_OWN_MALLOC)
+#define LETW_HUGEHEAP_ON 1
+#endif
+
+#ifdef LETW_HUGEHEAP_ON
+#define HUGE_SZ (2u << 20)
+#define MMAP_MAX (32 << 20) /* arrays up to this size from the heap */
+#define RESERVE_MIN ((uint64_t)32 << 20)
+#define RESERVE_MAX ((uint64_t)1 << 30) /* mallopt() takes an int */
+/* perfmap's heap peaked at 1.1x the bench trace (massif); glib's tables
+ * and the region array grow by doubling. */
+#define RESERVE_PER_TRACE_BYTE 3
 
 /* THP is available unless the system turned it off. */
 static int thp_enabled(void)
@@ -69,75 +96,90 @@ static int thp_enabled(void)
 	return on;
 }
 
-static off_t seen; /* nftw() callbacks take no argument */
+static uint64_t seen; /* nftw() callbacks take no argument */
 
 static int add_size(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)path;
 	(void)ftw;
-	if (type == FTW_F)
-		seen += st->st_size;
-	return seen >= LETW_HUGEHEAP_MIN_BYTES; /* enough: stop walking */
+	if (type == FTW_F && S_ISREG(st->st_mode))
+		seen += (uint64_t)st->st_size;
+	return seen >= RESERVE_MAX; /* enough: stop walking */
 }
 
-/* The trace holds at least LETW_HUGEHEAP_MIN_BYTES of files. Links
- * under it are not followed (nor are they by the reader), but TRACE
- * itself may be one. */
-static int big_trace(const char *trace)
+/* Bytes of regular files under TRACE, up to RESERVE_MAX. Links under it
+ * are not followed (nor are they by the reader), but TRACE itself may
+ * be one. */
+static uint64_t trace_bytes(const char *trace)
 {
 	char *root = realpath(trace, NULL);
-	int big;
 
 	if (!root)
 		return 0;
 	seen = 0;
-	big = nftw(root, add_size, 16, FTW_PHYS) == 1;
+	(void)nftw(root, add_size, 16, FTW_PHYS);
 	free(root);
-	return big;
+	return seen;
 }
 
-int letw_hugeheap_reexec(const char *trace)
+#endif /* LETW_HUGEHEAP_ON */
+
+int letw_hugeheap_prepare(const char *trace, uint64_t room)
 {
-#if defined(__GLIBC__) && !defined(LETW_OWN_MALLOC)
-	const char *old = getenv(TUNABLES);
+#ifdef LETW_HUGEHEAP_ON
+	const char *tun = getenv("GLIBC_TUNABLES");
 	const char *mode = getenv("LETW_HUGEHEAP");
 	int always = mode && !strcmp(mode, "always");
-	char *val = NULL;
-	int err;
+	uint64_t bytes, reserve;
+	uintptr_t lo, hi;
+	struct mallinfo2 mi;
+	char *before, *after;
+	void *p;
 
-	/* LETW_HUGEHEAP=never: no re-exec; =always: whatever the trace's
-	 * size (the tests' traces are small: it lets them run this path). */
-	if (mode && !strcmp(mode, "never"))
+	/* LETW_HUGEHEAP=never: nothing; =always: whatever the trace's size
+	 * (the tests' traces are small: it lets them run this path). A
+	 * user's own glibc.malloc.hugetlb tunable is their choice: glibc
+	 * acts on it (1) or it says no (0). */
+	if ((mode && !strcmp(mode, "never")) || (tun && strstr(tun, "glibc.malloc.hugetlb")) ||
+	    letw_trace_is_live(trace) || !thp_enabled())
 		return 0;
-
-	/* Set already: by our own exec (so never twice), or by a user who
-	 * chose (glibc.malloc.hugetlb=0 turns this off). Not set-user-ID:
-	 * glibc may then drop the variable, and the next start would not
-	 * see it and exec again. */
-	if ((old && strstr(old, "glibc.malloc.hugetlb")) || getauxval(AT_SECURE) ||
-	    !letw_argv || letw_trace_is_live(trace) || (!always && !big_trace(trace)) ||
-	    !thp_enabled())
+	bytes = trace_bytes(trace);
+	if (!always && bytes < LETW_HUGEHEAP_MIN_BYTES)
 		return 0;
-	/* The user's other tunables first: theirs stay in force. */
-	if (asprintf(&val, "%s%s%s", old ? old : "", old && *old ? ":" : "", OURS) < 0)
+	reserve = bytes * RESERVE_PER_TRACE_BYTE;
+	if (reserve < RESERVE_MIN)
+		reserve = RESERVE_MIN;
+	if (reserve > RESERVE_MAX)
+		reserve = RESERVE_MAX;
+	if (room && reserve > room / 2)
+		reserve = room / 2;
+	if (reserve < HUGE_SZ * 2)
 		return -ENOMEM;
-	if (setenv(TUNABLES, val, 1) != 0) {
-		err = -errno;
-		free(val);
-		return err;
-	}
-	free(val);
-	fflush(NULL);
-	execv("/proc/self/exe", letw_argv);
-	/* Still here (no /proc, say): run as we are, environment as given. */
-	err = -errno;
-	if (old)
-		setenv(TUNABLES, old, 1);
-	else
-		unsetenv(TUNABLES);
-	return err;
+
+	if (!mallopt(M_MMAP_THRESHOLD, MMAP_MAX) || !mallopt(M_TRIM_THRESHOLD, INT_MAX) ||
+	    !mallopt(M_TOP_PAD, (int)reserve))
+		return -EINVAL;
+	/* One allocation bigger than the top chunk makes malloc call sbrk()
+	 * once, for it plus the pad; freed, it merges back into the top,
+	 * which the trim threshold keeps. */
+	before = sbrk(0);
+	mi = mallinfo2();
+	p = malloc(mi.keepcost + 4096);
+	free(p);
+	after = sbrk(0);
+	/* The pad back to a step like the tunable's: growth past the
+	 * reserve stays in 4 KiB pages rather than reserving again. */
+	(void)mallopt(M_TOP_PAD, (int)HUGE_SZ);
+	if (!p || before == (void *)-1 || after == (void *)-1 || after <= before)
+		return -ENOMEM;
+	lo = ((uintptr_t)before + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1);
+	hi = (uintptr_t)after & ~(uintptr_t)(HUGE_SZ - 1);
+	if (hi <= lo)
+		return -ENOMEM;
+	return madvise((void *)lo, hi - lo, MADV_HUGEPAGE) ? -errno : 0;
 #else
 	(void)trace;
-	return 0; /* another allocator: glibc's tunables do not apply */
+	(void)room;
+	return 0; /* another allocator: glibc's heap layout does not apply */
 #endif
 }

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* The analysis commands' heap on transparent huge pages (hugeheap.c). */
+/* The reader's heap on transparent huge pages (hugeheap.c). */
 #ifndef LETW_CLI_HUGEHEAP_H
 #define LETW_CLI_HUGEHEAP_H
 
-/* Below this many bytes of trace files the exec costs more than the
- * huge pages save (hugeheap.c). */
-#define LETW_HUGEHEAP_MIN_BYTES (6 * 1024 * 1024)
+#include <stdint.h>
 
-/* For a trace directory of at least LETW_HUGEHEAP_MIN_BYTES, re-executes
- * the program (letw_argv) with glibc's malloc tunables for huge pages set
- * in GLIBC_TUNABLES, unless they are set already, THP is off, or malloc
- * is not glibc's. LETW_HUGEHEAP=never turns it off, =always on whatever
- * the trace's size. Call it before anything is printed or created: the
- * program starts again. Returns only when it did not re-execute: 0 when
- * there was nothing to do, a negative errno when the exec failed (the
- * program then runs as it is; nothing changed). */
-int letw_hugeheap_reexec(const char *trace);
+/* Below this many bytes of trace files the 2 MiB pages, each cleared
+ * whole, cost more than the faults they save (hugeheap.c). */
+#define LETW_HUGEHEAP_MIN_BYTES (2 * 1024 * 1024)
+
+/* In the reader's child, before the graph allocates: for a trace
+ * directory of at least LETW_HUGEHEAP_MIN_BYTES, reserves a part of
+ * malloc's heap sized from the trace (at most ROOM / 2 bytes when ROOM,
+ * the memory limit left, is not 0) and advises it MADV_HUGEPAGE, unless
+ * THP is off, the trace is live, the user set glibc.malloc.hugetlb, or
+ * malloc is not glibc's. LETW_HUGEHEAP=never turns it off, =always on
+ * whatever the trace's size. Returns 0 when done or when there was
+ * nothing to do, a negative errno when it could not (nothing is wrong
+ * then: the heap is in 4 KiB pages). */
+int letw_hugeheap_prepare(const char *trace, uint64_t room);
 
 #endif

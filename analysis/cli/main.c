@@ -16,7 +16,6 @@
 #include "cli.h"
 
 const char *letw_prog = "lttng-etw";
-char **letw_argv;
 
 /* Errors and notes look the same: one line on stderr, prefixed. */
 static void say(const char *fmt, va_list ap)
@@ -133,7 +132,6 @@ int main(int argc, char **argv)
 	};
 	size_t i;
 
-	letw_argv = argv;
 	if (argc < 2) {
 		usage(stderr);
 		return LETW_EXIT_USAGE;

@@ -44,6 +44,7 @@
 
 #include "cli.h"
 #include "graph.h"
+#include "hugeheap.h"
 #include "memlimit.h"
 #include "precheck.h"
 #include "traces.h"
@@ -437,6 +438,8 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if (err)
 			fprintf(stderr, "lttng-etw: warning: cannot limit the reader's memory to %llu MiB: %s\n",
 				(unsigned long long)mem_mib, strerror(-err));
+		/* Not an error when it cannot: the heap stays in 4 KiB pages. */
+		(void)letw_hugeheap_prepare(o->trace, mem_mib << 20);
 		status = letw_graph_run_here(o, dirs, ndirs, sh) ? 1 : 0;
 		/* _exit: the parent's atexit handlers are not the child's. */
 		fflush(NULL);

@@ -74,33 +74,38 @@ for cmd in perfmap jitdump; do
 	rm -f "$left"
 done
 
-# (4) The heap on huge pages (analysis/cli/hugeheap.c): the analysis
-# commands start once more with glibc's malloc tunables set, for big
-# traces only; LETW_HUGEHEAP=always takes that path on this small one.
-# strace counts the program's starts; the outputs must not change.
+# (4) The heap on huge pages (analysis/cli/hugeheap.c): the reader's
+# child reserves a part of malloc's heap and advises it MADV_HUGEPAGE, for
+# big traces only; LETW_HUGEHEAP=always takes that path on this small one.
+# strace counts the advice (and the program's starts: one, no re-exec);
+# the outputs must not change.
 command -v strace >/dev/null || letw_fail "strace is needed (Debian: strace)"
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && want=1 || want=2
-starts() { # MODE OUT CMD...: run CMD under strace, print how many execve()s succeeded
-	local mode=$1 out=$2
+grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && want=0 || want=1
+advised() { # MODE OUT CMD...: run CMD under strace, print how many MADV_HUGEPAGE advices succeeded
+	local mode=$1 out=$2 n
 	shift 2
-	LETW_HUGEHEAP=$mode strace -f -qq -e trace=execve -e signal=none -o "$T/exec.$out" \
+	LETW_HUGEHEAP=$mode strace -f -qq -e trace=execve,madvise -e signal=none -o "$T/hh.$out" \
 		"$LETW_CLI" "$@" >/dev/null || letw_fail "LETW_HUGEHEAP=$mode $*: exit $?"
-	grep -c 'execve(.*= 0$' "$T/exec.$out"
+	n=$(grep -c 'execve(.*= 0$' "$T/hh.$out")
+	[ "$n" = 1 ] || letw_fail "LETW_HUGEHEAP=$mode $*: $n start(s), want 1"
+	grep -c 'madvise(.*MADV_HUGEPAGE) = 0$' "$T/hh.$out" || true
 }
+bytes=$(find "$TRACE"/ -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+want_auto=0
+[ "$bytes" -lt $((2 * 1024 * 1024)) ] || want_auto=$want
 for cmd in perfmap jitdump report; do
 	case $cmd in
 	report) args=(report "$TRACE" --json --no-progress) ;;
 	*) args=($cmd "$TRACE" --no-progress) ;;
 	esac
-	n=$(starts always $cmd.always "${args[@]}" -o "$T/hh.always.$cmd")
-	[ "$n" = "$want" ] || letw_fail "$cmd with LETW_HUGEHEAP=always: $n start(s), want $want"
-	[ "$want" = 1 ] || grep -q 'execve("/proc/self/exe"' "$T/exec.$cmd.always" ||
-		letw_fail "$cmd: the second start is not a re-exec of the program"
-	n=$(starts never $cmd.never "${args[@]}" -o "$T/hh.never.$cmd")
-	[ "$n" = 1 ] || letw_fail "$cmd with LETW_HUGEHEAP=never: $n start(s), want 1"
-	# By default a trace this small (< 6 MiB) is not worth the second start.
-	n=$(starts auto $cmd.auto "${args[@]}" -o "$T/hh.auto.$cmd")
-	[ "$n" = 1 ] || letw_fail "$cmd on a small trace: $n start(s), want 1"
+	n=$(advised always $cmd.always "${args[@]}" -o "$T/hh.always.$cmd")
+	[ "$n" = "$want" ] || letw_fail "$cmd with LETW_HUGEHEAP=always: $n huge-page advice(s), want $want"
+	n=$(advised never $cmd.never "${args[@]}" -o "$T/hh.never.$cmd")
+	[ "$n" = 0 ] || letw_fail "$cmd with LETW_HUGEHEAP=never: $n huge-page advice(s), want 0"
+	# By default only for a trace of LETW_HUGEHEAP_MIN_BYTES (2 MiB) or more.
+	n=$(advised auto $cmd.auto "${args[@]}" -o "$T/hh.auto.$cmd")
+	[ "$n" = "$want_auto" ] ||
+		letw_fail "$cmd on a trace of $bytes bytes: $n huge-page advice(s), want $want_auto"
 	diff -r "$T/hh.always.$cmd" "$T/hh.never.$cmd" >&2 ||
 		letw_fail "$cmd: the output differs with the heap on huge pages"
 done
