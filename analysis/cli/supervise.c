@@ -354,6 +354,36 @@ static void print_error(const struct letw_graph_shared *sh,
 	}
 }
 
+/* The child's own allocations failed: a sink's or graph.c's "out of
+ * memory", or a write buffer's ENOMEM ("cannot write X: Cannot allocate
+ * memory"). Under RLIMIT_DATA that is the limit, as glib's "failed to
+ * allocate" is (on_line()), and is reported the same way: without this
+ * the message depended on whose malloc() crossed the limit first. */
+static int child_out_of_memory(const struct letw_graph_shared *sh)
+{
+	const char *enomem = strerror(ENOMEM), *p;
+	size_t elen = strlen(enomem);
+
+	if (!sh->has_error)
+		return 0;
+	if (strstr(sh->err_what, "out of memory"))
+		return 1;
+	for (p = sh->err_causes; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *tab = memchr(p, '\t', n), *m = tab ? tab + 1 : p;
+		size_t mlen = (size_t)(p + n - m);
+
+		if ((mlen == 13 && !strncmp(m, "out of memory", 13)) ||
+		    (mlen > elen + 2 && !strncmp(m + mlen - elen - 2, ": ", 2) &&
+		     !strncmp(m + mlen - elen, enomem, elen)))
+			return 1;
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
 static const char *signame(int sig)
 {
 	const char *d = sigabbrev_np(sig);
@@ -503,11 +533,15 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	*r = sh->result;
 	if (stalled)
 		return -1;
-	if (rl.oom && !interrupted &&
+	if ((rl.oom || child_out_of_memory(sh)) && !interrupted &&
 	    (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
 		clear_progress(&rl);
-		letw_err("the CTF reader (libbabeltrace2) ran out of memory on `%s` (limit %llu MiB): stopped; the trace is likely damaged (a length field read as huge), or needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
-			 o->trace, (unsigned long long)mem_mib);
+		if (!rl.oom) /* our sink's allocation, not the reader's */
+			letw_err("analysing `%s` ran out of memory (limit %llu MiB): stopped; the trace needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
+				 o->trace, (unsigned long long)mem_mib);
+		else
+			letw_err("the CTF reader (libbabeltrace2) ran out of memory on `%s` (limit %llu MiB): stopped; the trace is likely damaged (a length field read as huge), or needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
+				 o->trace, (unsigned long long)mem_mib);
 		return -1;
 	}
 	if (WIFSIGNALED(status)) {
