@@ -24,6 +24,14 @@ void letw_codemap_fini(struct letw_codemap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void letw_codemap_drop_index(struct letw_codemap *m)
+{
+	if (m->at_start)
+		g_hash_table_destroy(m->at_start);
+	m->at_start = NULL;
+	m->indexed = 0;
+}
+
 /* old: the newest region at start before this one, or NULL. */
 static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t ts,
 		      int obj, uint64_t start, uint32_t size, const char *name_in,

@@ -88,6 +88,11 @@ int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
 			    uint64_t start, uint32_t size,
 			    const struct letw_name_src *src, size_t *region);
 
+/* Frees the start index (newest_at()'s hash table, ~20 bytes a region);
+ * the next lookup that needs it builds it again. For a map that is read
+ * whole from now on: its memory is then free for the build below. */
+void letw_codemap_drop_index(struct letw_codemap *m);
+
 /* ---- building the perf map ---- */
 
 struct letw_map_entry {

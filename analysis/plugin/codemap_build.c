@@ -61,11 +61,6 @@ static void emit(struct letw_map_entry *out, size_t *n,
 	(*n)++;
 }
 
-static uint64_t region_start(const void *p)
-{
-	return (*(const struct letw_region *const *)p)->start;
-}
-
 static int entry_by_address(const void *a, const void *b)
 {
 	const struct letw_map_entry *x = a, *y = b;
@@ -75,66 +70,62 @@ static int entry_by_address(const void *a, const void *b)
 	return x->size < y->size ? -1 : x->size > y->size;
 }
 
-/* Sorting by start address: a radix sort of (start, index) pairs
- * (radix.h), then the few equal starts ordered by cmp. */
-struct keyed {
-	uint64_t key;
-	size_t i;
-};
-
-/* Sort n elements of elem bytes by cmp, which orders by key() first.
- * (Written for any element type; the regions are its only user.) */
-static int sort_by_start(void *base, size_t n, size_t elem,
-			 uint64_t (*key)(const void *),
-			 int (*cmp)(const void *, const void *))
+/* The regions in address order, as pointers, into *out (malloc()ed):
+ * a radix sort of (start, index) pairs (radix.h; stable, so equal
+ * starts stay in index order), then each run of equal starts ordered by
+ * by_address(). Why not sort the pointer array itself: the pairs are
+ * built from the region array in one pass and the pointers from the
+ * sorted pairs, so no copy of the array is made, and memory is the
+ * cost that shows on a VM whose fresh pages fault in from the host
+ * (~1-2 ms per MB of heap first touched, bench/README.md): the peak of
+ * the build is the pairs and the sort's buffer (32 bytes a region),
+ * where sorting a copy of the pointers next to the output held 72. */
+static int sorted_regions(const struct letw_codemap *m, const struct letw_region ***out)
 {
-	struct keyed *k;
-	char *copy, *b = base;
-	size_t i, j, run;
+	struct keyed {
+		uint64_t key;
+		size_t i;
+	} *k;
+	const struct letw_region **v, *t;
+	size_t n = m->n, i, j, l, run;
 
-	if (n < 2)
-		return 0;
+	*out = NULL;
 	k = malloc(n * sizeof(*k));
-	copy = malloc(n * elem);
-	if (!k || !copy) {
-		free(k);
-		free(copy);
+	if (!k)
 		return -ENOMEM;
-	}
-	memcpy(copy, b, n * elem);
 	for (i = 0; i < n; i++) {
-		k[i].key = key(copy + i * elem);
+		k[i].key = m->r[i].start;
 		k[i].i = i;
 	}
 	if (letw_radix_sort(k, n, sizeof(*k))) {
 		free(k);
-		free(copy);
+		return -ENOMEM;
+	}
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		free(k);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		memcpy(b + i * elem, copy + k[i].i * elem, elem);
+		v[i] = &m->r[k[i].i];
 	/* Equal starts (one address reused): insertion sort of each run,
 	 * qsort for a long one. */
 	for (i = 0; i < n; i = run) {
 		for (run = i + 1; run < n && k[run].key == k[i].key; run++)
 			;
 		if (run - i > 32) {
-			qsort(b + i * elem, run - i, elem, cmp);
+			qsort(v + i, run - i, sizeof(*v), by_address);
 			continue;
 		}
 		for (j = i + 1; j < run; j++) {
-			size_t l = j;
-
-			memcpy(copy, b + j * elem, elem);
-			while (l > i && cmp(b + (l - 1) * elem, copy) > 0) {
-				memcpy(b + l * elem, b + (l - 1) * elem, elem);
-				l--;
-			}
-			memcpy(b + l * elem, copy, elem);
+			t = v[j];
+			for (l = j; l > i && by_address(&v[l - 1], &t) > 0; l--)
+				v[l] = v[l - 1];
+			v[l] = t;
 		}
 	}
 	free(k);
-	free(copy);
+	*out = v;
 	return 0;
 }
 
@@ -191,18 +182,12 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 	*n_out = 0;
 	if (!m->n)
 		return 0;
-	v = malloc(m->n * sizeof(*v));
-	out = malloc(m->n * sizeof(*out));
-	if (!v || !out) {
-		free(v);
-		free(out);
+	/* After the sort: out reuses the memory the sort's pairs held. */
+	if (sorted_regions(m, &v))
 		return -ENOMEM;
-	}
-	for (i = 0; i < m->n; i++)
-		v[i] = &m->r[i];
-	if (sort_by_start(v, m->n, sizeof(*v), region_start, by_address)) {
+	out = malloc(m->n * sizeof(*out));
+	if (!out) {
 		free(v);
-		free(out);
 		return -ENOMEM;
 	}
 	/* Same code at the same place several times (unloaded and loaded

@@ -297,8 +297,10 @@ static int perfmap_end(struct letw_sink *s)
 		return -1;
 	}
 	for (i = 0; i < pm->nprocs; i++) {
-		const struct letw_codemap *m = &pm->procs[i];
+		struct letw_codemap *m = &pm->procs[i];
 
+		/* The trace is read: no more lookups by address. */
+		letw_codemap_drop_index(m);
 		if (letw_codemap_build(m, pm->mode, &e, &n, &reuse)) {
 			BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 			return -1;
