@@ -74,7 +74,7 @@
 #endif
 
 #ifdef LETW_HUGEHEAP_ON
-#define HUGE_SZ (2u << 20)
+#define HUGE_SZ ((uint64_t)2 << 20)
 #define MMAP_MAX (32 << 20) /* arrays up to this size from the heap */
 #define RESERVE_MIN ((uint64_t)32 << 20)
 #define RESERVE_MAX ((uint64_t)1 << 30) /* mallopt() takes an int */

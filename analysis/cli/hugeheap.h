@@ -7,7 +7,7 @@
 
 /* Below this many bytes of trace files the 2 MiB pages, each cleared
  * whole, cost more than the faults they save (hugeheap.c). */
-#define LETW_HUGEHEAP_MIN_BYTES (2 * 1024 * 1024)
+#define LETW_HUGEHEAP_MIN_BYTES ((uint64_t)2 << 20)
 
 /* In the reader's child, before the graph allocates: for a trace
  * directory of at least LETW_HUGEHEAP_MIN_BYTES, reserves a part of
