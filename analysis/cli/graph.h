@@ -121,6 +121,8 @@ struct letw_graph_shared {
 	int phase;               /* enum letw_graph_phase */
 	char current[1024];      /* the trace (directory) being opened */
 	int has_error;           /* the child failed with the text below */
+	volatile int alloc_failed; /* an allocation of the child failed
+				    * (allocwatch.c): its memory limit */
 	char err_what[1024];     /* e.g. "cannot open the trace `X`" */
 	char err_causes[8192];   /* babeltrace2's error causes, root (the
 				  * first appended) first, one per line:

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "allocwatch.h"
 #include "graph.h"
 #include "hugeheap.h"
 #include "memlimit.h"
@@ -157,9 +158,14 @@ static void on_line(struct reader_log *rl, const char *l)
 	size_t taglen;
 	char lvl = parse_log_line(l, &tag, &taglen, &msg);
 
-	/* g_malloc's "failed to allocate N bytes" before it aborts: the
-	 * memory limit (memlimit.c) was reached. */
-	if (strstr(l, "failed to allocate")) {
+	/* The memory limit (memlimit.c) was reached: g_malloc's "failed to
+	 * allocate N bytes" before it aborts, babeltrace2's "Failed to
+	 * allocate ...", or glib's threads' "Unexpected error from C library
+	 * during 'malloc': Cannot allocate memory. Aborting." (which of
+	 * them depends on whose allocation crosses the limit first). */
+	if (strcasestr(l, "failed to allocate") ||
+	    (strstr(l, "Unexpected error from C library during") &&
+	     strstr(l, strerror(ENOMEM)))) {
 		rl->oom = 1;
 		if (!rl->verbose)
 			return;
@@ -468,6 +474,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if (err)
 			fprintf(stderr, "lttng-etw: warning: cannot limit the reader's memory to %llu MiB: %s\n",
 				(unsigned long long)mem_mib, strerror(-err));
+		letw_allocwatch_arm(&sh->alloc_failed);
 		/* Not an error when it cannot: the heap stays in 4 KiB pages. */
 		(void)letw_hugeheap_prepare(o->trace, mem_mib << 20);
 		status = letw_graph_run_here(o, dirs, ndirs, sh) ? 1 : 0;
@@ -533,11 +540,14 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	*r = sh->result;
 	if (stalled)
 		return -1;
-	if ((rl.oom || child_out_of_memory(sh)) && !interrupted &&
+	if ((rl.oom || sh->alloc_failed || child_out_of_memory(sh)) && !interrupted &&
 	    (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
 		clear_progress(&rl);
-		if (!rl.oom) /* our sink's allocation, not the reader's */
-			letw_err("analysing `%s` ran out of memory (limit %llu MiB): stopped; the trace needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
+		/* Without glib's message the failing allocation may be the
+		 * reader's or a sink's (allocwatch.c), and what it was for is
+		 * unknown: both reasons stay possible. */
+		if (!rl.oom)
+			letw_err("analysing `%s` ran out of memory (limit %llu MiB): stopped; the trace needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit), or is damaged (a length field read as huge)",
 				 o->trace, (unsigned long long)mem_mib);
 		else
 			letw_err("the CTF reader (libbabeltrace2) ran out of memory on `%s` (limit %llu MiB): stopped; the trace is likely damaged (a length field read as huge), or needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
