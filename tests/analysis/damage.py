@@ -223,7 +223,16 @@ def d_seq_max(root, rng):
 
 
 def d_seq_gap(root, rng):
-    s, (off, cs, ps, seq) = pick_packet(rng, root, want_several=True)
+    # Not a stream's first packet: renumbering from there makes a stream
+    # that starts at packet_seq_num N, which is no gap the reader can see
+    # (LTTng writes such streams in snapshots and overwrite mode). Only
+    # LTTng's index still says 0 there, and the analysis does not compare
+    # the index's sequence numbers with the stream's (the class flaked in
+    # malformed_e2e, ~1 run in 10, whenever the first packet was picked).
+    cands = [(st, p) for st in all_streams(root) for p in packets(st)[1:]]
+    if not cands:
+        raise NotApplicable('no stream with several packets in ' + root)
+    s, (off, cs, ps, seq) = rng.choice(cands)
     # Renumber this packet and every later one: the reader sees a gap
     # (discarded packets) but every byte is still there.
     gap = rng.randrange(1, 5)
