@@ -23,14 +23,7 @@
 #include <stddef.h>
 
 #include "allocwatch.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LETW_OWN_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LETW_OWN_MALLOC 1
-#endif
-#endif
+#include "sanitizer.h"
 
 #if defined(__GLIBC__) && !defined(LETW_OWN_MALLOC)
 /* Written by the child only; read by the parent after the child ended. */

@@ -59,15 +59,8 @@
 #endif
 
 #include "hugeheap.h"
+#include "sanitizer.h"
 #include "traces.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LETW_OWN_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LETW_OWN_MALLOC 1
-#endif
-#endif
 
 #if defined(__GLIBC__) && !defined(LETW_OWN_MALLOC)
 #define LETW_HUGEHEAP_ON 1

@@ -10,14 +10,7 @@
 #include <criterion/criterion.h>
 
 #include "allocwatch.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
+#include "sanitizer.h"
 
 /* Sizes no allocator grants: the call fails without side effects. */
 #define HUGE_REQ ((size_t)PTRDIFF_MAX - 4096)
@@ -26,7 +19,7 @@ static volatile int flag;
 
 static void setup(void)
 {
-#ifdef SANITIZED
+#ifdef LETW_OWN_MALLOC
 	cr_skip_test("sanitizer build: its runtime owns malloc, nothing is wrapped");
 #endif
 	flag = 0;
