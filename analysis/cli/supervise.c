@@ -360,36 +360,6 @@ static void print_error(const struct letw_graph_shared *sh,
 	}
 }
 
-/* The child's own allocations failed: a sink's or graph.c's "out of
- * memory", or a write buffer's ENOMEM ("cannot write X: Cannot allocate
- * memory"). Under RLIMIT_DATA that is the limit, as glib's "failed to
- * allocate" is (on_line()), and is reported the same way: without this
- * the message depended on whose malloc() crossed the limit first. */
-static int child_out_of_memory(const struct letw_graph_shared *sh)
-{
-	const char *enomem = strerror(ENOMEM), *p;
-	size_t elen = strlen(enomem);
-
-	if (!sh->has_error)
-		return 0;
-	if (strstr(sh->err_what, "out of memory"))
-		return 1;
-	for (p = sh->err_causes; *p;) {
-		size_t n = strcspn(p, "\n");
-		const char *tab = memchr(p, '\t', n), *m = tab ? tab + 1 : p;
-		size_t mlen = (size_t)(p + n - m);
-
-		if ((mlen == 13 && !strncmp(m, "out of memory", 13)) ||
-		    (mlen > elen + 2 && !strncmp(m + mlen - elen - 2, ": ", 2) &&
-		     !strncmp(m + mlen - elen, enomem, elen)))
-			return 1;
-		p += n;
-		if (*p == '\n')
-			p++;
-	}
-	return 0;
-}
-
 static const char *signame(int sig)
 {
 	const char *d = sigabbrev_np(sig);
@@ -540,7 +510,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	*r = sh->result;
 	if (stalled)
 		return -1;
-	if ((rl.oom || sh->alloc_failed || child_out_of_memory(sh)) && !interrupted &&
+	if ((rl.oom || sh->alloc_failed) && !interrupted &&
 	    (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
 		clear_progress(&rl);
 		/* Without glib's message the failing allocation may be the
