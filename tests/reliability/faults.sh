@@ -111,7 +111,10 @@ settle() {
 # session_start PREFIX VPID [blocking]: a session recording one process.
 # It tracks only that process (or the processes in $TRACK_VPIDS), so other
 # lttng-etw processes on the machine run no pass for it (letw_session_track);
-# with neither (fork: the child's vpid is not known yet), every process.
+# with neither (fork: the child's vpid is not known yet), every process:
+# then BUFFERS=pid gives each process its own buffers and trace directory,
+# so that another instrumented process's overflow can neither take the
+# child's room nor be read as the child's discard.
 session_start() {
 	local s track=${TRACK_VPIDS:-$2}
 	s=$(letw_session_create "$1") || exit 1
@@ -121,8 +124,8 @@ session_start() {
 		lttng enable-channel -u -s "$s" --subbuf-size=64k --num-subbuf=2 \
 			--blocking-timeout=inf chan >/dev/null || letw_fail "enable-channel"
 	else
-		lttng enable-channel -u -s "$s" --subbuf-size=8M --num-subbuf=4 chan \
-			>/dev/null || letw_fail "enable-channel"
+		lttng enable-channel -u -s "$s" --subbuf-size=8M --num-subbuf=4 \
+			${BUFFERS:+--buffers-$BUFFERS} chan >/dev/null || letw_fail "enable-channel"
 	fi
 	lttng add-context -u -s "$s" -c chan -t vpid -t vtid >/dev/null || letw_fail "add-context"
 	lttng enable-event -u -s "$s" -c chan 'letw_runtime:*,letw_rundown:*' \
@@ -131,9 +134,15 @@ session_start() {
 	SESSION=$s
 }
 session_check() { # SESSION VPID checker-args...
-	local s=$1 v=$2; shift 2
+	local s=$1 v=$2 t; shift 2
 	lttng stop "$s" >/dev/null 2>&1
-	$PY "$here/check_pass.py" "$LETW_TEST_TMP/$s" --vpid "$v" "$@" ||
+	t=$LETW_TEST_TMP/$s
+	# Per-PID buffers: the process's own trace (procname-VPID-date) only.
+	if [ -d "$t/ust/pid" ]; then
+		t=$(ls -d "$t"/ust/pid/*-"$v"-* 2>/dev/null | head -1)
+		[ -n "$t" ] || letw_fail "$s holds no trace of vpid $v"
+	fi
+	$PY "$here/check_pass.py" "$t" --vpid "$v" "$@" ||
 		letw_fail "trace of $s"
 }
 # The next session works: a fresh session sees a complete pass that
@@ -272,7 +281,7 @@ sc_exit_in_pass() {
 fork_traced() { # [env for the runtime...]
 	LETW_FAULT_WRAP_NOW=$LETW_FAULT_WRAP app_start a LTTNG_UST_REGISTER_TIMEOUT=60000 "$@" -- \
 		$CHURN --records 1000 ${LETW_FAULT_FORK_QUIESCE:+--fork-quiesce}
-	session_start letw-fault-fork ""
+	BUFFERS=pid session_start letw-fault-fork ""
 	app_cmd a fork
 	app_expect a '^fork child=[0-9]+ status=' 120 || letw_fail "no answer to fork"
 	[[ $REPLY =~ status=0$ ]] ||
