@@ -8,7 +8,13 @@ chain. A switch-out with prev_state R is a preemption (the thread was still
 runnable); any other state means it went to sleep — on a lock, a futex, a
 blocking call: what the publish path must never do. Prints CSV rows
 (channel,measure,variant,methods,metric,value,unit) on stdout and writes a
-markdown section. Standard library only; called by run.sh."""
+markdown section. Also checks, from the spans stall.c writes, whether each
+JIT thread's slowest publish (per kind of window) and each read-side
+section over 1 ms had its thread (the JIT thread, or the library's
+control thread running the walker) switched out inside it: the reason
+issue #10's "publish max" and "longest read-side section" figures give
+("preemption") measured, not inferred. Standard library only; called by
+run.sh."""
 import argparse
 import collections
 import re
@@ -23,15 +29,30 @@ SKIP_KERNEL = {"__schedule", "schedule", "preempt_schedule_common", "__cond_resc
 
 
 def windows_of(path):
-    tids, wins = set(), []
+    """JIT tids, windows, and what stall.c wrote to check against the
+    scheduler: the walker's tid, slowest publishes, long sections."""
+    tids, wins, spans = set(), [], {"walker": None, "pubmax": [], "section": []}
     with open(path) as f:
         for line in f:
             parts = line.split()
             if parts[0] == "tid":
                 tids.add(int(parts[1]))
+            elif parts[0] == "walker":
+                spans["walker"] = int(parts[1])
+            elif parts[0] == "pubmax":   # KIND T0 T1 TID
+                spans["pubmax"].append((parts[1], int(parts[2]), int(parts[3]), int(parts[4])))
+            elif parts[0] == "section":  # T0 T1
+                spans["section"].append((int(parts[1]), int(parts[2])))
             elif len(parts) == 3:
                 wins.append((int(parts[1]), int(parts[2]), parts[0]))
-    return tids, wins
+    return tids, wins, spans
+
+
+def switched_inside(outs, t0, t1):
+    """(preempted, slept) switch-outs of one thread within [t0, t1]."""
+    pre = sum(1 for t, k in outs if t0 <= t <= t1 and k == "preempted")
+    slept = sum(1 for t, k in outs if t0 <= t <= t1 and k == "slept")
+    return pre, slept
 
 
 def window_at(wins, t_ns):
@@ -92,15 +113,20 @@ def main():
     ap.add_argument("--top", type=int, default=5)
     a = ap.parse_args()
 
-    tids, wins = windows_of(a.windows)
+    tids, wins, spans = windows_of(a.windows)
     counts = collections.Counter()
     chains = collections.defaultdict(collections.Counter)
+    outs = collections.defaultdict(list)  # tid -> [(t, preempted|slept|faults)]
+    watched = tids | ({spans["walker"]} if spans["walker"] else set())
     for ev in events(a.data):
         kind = classify(ev)
-        if kind is None or ev["tid"] not in tids:
+        if kind is None or ev["tid"] not in watched:
             continue
         if kind != "faults" and f"prev_pid={ev['tid']} " not in ev["trace"] + " ":
             continue
+        outs[ev["tid"]].append((ev["t"], kind))
+        if ev["tid"] not in tids:
+            continue  # the walker: only its switch times are used
         w = window_at(wins, ev["t"])
         if w is None:
             continue  # warm-up or shutdown
@@ -140,9 +166,54 @@ def main():
         for c, k in top:
             md.append(f"| {k:,} | {100 * k / total:.0f} % | `{c}` |")
         md.append("")
+    md += spans_md(a, chan, spans, outs)
     with open(a.md_out, "w") as f:
         f.write("\n".join(md) + "\n")
     return 0
+
+
+def spans_md(a, chan, spans, outs):
+    """The slowest publishes and the long sections against the switches
+    of their thread; CSV rows on stdout, markdown lines returned."""
+    md = []
+    rows = []
+    per_kind = collections.Counter()  # summed over the JIT threads
+    for kind, t0, t1, tid in sorted(spans["pubmax"], key=lambda x: (x[3], x[0] != "rundown")):
+        pre, slept = switched_inside(outs[tid], t0, t1)
+        rows.append(f"| JIT thread {tid}, {kind} windows | {(t1 - t0) / 1000:,.1f} µs | {pre} | {slept} |")
+        per_kind[kind] += pre + slept
+    for kind in ("rundown", "idle"):
+        if any(p[0] == kind for p in spans["pubmax"]):
+            print(f"{chan},ctxsw,{a.variant},{a.methods},pubmax_{kind}_switched_out,{per_kind[kind]},switches")
+    if rows:
+        md += ["Slowest publish of each JIT thread against its own switches "
+               "(sched_switch with the thread as prev inside the call):", "",
+               "| call | duration | preempted inside | slept inside |", "|---|---:|---:|---:|"]
+        md += rows + [""]
+    secs = spans["section"]
+    if spans["walker"] is None:
+        md += ["The walker's thread was not found: long sections not checked.", ""]
+        return md
+    explained = 0
+    longest_alone = 0
+    faulted = 0
+    for t0, t1 in secs:
+        pre, slept = switched_inside(outs[spans["walker"]], t0, t1)
+        if pre or slept:
+            explained += 1
+        else:
+            longest_alone = max(longest_alone, t1 - t0)
+            faulted += any(t0 <= t <= t1 and k == "faults" for t, k in outs[spans["walker"]])
+    print(f"{chan},ctxsw,{a.variant},{a.methods},sections_over_1ms,{len(secs)},sections")
+    print(f"{chan},ctxsw,{a.variant},{a.methods},sections_over_1ms_switched_out,{explained},sections")
+    md += [f"Read-side sections over 1 ms (each pass's longest): {len(secs)}; "
+           f"the walker (thread {spans['walker']}) was switched out inside {explained} of them"
+           + (f"; the longest without a switch: {longest_alone / 1000:,.1f} µs "
+              f"({faulted} of those {len(secs) - explained} with a page fault of the walker inside; "
+              "time the hypervisor takes the vCPU away is invisible to the guest here: "
+              "/proc/stat reports no steal time)."
+              if len(secs) > explained else "."), ""]
+    return md
 
 
 if __name__ == "__main__":

@@ -389,8 +389,10 @@ class Report:
         return "\n".join(out)
 
     def ctxsw_table(self):
-        out = ["| profile | slept (rundown / idle) | preempted (rundown / idle) | page faults (rundown / idle) |",
-               "|---|---:|---:|---:|"]
+        out = ["| profile | slept (rundown / idle) | preempted (rundown / idle) | page faults (rundown / idle) "
+               "| slowest publish, JIT thread switched out inside it (rundown / idle) "
+               "| read-side sections > 1 ms: walker switched out inside / all |",
+               "|---|---:|---:|---:|---:|---:|"]
         seen = False
         for (ch, meas, var, n, met) in sorted(self.rows):
             if meas != "ctxsw" or met != "slept_rundown":
@@ -399,7 +401,9 @@ class Report:
             g = lambda m: self.get(ch, "ctxsw", var, n, m)
             out.append(f"| {var}, {n:,} methods, `{ch[5:]}` | {count(g('slept_rundown'))} / {count(g('slept_idle'))} "
                        f"| {count(g('preempted_rundown'))} / {count(g('preempted_idle'))} "
-                       f"| {count(g('faults_rundown'))} / {count(g('faults_idle'))} |")
+                       f"| {count(g('faults_rundown'))} / {count(g('faults_idle'))} "
+                       f"| {count(g('pubmax_rundown_switched_out'))} / {count(g('pubmax_idle_switched_out'))} "
+                       f"| {count(g('sections_over_1ms_switched_out'))} / {count(g('sections_over_1ms'))} |")
         return "\n".join(out) if seen else "No profile was recorded (see the notes)."
 
     def write_plot_data(self, outdir):

@@ -33,10 +33,14 @@
  *    that session configuration, not of the library.
  *
  * --perf-out FILE runs `perf record -e sched:sched_switch -e page-faults` with call
- * graphs on the JIT threads for the whole churn and writes FILE.windows
- * (each window's CLOCK_MONOTONIC span; perf runs with -k mono), so
- * bench/ctxsw.py can attribute every switch to a window and a call chain.
+ * graphs on the JIT threads and the library's control thread (the walker)
+ * for the whole churn and writes FILE.windows (each window's
+ * CLOCK_MONOTONIC span, each JIT thread's slowest publish and the read-side
+ * sections over 1 ms; perf runs with -k mono), so bench/ctxsw.py can
+ * attribute every switch to a window and a call chain, and tell whether
+ * the slowest publishes and the long sections had their thread preempted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -72,6 +76,7 @@ struct jit {
 	pid_t tid;            /* set by the thread before its first publish */
 	int failed;
 	struct bench_hist pub[3], unpub[3]; /* by phase; [0] unused */
+	uint64_t pub_max_at[3]; /* start of the slowest publish, by phase */
 	/* Kernel accounting, per kind of window (read by the main thread). */
 	struct bench_task mark, sum[3];
 };
@@ -97,8 +102,11 @@ static int churn_publish(struct jit *j, unsigned long k)
 	t0 = bench_now_ns();
 	ret = letw_method_publish(&m);
 	t1 = bench_now_ns();
-	if (ph == PHASE_IDLE || ph == PHASE_RUNDOWN)
+	if (ph == PHASE_IDLE || ph == PHASE_RUNDOWN) {
+		if (t1 - t0 > j->pub[ph].max)
+			j->pub_max_at[ph] = t0;
 		bench_hist_add(&j->pub[ph], t1 - t0);
+	}
 	return ret;
 }
 
@@ -286,7 +294,7 @@ static unsigned layout(const struct bench_opts *o, struct bench_channel ch[2], i
  * so the windows can be matched. Its pid goes to FILE.pid for run.sh's
  * cleanup, should we die before stopping it.
  */
-static pid_t perf_start(const char *out, const struct jit *jits, unsigned n)
+static pid_t perf_start(const char *out, const struct jit *jits, unsigned n, pid_t walker)
 {
 	char tids[64 * 12] = "", log[600], pidfile[600];
 	posix_spawn_file_actions_t fa;
@@ -297,6 +305,8 @@ static pid_t perf_start(const char *out, const struct jit *jits, unsigned n)
 	for (unsigned i = 0; i < n && len < sizeof(tids) - 12; i++)
 		len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%d",
 					i ? "," : "", (int)jits[i].tid);
+	if (walker > 0)
+		snprintf(tids + len, sizeof(tids) - len, ",%d", (int)walker);
 	char *argv[] = { "perf", "record", "-q", "-e", "sched:sched_switch",
 			 "-e", "page-faults", "-c", "1", "--call-graph", "dwarf,16384",
 			 "-k", "mono", "-t", tids, "-o", (char *)out, NULL };
@@ -349,8 +359,48 @@ struct window {
 	int kind;
 };
 
+/* Read-side sections over 1 ms (the target), to be matched with the
+ * walker's scheduler events: one per pass at most (its longest). */
+#define MAX_LONG_SECTIONS 4096u
+struct span {
+	uint64_t t0, t1;
+};
+
+/* The library's control thread (it names itself), which runs the
+ * passes: its switches say whether a long section was preempted. */
+static pid_t walker_tid(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	pid_t tid = -1;
+
+	if (!d)
+		return -1;
+	while (tid < 0 && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "letw-control", 12) == 0)
+			tid = (pid_t)atoi(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return tid;
+}
+
+/*
+ * FILE.windows, read by ctxsw.py: the JIT threads ("tid"), the walker,
+ * each window's span, each JIT thread's slowest publish per kind of
+ * window ("pubmax KIND T0 T1 TID") and the sections over 1 ms.
+ */
 static void write_windows(const char *out, const struct window *w, unsigned n,
-			  const struct jit *jits, unsigned nj)
+			  const struct jit *jits, unsigned nj, pid_t walker,
+			  const struct span *longs, unsigned nlong)
 {
 	char path[600];
 	FILE *f;
@@ -363,6 +413,19 @@ static void write_windows(const char *out, const struct window *w, unsigned n,
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "%s %llu %llu\n", w[i].kind == PHASE_RUNDOWN ? "rundown" : "idle",
 			(unsigned long long)w[i].t0, (unsigned long long)w[i].t1);
+	if (walker > 0)
+		fprintf(f, "walker %d\n", (int)walker);
+	for (unsigned i = 0; i < nj; i++)
+		for (int ph = PHASE_IDLE; ph <= PHASE_RUNDOWN; ph++)
+			if (jits[i].pub[ph].count)
+				fprintf(f, "pubmax %s %llu %llu %d\n",
+					ph == PHASE_RUNDOWN ? "rundown" : "idle",
+					(unsigned long long)jits[i].pub_max_at[ph],
+					(unsigned long long)(jits[i].pub_max_at[ph] + jits[i].pub[ph].max),
+					(int)jits[i].tid);
+	for (unsigned i = 0; i < nlong; i++)
+		fprintf(f, "section %llu %llu\n", (unsigned long long)longs[i].t0,
+			(unsigned long long)longs[i].t1);
 	fclose(f);
 }
 
@@ -384,6 +447,9 @@ int bench_stall(const struct bench_opts *o)
 	struct bench_hist pub[3], unpub[3];
 	struct bench_task task[3];
 	static struct window win[MAX_WINDOWS];
+	static struct span longs[MAX_LONG_SECTIONS];
+	unsigned nlong = 0;
+	pid_t walker = -1;
 	uint64_t pass_max = 0, pass_sum = 0, section_max = 0, rss_fill;
 	uint64_t discarded = 0, lost = 0, rt_discarded = 0, rt_lost = 0;
 	uint64_t rd_ns = 0, idle_ns = 0, window_ns = (uint64_t)(o->seconds / 3 * 1e9);
@@ -434,7 +500,10 @@ int bench_stall(const struct bench_opts *o)
 		while (!uatomic_read(&jits[i].tid))
 			bench_sleep_ns(1000000);
 	pthread_create(&sampler, NULL, sampler_main, NULL);
-	if (o->perf_out && (perf = perf_start(o->perf_out, jits, o->threads)) < 0)
+	if (o->perf_out && (walker = walker_tid()) < 0)
+		bench_note("stall %s N=%lu: no letw-control thread found: its switches are not recorded",
+			   o->variant, o->methods);
+	if (o->perf_out && (perf = perf_start(o->perf_out, jits, o->threads, walker)) < 0)
 		goto out_threads;
 	bench_sleep_ns(200000000); /* warm-up: rings filled, urcu-bp registered */
 
@@ -465,8 +534,14 @@ int bench_stall(const struct bench_opts *o)
 			store_stats(&ssp);
 			if (ssp.last_pass_max_section_ns > section_max)
 				section_max = ssp.last_pass_max_section_ns;
-			if (ssp.last_pass_max_section_ns > 1000000)
+			if (ssp.last_pass_max_section_ns > 1000000) {
 				sections_over++;
+				if (nlong < MAX_LONG_SECTIONS)
+					longs[nlong++] = (struct span){
+						ssp.last_pass_max_section_start_ns,
+						ssp.last_pass_max_section_start_ns +
+							ssp.last_pass_max_section_ns };
+			}
 		} while (bench_now_ns() - t0 < window_ns);
 		uatomic_set(&phase, PHASE_IDLE);
 		t1 = bench_now_ns();
@@ -499,7 +574,7 @@ out_threads:
 		if (perf_stop(perf, o->perf_out))
 			bench_note("stall %s N=%lu: perf record failed, see %s.log", o->variant,
 				   o->methods, o->perf_out);
-		write_windows(o->perf_out, win, nwin, jits, o->threads);
+		write_windows(o->perf_out, win, nwin, jits, o->threads, walker, longs, nlong);
 	}
 	if (ret)
 		goto out_session;

@@ -438,6 +438,7 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out)
 	st.last_pass_max_section_ns = uatomic_read(&letw_g.last_pass_max_section_ns);
 	st.max_section_ns = uatomic_read(&letw_g.max_section_ns);
 	st.last_pass_sections = uatomic_read(&letw_g.last_pass_sections);
+	st.last_pass_max_section_start_ns = uatomic_read(&letw_g.last_pass_max_section_start_ns);
 	memcpy(out, &st, out->size < sizeof(st) ? out->size : sizeof(st));
 	out->size = out->size < sizeof(st) ? out->size : sizeof(st);
 	return 0;

@@ -121,6 +121,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	uatomic_add(&letw_g.rundown_skipped, st.skipped_raced);
 	uatomic_inc(&letw_g.passes);
 	uatomic_set(&letw_g.last_pass_max_section_ns, st.max_section_ns);
+	uatomic_set(&letw_g.last_pass_max_section_start_ns, st.max_section_start_ns);
 	uatomic_set(&letw_g.last_pass_sections, st.sections);
 	if (st.max_section_ns > uatomic_read(&letw_g.max_section_ns))
 		uatomic_set(&letw_g.max_section_ns, st.max_section_ns);

@@ -334,13 +334,13 @@ int letw_walk(struct letw_table *t, unsigned int passes,
 	bound = letw_store_slot_bound(&t->store);
 	while (i < bound) {
 		uint32_t n = 0, used = 8, visited = 0; /* offset 0 means "none" */
-		uint64_t t0;
+		uint64_t t0, section_start;
 
 		if (!letw_store_slot_chunk_ready(&t->store, i / LETW_STORE_SLOT_CHUNK)) {
 			i = (i / LETW_STORE_SLOT_CHUNK + 1) * LETW_STORE_SLOT_CHUNK;
 			continue;
 		}
-		t0 = now_ns();
+		t0 = section_start = now_ns();
 		urcu_bp_read_lock();
 		for (; i < bound && visited < LETW_WALK_SECTION_SLOTS &&
 		       ARENA_BYTES - used >= ITEM_MAX_BYTES; i++, visited++) {
@@ -359,8 +359,10 @@ int letw_walk(struct letw_table *t, unsigned int passes,
 		t0 = now_ns() - t0;
 		out->sections++;
 		out->read_side_ns += t0;
-		if (t0 > out->max_section_ns)
+		if (t0 > out->max_section_ns) {
 			out->max_section_ns = t0;
+			out->max_section_start_ns = section_start;
+		}
 		out->claimed += n;
 		for (uint32_t j = 0; j < n; j++)
 			emit(&pc, &buf->items[j], out);

@@ -76,6 +76,7 @@ struct letw_walk_stats {
 	uint64_t sections;         /* read-side sections */
 	uint64_t read_side_ns;     /* total time inside them */
 	uint64_t max_section_ns;   /* the longest one */
+	uint64_t max_section_start_ns; /* its start, CLOCK_MONOTONIC */
 };
 
 /* passes: LETW_PASS_* bits. Returns 0, -ENOMEM, -EBUSY (a walk is already

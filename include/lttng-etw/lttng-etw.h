@@ -394,6 +394,11 @@ struct letw_store_stats {
 	uint64_t last_pass_max_section_ns; /* longest read-side section of the last pass */
 	uint64_t max_section_ns;     /* ... of any pass */
 	uint64_t last_pass_sections;
+	/* CLOCK_MONOTONIC start of the last pass's longest section, to find
+	 * it in a scheduler trace (`perf record -k mono`); consistent with
+	 * last_pass_max_section_ns once the pass has returned (read after
+	 * letw_capture_state() with wait, as bench/stall.c does). */
+	uint64_t last_pass_max_section_start_ns;
 };
 LETW_API int letw_get_store_stats(struct letw_store_stats *out);
 

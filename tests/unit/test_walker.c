@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <criterion/criterion.h>
 #include <urcu/urcu-bp.h>
@@ -169,10 +170,24 @@ Test(walker, invariants_under_concurrent_churn, .timeout = 120)
 	for (int p = 0; p < PASSES; p++) {
 		struct letw_walk_stats st;
 		unsigned long t_pre = tick(), t_post, lower = 0, upper = 0;
+		struct timespec m0, m1;
+		uint64_t mono0, mono1;
 
 		c.n[0] = c.n[1] = 0;
+		clock_gettime(CLOCK_MONOTONIC, &m0);
 		cr_assert_eq(letw_walk(table, 0x3, &sink, &st), 0);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
 		t_post = tick();
+		mono0 = (uint64_t)m0.tv_sec * 1000000000ull + (uint64_t)m0.tv_nsec;
+		mono1 = (uint64_t)m1.tv_sec * 1000000000ull + (uint64_t)m1.tv_nsec;
+		/* The longest section's start is a CLOCK_MONOTONIC time within
+		 * the walk (bench/ctxsw.py matches it with perf's -k mono). */
+		cr_assert(st.max_section_start_ns >= mono0 &&
+			  st.max_section_start_ns + st.max_section_ns <= mono1,
+			  "pass %d: section [%llu, +%llu] outside the walk [%llu, %llu]", p,
+			  (unsigned long long)st.max_section_start_ns,
+			  (unsigned long long)st.max_section_ns,
+			  (unsigned long long)mono0, (unsigned long long)mono1);
 		letw_table_maintain(table); /* what the control thread does */
 		total_raced += st.skipped_raced;
 		cr_assert_eq(st.emitted[0], c.n[0]);
