@@ -169,7 +169,7 @@ int letw_hugeheap_prepare(const char *trace, uint64_t room)
 	hi = (uintptr_t)after & ~(uintptr_t)(HUGE_SZ - 1);
 	if (hi <= lo)
 		return -ENOMEM;
-	return madvise((void *)lo, hi - lo, MADV_HUGEPAGE) ? -errno : 0;
+	return madvise((void *)lo, hi - lo, MADV_HUGEPAGE) ? -errno : 1;
 #else
 	(void)trace;
 	(void)room;

@@ -15,9 +15,9 @@
  * the memory limit left, is not 0) and advises it MADV_HUGEPAGE, unless
  * THP is off, the trace is live, the user set glibc.malloc.hugetlb, or
  * malloc is not glibc's. LETW_HUGEHEAP=never turns it off, =always on
- * whatever the trace's size. Returns 0 when done or when there was
- * nothing to do, a negative errno when it could not (nothing is wrong
- * then: the heap is in 4 KiB pages). */
+ * whatever the trace's size. Returns 1 when the heap was advised, 0 when
+ * there was nothing to do, a negative errno when it could not (nothing is
+ * wrong then: the heap is in 4 KiB pages). */
 int letw_hugeheap_prepare(const char *trace, uint64_t room);
 
 #endif

@@ -45,6 +45,7 @@
 #include "cli.h"
 #include "allocwatch.h"
 #include "graph.h"
+#include "grow.h"
 #include "hugeheap.h"
 #include "memlimit.h"
 #include "precheck.h"
@@ -445,8 +446,9 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			fprintf(stderr, "lttng-etw: warning: cannot limit the reader's memory to %llu MiB: %s\n",
 				(unsigned long long)mem_mib, strerror(-err));
 		letw_allocwatch_arm(&sh->alloc_failed);
-		/* Not an error when it cannot: the heap stays in 4 KiB pages. */
-		(void)letw_hugeheap_prepare(o->trace, mem_mib << 20);
+		/* Not an error when it cannot: the heap stays in 4 KiB pages.
+		 * The sinks' large arrays (grow.h) follow the heap. */
+		letw_grow_huge_pages(letw_hugeheap_prepare(o->trace, mem_mib << 20) == 1);
 		status = letw_graph_run_here(o, dirs, ndirs, sh) ? 1 : 0;
 		/* _exit: the parent's atexit handlers are not the child's. */
 		fflush(NULL);

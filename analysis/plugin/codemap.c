@@ -18,7 +18,7 @@ void letw_codemap_fini(struct letw_codemap *m)
 {
 	if (m->names)
 		g_string_chunk_free(m->names);
-	free(m->r);
+	letw_grow_free(&m->rg, sizeof(*m->r));
 	if (m->at_start)
 		g_hash_table_destroy(m->at_start);
 	memset(m, 0, sizeof(*m));
@@ -49,14 +49,10 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 	 * newest_at() its shortcut. */
 	if (old)
 		old->flags |= LETW_REG_SUPERSEDED;
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256;
-		struct letw_region *nr = realloc(m->r, ncap * sizeof(*nr));
-
-		if (!nr)
+	if (m->n == m->rg.cap) {
+		if (letw_grow(&m->rg, sizeof(*m->r), m->n + 1))
 			goto nomem;
-		m->r = nr;
-		m->cap = ncap;
+		m->r = m->rg.p;
 	}
 	if (m->n >= UINT32_MAX - 1)
 		goto nomem;

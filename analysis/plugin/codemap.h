@@ -17,6 +17,7 @@
 
 #include <glib.h>
 
+#include "grow.h"
 #include "names.h"
 
 #define LETW_REG_BIRTH   0x1u /* its load event is in the trace */
@@ -43,8 +44,9 @@ struct letw_codemap_stats {
 
 struct letw_codemap {
 	int64_t vpid;
-	struct letw_region *r;
-	size_t n, cap;
+	struct letw_region *r; /* rg.p: the regions, in trace order */
+	size_t n;
+	struct letw_grow rg;   /* r's storage (grow.h: no copy when it doubles) */
 	/* start → 1 + index of the newest region there, built at the first
 	 * lookup that needs it, then kept current (codemap.c). glib's table,
 	 * not a hand-written one: measured side by side on the

@@ -193,8 +193,7 @@ static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_
 	uint32_t pid = (uint32_t)p->vpid;
 
 	for (guint k = 0; k < order->len; k++) {
-		const struct letw_jd_region *r = &g_array_index(
-			p->regions, struct letw_jd_region, g_array_index(order, guint, k));
+		const struct letw_jd_region *r = &p->regions[g_array_index(order, guint, k)];
 		const uint8_t *code = letw_jd_region_code(r);
 		/* Unique for the whole file: perf names the ELF file it
 		 * generates for a LOAD jitted-PID-INDEX.so. */
@@ -331,7 +330,7 @@ static int jitdump_end(struct letw_sink *s)
 
 		/* A process whose only events are passes or modules has no
 		 * code to map. */
-		if (!p->regions->len)
+		if (!p->nregions)
 			continue;
 		if (write_dump(jd, p))
 			return -1;

@@ -53,7 +53,6 @@ struct letw_jd_proc *letw_jd_proc_new(int64_t vpid)
 	struct letw_jd_proc *p = g_new0(struct letw_jd_proc, 1);
 
 	p->vpid = vpid;
-	p->regions = g_array_new(FALSE, TRUE, sizeof(struct letw_jd_region));
 	/* Few regions own code bytes or a line table: freeing visits those,
 	 * not every region (a clear function would, 10^5 and more). */
 	p->with_extra = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -68,8 +67,7 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 	if (!p)
 		return;
 	for (guint i = 0; i < p->with_extra->len; i++) {
-		struct letw_jd_region *r = &g_array_index(
-			p->regions, struct letw_jd_region, g_array_index(p->with_extra, guint, i));
+		struct letw_jd_region *r = &p->regions[g_array_index(p->with_extra, guint, i)];
 
 		code_free(r->code);
 		rows_free(r->rows);
@@ -77,7 +75,7 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 		r->rows = NULL;
 	}
 	g_array_free(p->with_extra, TRUE);
-	g_array_free(p->regions, TRUE);
+	letw_grow_free(&p->rg, sizeof(*p->regions));
 	g_hash_table_destroy(p->at_start);
 	g_string_chunk_free(p->names);
 	g_free(p);
@@ -94,7 +92,7 @@ void letw_jd_proc_touch(struct letw_jd_proc *p, uint64_t ns)
 
 static struct letw_jd_region *reg(struct letw_jd_proc *p, guint i)
 {
-	return &g_array_index(p->regions, struct letw_jd_region, i);
+	return &p->regions[i];
 }
 
 /* The newest region at start, or NULL. Rundown passes list code in the
@@ -106,7 +104,7 @@ static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 	gpointer v;
 	guint i;
 
-	if (p->hint < p->regions->len && reg(p, p->hint)->start == start &&
+	if (p->hint < p->nregions && reg(p, p->hint)->start == start &&
 	    !reg(p, p->hint)->superseded) {
 		i = p->hint;
 	} else {
@@ -119,8 +117,9 @@ static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 	return reg(p, i);
 }
 
-/* old: newest_at(start) before this region, or NULL. */
-static void add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
+/* old: newest_at(start) before this region, or NULL. Returns 0 or
+ * -ENOMEM. */
+static int add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
 		int obj, uint64_t start, uint32_t size, const char *name,
 		uint64_t method_id, uint64_t version_id, enum letw_jd_origin origin)
 {
@@ -132,15 +131,23 @@ static void add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
 		.rec_ns = ns, .load_ns = ns,
 	};
 
+	if (p->nregions >= G_MAXUINT - 1)
+		return -ENOMEM;
 	/* Before the array moves. */
 	if (old)
 		old->superseded = 1;
-	g_array_append_val(p->regions, r);
+	if (p->nregions == p->rg.cap) {
+		if (letw_grow(&p->rg, sizeof(r), p->nregions + 1))
+			return -ENOMEM;
+		p->regions = p->rg.p;
+	}
+	p->regions[p->nregions++] = r;
 	g_hash_table_insert(p->at_start, GSIZE_TO_POINTER(start),
-			    GUINT_TO_POINTER(p->regions->len));
-	p->hint = p->regions->len;
+			    GUINT_TO_POINTER(p->nregions));
+	p->hint = p->nregions;
 	if (size > p->max_size)
 		p->max_size = size;
+	return 0;
 }
 
 int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
@@ -156,8 +163,7 @@ int letw_jd_proc_load(struct letw_jd_proc *p, uint64_t ns, int obj,
 		p->stats.implicit_replacements++;
 	}
 	p->stats.loads++;
-	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_LOAD);
-	return 0;
+	return add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_LOAD);
 }
 
 int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
@@ -180,8 +186,9 @@ int letw_jd_proc_unload(struct letw_jd_proc *p, uint64_t ns, int obj,
 		return -ENOMEM;
 	ids->get(ids->arg, &method_id, &version_id);
 	p->stats.unload_only++;
-	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD);
-	old = reg(p, p->regions->len - 1);
+	if (add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_UNLOAD))
+		return -ENOMEM;
+	old = reg(p, p->nregions - 1);
 	old->dead = 1;
 	old->death_ns = ns;
 	return 0;
@@ -217,8 +224,7 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 	}
 	ids->get(ids->arg, &method_id, &version_id);
 	p->stats.rundown_new++;
-	add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
-	return 0;
+	return add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
 }
 
 /* r has just got its first code bytes or rows: remembered for freeing
@@ -452,7 +458,7 @@ static void by_load_time(struct keyed *k, guint n, guint *out)
 
 GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 {
-	guint n = p->regions->len;
+	guint n = p->nregions;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
 	struct by_start *s = g_new(struct by_start, n ? n : 1);
 	struct keyed *k = g_new(struct keyed, n ? n : 1);

@@ -24,6 +24,7 @@
 
 #include <glib.h>
 
+#include "grow.h"
 #include "jitdump_extra.h"
 #include "jitdump_write.h"
 #include "names.h"
@@ -70,7 +71,9 @@ struct letw_jd_stats {
 
 struct letw_jd_proc {
 	int64_t vpid;
-	GArray *regions;       /* struct letw_jd_region, in trace order */
+	struct letw_jd_region *regions; /* in trace order: rg.p */
+	guint nregions;
+	struct letw_grow rg;   /* regions' storage (grow.h: no copy when it doubles) */
 	GHashTable *at_start;  /* start (as a pointer) → newest region index + 1 */
 	GStringChunk *names;   /* every region's name: no malloc per record */
 	GArray *with_extra;    /* guint: the regions that own code or rows */
