@@ -40,7 +40,6 @@
  * attribute every switch to a window and a call chain, and tell whether
  * the slowest publishes and the long sections had their thread preempted.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -366,33 +365,6 @@ struct span {
 	uint64_t t0, t1;
 };
 
-/* The library's control thread (it names itself), which runs the
- * passes: its switches say whether a long section was preempted. */
-static pid_t walker_tid(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	pid_t tid = -1;
-
-	if (!d)
-		return -1;
-	while (tid < 0 && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "letw-control", 12) == 0)
-			tid = (pid_t)atoi(e->d_name);
-		fclose(f);
-	}
-	closedir(d);
-	return tid;
-}
-
 /*
  * FILE.windows, read by ctxsw.py: the JIT threads ("tid"), the walker,
  * each window's span, each JIT thread's slowest publish per kind of
@@ -500,7 +472,10 @@ int bench_stall(const struct bench_opts *o)
 		while (!uatomic_read(&jits[i].tid))
 			bench_sleep_ns(1000000);
 	pthread_create(&sampler, NULL, sampler_main, NULL);
-	if (o->perf_out && (walker = walker_tid()) < 0)
+	/* The first thread of that name: liburcu's call_rcu worker, which the
+	 * control thread starts later, inherits it and comes after it in
+	 * /proc's order (rate.c reads the walker the same way). */
+	if (o->perf_out && (walker = bench_find_thread("letw-control")) <= 0)
 		bench_note("stall %s N=%lu: no letw-control thread found: its switches are not recorded",
 			   o->variant, o->methods);
 	if (o->perf_out && (perf = perf_start(o->perf_out, jits, o->threads, walker)) < 0)

@@ -65,7 +65,7 @@ struct reader_log {
 	size_t plen;
 	int verbose;
 	int progress_shown;           /* a "\r..." line is on the terminal */
-	int oom;                      /* glib said an allocation failed */
+	int oom;                      /* the reader logged a failed allocation */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -159,11 +159,13 @@ static void on_line(struct reader_log *rl, const char *l)
 	size_t taglen;
 	char lvl = parse_log_line(l, &tag, &taglen, &msg);
 
-	/* The memory limit (memlimit.c) was reached: g_malloc's "failed to
-	 * allocate N bytes" before it aborts, babeltrace2's "Failed to
-	 * allocate ...", or glib's threads' "Unexpected error from C library
-	 * during 'malloc': Cannot allocate memory. Aborting." (which of
-	 * them depends on whose allocation crosses the limit first). */
+	/* A failed allocation as the reader's libraries log it: g_malloc's
+	 * "failed to allocate N bytes" before it aborts, babeltrace2's
+	 * "Failed to allocate ...", glib's threads' "Unexpected error from C
+	 * library during 'malloc': Cannot allocate memory. Aborting.". The
+	 * supervisor's own message below says it once (allocwatch.c is what
+	 * detects the limit; this only keeps the lines quiet, and stands in
+	 * where the allocation watch is compiled out). */
 	if (strcasestr(l, "failed to allocate") ||
 	    (strstr(l, "Unexpected error from C library during") &&
 	     strstr(l, strerror(ENOMEM)))) {
@@ -515,15 +517,11 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	if ((rl.oom || sh->alloc_failed) && !interrupted &&
 	    (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
 		clear_progress(&rl);
-		/* Without glib's message the failing allocation may be the
-		 * reader's or a sink's (allocwatch.c), and what it was for is
-		 * unknown: both reasons stay possible. */
-		if (!rl.oom)
-			letw_err("analysing `%s` ran out of memory (limit %llu MiB): stopped; the trace needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit), or is damaged (a length field read as huge)",
-				 o->trace, (unsigned long long)mem_mib);
-		else
-			letw_err("the CTF reader (libbabeltrace2) ran out of memory on `%s` (limit %llu MiB): stopped; the trace is likely damaged (a length field read as huge), or needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit)",
-				 o->trace, (unsigned long long)mem_mib);
+		/* Whose allocation crossed the limit (the reader's or a sink's,
+		 * even glib's message does not tell: the sinks use g_malloc too)
+		 * and what for is unknown: both reasons stay possible. */
+		letw_err("analysing `%s` ran out of memory (limit %llu MiB): stopped; the trace needs more (LETW_MEMORY_LIMIT or --memory-limit MIB sets the limit), or is damaged (a length field read as huge)",
+			 o->trace, (unsigned long long)mem_mib);
 		return -1;
 	}
 	if (WIFSIGNALED(status)) {
