@@ -10,6 +10,9 @@
  * (analysis/cli/hugeheap.c: large traces, not LETW_HUGEHEAP=never); in
  * babeltrace2's own process they are not.
  *
+ * Small arrays (a report's processes, passes, discards) stay with
+ * realloc (report.c's grow()): below 2 MiB this is the same.
+ *
  * When the kernel refuses a mapping (a memory limit: RLIMIT_DATA counts
  * private mappings as it counts the heap), the array falls back to malloc,
  * so that a refusal is also a failed malloc, which the CLI's allocation
