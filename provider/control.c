@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <urcu/compiler.h>
+#include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
 #include "emit.h"
@@ -341,7 +342,18 @@ static void *control_main(void *arg)
 	/* Signals belong to the runtime's threads, never to ours. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	/* Named so perf, top and gdb show which thread runs the passes. */
+	/* Named so perf, top and gdb show which thread runs the passes.
+	 * First liburcu's call_rcu worker (reclaim.c's batches): it is made
+	 * on first use and a new thread takes its creator's name, so made by
+	 * our first tick it was a second "letw-control", which perf, top and
+	 * the benchmarks' thread lookup took for the walker. If the process
+	 * has one already (the runtime uses urcu-bp's call_rcu), it is left
+	 * as it is; in a forked child liburcu makes it in the fork handler,
+	 * named after the forking thread. Takes liburcu's call_rcu mutex,
+	 * holding nothing of ours (its fork handlers take it under
+	 * pass_lock, which this thread does not hold here): no cycle. */
+	pthread_setname_np(pthread_self(), "letw-reclaim");
+	(void)urcu_bp_get_default_call_rcu_data();
 	pthread_setname_np(pthread_self(), "letw-control");
 	/* This thread's lttng-ust TLS and urcu registration (lttng-ust's
 	 * registry lock) now, holding nothing: left to its first tracepoint,
