@@ -45,6 +45,8 @@ extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 extern void *__libc_memalign(size_t align, size_t n);
+extern void *__libc_valloc(size_t n);
+extern void *__libc_pvalloc(size_t n);
 
 #define LETW_INTERPOSE __attribute__((visibility("default")))
 
@@ -90,6 +92,18 @@ LETW_INTERPOSE void *aligned_alloc(size_t align, size_t n)
 LETW_INTERPOSE void *memalign(size_t align, size_t n)
 {
 	return noted(__libc_memalign(align, n));
+}
+
+/* glibc serves these two without calling memalign (reallocarray does call
+ * realloc through the PLT, so the wrapper above sees it). */
+LETW_INTERPOSE void *valloc(size_t n)
+{
+	return noted(__libc_valloc(n));
+}
+
+LETW_INTERPOSE void *pvalloc(size_t n)
+{
+	return noted(__libc_pvalloc(n));
 }
 #else
 void letw_allocwatch_arm(volatile int *flag)

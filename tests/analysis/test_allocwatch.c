@@ -4,6 +4,7 @@
  * successful one or a realloc(p, 0) does not. Linked with allocwatch.c
  * itself, so this process's malloc is the wrapped one. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -110,5 +111,17 @@ Test(allocwatch, aligned_failures)
 	cr_assert_eq(flag, 1);
 	flag = 0;
 	cr_assert_null(aligned_alloc(64, size_of(HUGE_REQ)));
+	cr_assert_eq(flag, 1);
+}
+
+/* Entry points glibc serves without going through malloc or realloc. */
+Test(allocwatch, page_aligned_failures)
+{
+	size_of = same;
+	letw_allocwatch_arm(&flag);
+	cr_assert_null(valloc(size_of(HUGE_REQ)));
+	cr_assert_eq(flag, 1);
+	flag = 0;
+	cr_assert_null(pvalloc(size_of(HUGE_REQ)));
 	cr_assert_eq(flag, 1);
 }
