@@ -57,6 +57,9 @@ TMP=$(mktemp -d /tmp/letw-bench-analysis.XXXXXX)
 SESSION=
 JIT=
 cleanup() {
+	# A second Ctrl-C or SIGTERM must not cut the cleanup short and leak
+	# the session.
+	trap '' INT TERM HUP
 	if [ -n "$JIT" ]; then kill "$JIT" 2>/dev/null; wait "$JIT" 2>/dev/null; fi
 	if [ -n "$SESSION" ]; then lttng destroy "$SESSION" >/dev/null 2>&1; fi
 	if [ "$KEEP" = 1 ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi

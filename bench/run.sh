@@ -58,6 +58,9 @@ TMP=$(mktemp -d /tmp/letwbench.XXXXXX)
 
 cleanup() {
 	local s f pid
+	# A second Ctrl-C or SIGTERM must not cut the cleanup short and leak
+	# the session.
+	trap '' INT TERM HUP
 	# perf profilers a stall program started and could not stop (it died):
 	# their pids are in $TMP/*.pid; only a perf process is signalled.
 	for f in "$TMP"/*.pid; do

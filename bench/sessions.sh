@@ -46,6 +46,9 @@ TMP=$(mktemp -d /tmp/letw-bench-sessions.XXXXXX)
 JIT= SESSIONS=()
 cleanup() {
 	local s
+	# A second Ctrl-C or SIGTERM must not cut the cleanup short and leak
+	# the session.
+	trap '' INT TERM HUP
 	for s in "${SESSIONS[@]}"; do lttng destroy "$s" >/dev/null 2>&1 || true; done
 	if [ -n "$JIT" ]; then kill "$JIT" 2>/dev/null || true; wait "$JIT" 2>/dev/null || true; fi
 	rm -rf "$TMP"

@@ -18,6 +18,9 @@ out=$(mktemp -d /tmp/lttng-etw-demo.XXXXXX)
 session="letw-demo-$$"
 pid=""
 cleanup() {
+	# A second Ctrl-C or SIGTERM must not cut the cleanup short and leak
+	# the session.
+	trap '' INT TERM HUP
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	lttng destroy "$session" >/dev/null 2>&1 || true
 	[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"

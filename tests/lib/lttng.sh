@@ -21,17 +21,37 @@ letw_running() {
 	[ -n "$st" ] && [ "${st%% *}" != Z ]
 }
 
+# lttng destroy NAME, again while the session is still listed. On Ctrl-C,
+# or when a test launcher tears a test down (tests/lib/launch.c), every
+# process of the tree gets SIGINT or SIGTERM at about the same moment, and
+# the `lttng destroy` this cleanup has just started can be one of them:
+# the client installs its own SIGTERM handler, so the signal disposition
+# set in letw_cleanup does not protect it. A launcher signals once (then
+# SIGKILLs after its grace), so a second try outlives the burst.
+letw_destroy_session() {
+	local try
+	for try in 1 2 3; do
+		lttng destroy "$1" >/dev/null 2>&1
+		lttng list "$1" >/dev/null 2>&1 || return 0
+	done
+}
+
 letw_cleanup() {
 	local s p deadline
+	# The same burst would otherwise cut this cleanup short: the INT/TERM
+	# trap's `exit` ends the script from inside the EXIT trap, leaking
+	# the sessions not yet destroyed (1 run in 6 when a test run got
+	# Ctrl-C). A launcher still SIGKILLs whatever hangs past its grace.
+	trap '' INT TERM HUP
 	for p in "${LETW_TEST_PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
 	for s in "${LETW_TEST_SESSIONS[@]}"; do
-		lttng destroy "$s" >/dev/null 2>&1
+		letw_destroy_session "$s"
 	done
 	if [ -f "$LETW_TEST_TMP/sessions" ]; then
 		while read -r s; do
-			lttng destroy "$s" >/dev/null 2>&1
+			letw_destroy_session "$s"
 		done < "$LETW_TEST_TMP/sessions"
 	fi
 	# Bounded: a process that ignores SIGTERM (or hangs in its exit) is
