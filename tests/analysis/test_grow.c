@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The sinks' growable arrays (analysis/plugin/grow.c): contents kept
- * across the heap-to-mapping switch and every mremap, and a refused
- * growth leaves the array as it was. */
+ * across the heap-to-mapping switch, every mremap and a refused mremap's
+ * move back to the heap, and a refused growth leaves the array as it was. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include <criterion/criterion.h>
 
@@ -86,6 +93,62 @@ Test(grow, refused_growth_changes_nothing)
 	for (size_t i = 0; i < n; i += 997)
 		cr_assert(e[i].a == i && e[i].b == ~i && e[i].c == i * 3, "element %zu", i);
 	letw_grow_free(&g, sizeof(*e));
+}
+
+#if defined(__x86_64__)
+#define THIS_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define THIS_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* A mapped array whose mremap() the kernel refuses moves to the heap, whole,
+ * and goes on growing there. The refusal is made by a seccomp filter
+ * (mremap fails with ENOMEM, as under an address-space limit, which would
+ * refuse the heap as well): Criterion runs each test in its own process, so
+ * the filter ends with it. */
+Test(grow, refused_mremap_moves_to_the_heap)
+{
+#ifdef THIS_ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mremap, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOMEM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct letw_grow g = { 0 };
+	struct elem *e;
+	size_t n = (4u << 20) / sizeof(*e);
+
+	cr_assert_eq(letw_grow(&g, sizeof(*e), n), 0);
+	cr_assert(g.mapped);
+	e = g.p;
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct elem){ i, ~i, i * 3 };
+	cr_assert_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		cr_assert_eq(errno, EINVAL, "seccomp: %s", strerror(errno));
+		cr_skip_test("this kernel has no seccomp filters");
+	}
+	cr_assert_eq(mremap(g.p, 4096, 8192, MREMAP_MAYMOVE), MAP_FAILED, "the filter is on");
+	cr_assert_eq(letw_grow(&g, sizeof(*e), g.cap + 1), 0);
+	cr_assert(!g.mapped, "a refused mremap leaves the array on the heap");
+	e = g.p;
+	for (size_t i = 0; i < n; i++)
+		cr_assert(e[i].a == i && e[i].b == ~i && e[i].c == i * 3, "element %zu", i);
+	/* From the heap it grows by realloc (which may itself try mremap and
+	 * fall back to copying: glibc's own business). */
+	cr_assert_eq(letw_grow(&g, sizeof(*e), g.cap + 1), 0);
+	e = g.p;
+	for (size_t i = 0; i < n; i += 997)
+		cr_assert(e[i].a == i && e[i].b == ~i && e[i].c == i * 3, "element %zu", i);
+	letw_grow_free(&g, sizeof(*e));
+#else
+	cr_skip_test("no seccomp architecture constant for this machine");
+#endif
 }
 
 Test(grow, overflowing_request)
