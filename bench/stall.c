@@ -472,9 +472,9 @@ int bench_stall(const struct bench_opts *o)
 		while (!uatomic_read(&jits[i].tid))
 			bench_sleep_ns(1000000);
 	pthread_create(&sampler, NULL, sampler_main, NULL);
-	/* The first thread of that name: liburcu's call_rcu worker, which the
-	 * control thread starts later, inherits it and comes after it in
-	 * /proc's order (rate.c reads the walker the same way). */
+	/* The control thread runs the passes; liburcu's call_rcu worker is
+	 * named letw-reclaim (control.c), so the name is the walker's alone
+	 * (rate.c reads the walker the same way). */
 	if (o->perf_out && (walker = bench_find_thread("letw-control")) <= 0)
 		bench_note("stall %s N=%lu: no letw-control thread found: its switches are not recorded",
 			   o->variant, o->methods);
