@@ -269,6 +269,7 @@ int letw_cmd_stop(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (o.npids && !(filter = vpid_filter(o.pids, o.npids))) {
+		letw_err("out of memory");
 		free(o.pids);
 		free(v);
 		return LETW_EXIT_ERROR;
