@@ -147,11 +147,11 @@ stopped_on() { # LOG
 
 rc=0
 # A stop on a known upstream class is reported and the fuzzing goes on
-# for the rest of the time, without that input: the corpus is kept
-# between runs while the seed trace (frame, metadata) is recorded anew,
-# so an input kept once can stop the next run at once; restarting
-# without it is what keeps a long run fuzzing (it once did 2 executions
-# in 240 s).
+# for the rest of the time, without that input: libFuzzer stops at the
+# first, and these classes are frequent (a 300 s run met nine), so one
+# run used to end the fuzzing early, and an input kept in the corpus
+# (one that stops the reader only now and then) ended every later run
+# at its start.
 run_fuzzer() { # NAME corpus [env...]
 	local name=$1 corpus=$2; shift 2
 	local t0=$SECONDS left=$secs round=0 units=0 log r u unit
