@@ -154,7 +154,7 @@ rc=0
 # at its start.
 run_fuzzer() { # NAME corpus [env...]
 	local name=$1 corpus=$2; shift 2
-	local t0=$SECONDS left=$secs round=0 units=0 log r u unit
+	local t0=$SECONDS left=$secs round=0 units=0 log r=1 u unit
 	letw_log "fuzzing $name for ${secs}s"
 	rm -f "$fz/$name".*.log "$fz/$name".*.log.replay "$fz/$name.log" "$fz/$name.log.replay"
 	while [ "$left" -gt 0 ] && [ $round -lt 50 ]; do
@@ -199,6 +199,12 @@ run_fuzzer() { # NAME corpus [env...]
 		left=$((secs - (SECONDS - t0)))
 	done
 	echo "$name: $units inputs executed in $round run(s) of libFuzzer" >&2
+	# Out of restarts with time left: every run stopped early, so the
+	# fuzzing did not happen; a failure, not a pass.
+	if [ $rc -eq 0 ] && [ $r -ne 0 ] && [ "$left" -gt 0 ]; then
+		echo "FAIL: $name stopped $round times with ${left}s left: it did not fuzz" >&2
+		rc=1
+	fi
 }
 run_fuzzer letw-fuzz-ctlsock "$fz/corpus-ctlsock"
 # TMPDIR: the harness's scratch trace lives in this test's own directory,
