@@ -73,6 +73,12 @@ for t in 1 2 3; do
 		>"$fz/corpus-ctlsock/seed-$t"
 done
 
+# The input libFuzzer stopped on, as it named it in BUILD/reliability-fuzz
+# (crash-SHA1, oom-SHA1).
+stopped_on() { # LOG
+	sed -n 's/.*Test unit written to \.\/\(.*\)$/\1/p' "$1" | tail -1
+}
+
 # Did the run stop at an out-of-memory whose allocation babeltrace2 made
 # (the first frame past the sanitizer, libFuzzer and glib is in
 # libbabeltrace2 or its ctf plugin)? Anything else is ours and fails.
@@ -102,7 +108,7 @@ upstream_oom() { # LOG
 upstream_rss_oom() { # LOG NAME [env...]
 	local log=$1 name=$2 unit; shift 2
 	grep -q 'ERROR: libFuzzer: out-of-memory (used:' "$log" || return 1
-	unit=$(sed -n "s/.*Test unit written to \(.*\)$/\1/p" "$log" | tail -1)
+	unit=$(stopped_on "$log")
 	[ -n "$unit" ] && [ -f "$fz/$unit" ] || return 1
 	(cd "$fz" && env UBSAN_OPTIONS=halt_on_error=0 "$@" LETW_FUZZ_HEAP_LIMIT_MB=256 \
 		ASAN_OPTIONS=detect_leaks=0:fast_unwind_on_malloc=0:malloc_context_size=24 \
@@ -138,11 +144,6 @@ upstream_crash() { # LOG
 		prev = $0; ok = 0
 	     }
 	     END { exit !ok }' "$1"
-}
-
-# The input libFuzzer stopped on, as it wrote it (./crash-SHA1, ./oom-SHA1).
-stopped_on() { # LOG
-	sed -n 's/.*Test unit written to \.\/\(.*\)$/\1/p' "$1" | tail -1
 }
 
 rc=0
