@@ -128,13 +128,19 @@ static uint64_t rd64(const unsigned char *p, int be)
 }
 
 /* Walk a stream file's packets as the reader does (by packet_size) and
- * refuse sizes past the file and the values 2.0's reader aborts on. */
+ * refuse sizes past the file, the values 2.0's reader aborts on, and
+ * packets out of order. LTTng writes a stream file's packets in order:
+ * packet_seq_num rises (with gaps where packets were lost) and a packet
+ * begins no earlier than the one before it ended. A packet repeated or
+ * moved breaks that; the reader then fails in its muxer ("Youngest
+ * upstream message iterator wrapper's timestamp is less than ...") or, for
+ * a sequence number going back, reports 2^64 - 2 packets discarded. */
 static int check_stream(const char *path, int be)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned char h[PK_HDR];
 	struct stat st;
-	uint64_t off = 0, size, n = 0;
+	uint64_t off = 0, size, n = 0, prev_seq = 0, prev_te = 0;
 	int ret = -1;
 
 	if (fd < 0) {
@@ -189,6 +195,20 @@ static int check_stream(const char *path, int be)
 				 seq == UINT64_MAX ? "packet_seq_num" : "a timestamp of");
 			goto out;
 		}
+		if (n && seq <= prev_seq) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") has packet_seq_num %" PRIu64 ", not above the previous packet's %" PRIu64
+				 " (a packet repeated or out of order)", path, n, off, seq, prev_seq);
+			goto out;
+		}
+		if (n && tb < prev_te) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") begins at timestamp %" PRIu64 ", before the previous packet ends (%" PRIu64
+				 "): a packet repeated or out of order", path, n, off, tb, prev_te);
+			goto out;
+		}
+		prev_seq = seq;
+		prev_te = te;
 		off += ps / 8;
 		n++;
 	}

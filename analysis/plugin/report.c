@@ -284,7 +284,7 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 	 * per-user buffers are shared, so a discard may hit any process. */
 	d->has_vpid = letw_trace_env_vpid(stream, &d->vpid);
 	if (!packets && d->has_count)
-		r->discarded_total += d->count;
+		r->discarded_total = letw_count_add(r->discarded_total, d->count);
 	BT_COMP_LOGI("%s discarded %s%llu in [%lld, %lld]",
 		     packets ? "packets" : "events", d->has_count ? "" : "~",
 		     (unsigned long long)d->count, (long long)d->begin_ns,

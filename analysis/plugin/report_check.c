@@ -124,7 +124,7 @@ static void check_discards(struct letw_report *r, struct letw_pass *ps)
 			continue;
 		ps->discarded_msgs++;
 		if (d->has_count && !d->packets)
-			ps->discarded_events += d->count;
+			ps->discarded_events = letw_count_add(ps->discarded_events, d->count);
 		else
 			ps->discarded_unknown_count = 1;
 	}

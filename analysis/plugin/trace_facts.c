@@ -110,7 +110,7 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 			break;
 		if (bt_message_discarded_events_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			sf->discarded_events += count;
+			sf->discarded_events = letw_count_add(sf->discarded_events, count);
 		else
 			sf->discarded_uncounted = 1;
 		break;
@@ -122,7 +122,7 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 		 * the count is the gap's width. */
 		if (bt_message_discarded_packets_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			sf->discarded_packets += count;
+			sf->discarded_packets = letw_count_add(sf->discarded_packets, count);
 		else
 			sf->discarded_packets++;
 		break;

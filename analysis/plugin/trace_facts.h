@@ -19,6 +19,14 @@
 #include <stdio.h>
 #include <babeltrace2/babeltrace.h>
 
+/* Counts read from a trace add up saturating: a damaged packet_seq_num
+ * going back by one makes the reader report 2^64 - 2 discarded packets,
+ * and with the next gap's 2 the sum wrapped to 0: "trace complete". */
+static inline uint64_t letw_count_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 struct letw_ev;
 
 /* A stream the graph delivered, or (stream == NULL) a stream file an
