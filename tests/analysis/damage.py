@@ -222,26 +222,6 @@ def d_seq_max(root, rng):
     return 'packet_seq_num=2^64-1 at %d' % off, s
 
 
-def d_seq_gap(root, rng):
-    # Not a stream's first packet: renumbering from there makes a stream
-    # that starts at packet_seq_num N, which is no gap the reader can see
-    # (LTTng writes such streams in snapshots and overwrite mode). Only
-    # LTTng's index still says 0 there, and the analysis does not compare
-    # the index's sequence numbers with the stream's (the class flaked in
-    # malformed_e2e, ~1 run in 10, whenever the first packet was picked).
-    cands = [(st, p) for st in all_streams(root) for p in packets(st)[1:]]
-    if not cands:
-        raise NotApplicable('no stream with several packets in ' + root)
-    s, (off, cs, ps, seq) = rng.choice(cands)
-    # Renumber this packet and every later one: the reader sees a gap
-    # (discarded packets) but every byte is still there.
-    gap = rng.randrange(1, 5)
-    for o, _, _, q in packets(s):
-        if o >= off:
-            patch(s, o + OFF_SEQ, '<Q', q + gap)
-    return 'packet_seq_num jumps by %d at %d' % (gap, off), s
-
-
 def later_packet(rng, root):
     """(stream, its packets, index i >= 1 of one of them)."""
     cands = [(st, i) for st in all_streams(root)
@@ -250,6 +230,24 @@ def later_packet(rng, root):
         raise NotApplicable('no stream with several packets in ' + root)
     st, i = rng.choice(cands)
     return st, packets(st), i
+
+
+def d_seq_gap(root, rng):
+    # Not a stream's first packet: renumbering from there makes a stream
+    # that starts at packet_seq_num N, which is no gap the reader can see
+    # (LTTng writes such streams in snapshots and overwrite mode). Only
+    # LTTng's index still says 0 there, and the analysis does not compare
+    # the index's sequence numbers with the stream's (the class flaked in
+    # malformed_e2e, ~1 run in 10, whenever the first packet was picked).
+    s, pk, i = later_packet(rng, root)
+    off = pk[i][0]
+    # Renumber this packet and every later one: the reader sees a gap
+    # (discarded packets) but every byte is still there.
+    gap = rng.randrange(1, 5)
+    for o, _, _, q in packets(s):
+        if o >= off:
+            patch(s, o + OFF_SEQ, '<Q', q + gap)
+    return 'packet_seq_num jumps by %d at %d' % (gap, off), s
 
 
 def d_seq_backwards(root, rng):
