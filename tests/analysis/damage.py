@@ -252,8 +252,9 @@ def d_seq_gap(root, rng):
 
 def d_seq_backwards(root, rng):
     # A sequence number at or below the previous packet's, the bytes kept:
-    # the reader took it for 2^64 - 2 discarded packets, and with the next
-    # packet's gap of 2 the analysis's sum wrapped to 0 ("trace complete").
+    # the reader takes it for nearly 2^64 discarded packets and the next
+    # packet's gap for the rest (the gaps telescope to the original 0): the
+    # analysis's sum wrapped to 0 ("trace complete").
     s, pk, i = later_packet(rng, root)
     off, prev = pk[i][0], pk[i - 1][3]
     v = rng.randrange(0, prev + 1)
@@ -278,7 +279,7 @@ def d_packet_repeated(root, rng):
 def d_packets_swapped(root, rng):
     # Two neighbouring packets in each other's place.
     s, pk, i = later_packet(rng, root)
-    (a, _, pa, _), (b, _, pb, _) = pk[i - 1], pk[i]
+    (a, _, pa, _), (_, _, pb, _) = pk[i - 1], pk[i]
     with open(s, 'r+b') as f:
         f.seek(a)
         first = f.read(pa)
