@@ -30,32 +30,74 @@
 #define PK_SEQ 64
 #define PK_HDR 84 /* the context ends with cpu_id: an empty packet holds this much */
 
-static int read_all(const char *path, char **buf, size_t *len)
+/* What a trace file is when it is not a regular file. */
+static const char *file_kind(mode_t m)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * Open a trace file for reading, refusing what is not a regular file:
+ * 0 with *fd, a negative errno, or 1 with st->st_mode telling what it is.
+ * O_NONBLOCK because opening a FIFO for reading otherwise waits for a
+ * writer forever: a FIFO in place of the metadata hung the pre-checks (and
+ * one in place of an index file, the reader). Reads of a regular file
+ * ignore the flag.
+ */
+static int open_regular(const char *path, int *fd, struct stat *st)
+{
+	int e;
+
+	/* First by name: opening a socket fails with ENXIO, which says
+	 * nothing to a user; then again on the open file, which is what is
+	 * read. */
+	if (stat(path, st) == 0 && !S_ISREG(st->st_mode))
+		return 1;
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, st) != 0) {
+		e = -errno;
+		close(*fd);
+		return e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(*fd);
+		return 1;
+	}
+	return 0;
+}
+
+static int read_all(const char *path, char **buf, size_t *len, struct stat *st)
+{
 	ssize_t n;
 	size_t got = 0;
+	int fd, r;
 
 	*buf = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	if ((uint64_t)st.st_size > META_MAX) {
+	if ((r = open_regular(path, &fd, st)) != 0)
+		return r;
+	if ((uint64_t)st->st_size > META_MAX) {
 		close(fd);
 		return -EFBIG;
 	}
-	*buf = malloc((size_t)st.st_size + 1);
+	*buf = malloc((size_t)st->st_size + 1);
 	if (!*buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
+	while (got < (size_t)st->st_size &&
+	       (n = read(fd, *buf + got, (size_t)st->st_size - got)) > 0)
 		got += (size_t)n;
 	close(fd);
 	*len = got;
@@ -137,19 +179,17 @@ static uint64_t rd64(const unsigned char *p, int be)
  * a sequence number going back, reports 2^64 - 2 packets discarded. */
 static int check_stream(const char *path, int be)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned char h[PK_HDR];
 	struct stat st;
 	uint64_t off = 0, size, n = 0, prev_seq = 0, prev_te = 0;
-	int ret = -1;
+	int ret = -1, fd, r;
 
-	if (fd < 0) {
-		letw_err("cannot read the stream file `%s`: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) != 0) {
-		letw_err("cannot read the stream file `%s`: %s", path, strerror(errno));
-		goto out;
+	/* Not a regular file since the directory was listed: skipped, as
+	 * the reader skips it (the report then finds its data missing). */
+	if ((r = open_regular(path, &fd, &st)) != 0) {
+		if (r < 0)
+			letw_err("cannot read the stream file `%s`: %s", path, strerror(-r));
+		return r < 0 ? -1 : 0;
 	}
 	size = (uint64_t)st.st_size;
 	while (off < size) {
@@ -218,11 +258,37 @@ out:
 	return ret;
 }
 
+/*
+ * The reader maps LTTng's index file of every stream file it reads, when
+ * there is one; it must be a regular file (what it holds is judged later,
+ * by the report's cross-check: a damaged index does not stop the read).
+ * A FIFO there made the reader wait for a writer forever.
+ */
+static int check_index_file(const char *dir, const char *stream)
+{
+	char *ip = NULL;
+	struct stat st;
+	int bad = 0;
+
+	if (asprintf(&ip, "%s/index/%s.idx", dir, stream) < 0) {
+		letw_err("out of memory");
+		return 1;
+	}
+	if (stat(ip, &st) == 0 && !S_ISREG(st.st_mode)) {
+		letw_err("LTTng's index file `%s` is %s, not a regular file: the trace is damaged",
+			 ip, file_kind(st.st_mode));
+		bad = 1;
+	}
+	free(ip);
+	return bad;
+}
+
 int letw_precheck_trace(const char *dir, int verbose)
 {
 	char *mpath = NULL, *buf = NULL, *text = NULL, why[256];
 	size_t len = 0, tlen = 0;
 	struct dirent *de;
+	struct stat st;
 	DIR *d = NULL;
 	int ret = -1, r, be = 0, layout;
 
@@ -230,7 +296,12 @@ int letw_precheck_trace(const char *dir, int verbose)
 		letw_err("out of memory");
 		return -1;
 	}
-	r = read_all(mpath, &buf, &len);
+	r = read_all(mpath, &buf, &len, &st);
+	if (r > 0) {
+		letw_err("the metadata `%s` is %s, not a regular file: the trace is damaged",
+			 mpath, file_kind(st.st_mode));
+		goto out;
+	}
 	if (r) {
 		letw_err("cannot read the metadata `%s`: %s", mpath,
 			 r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
@@ -263,7 +334,6 @@ int letw_precheck_trace(const char *dir, int verbose)
 	}
 	while ((de = readdir(d))) {
 		char *sp = NULL;
-		struct stat st;
 		int bad;
 
 		/* What src.ctf.fs reads: regular files but the metadata, not
@@ -279,8 +349,9 @@ int letw_precheck_trace(const char *dir, int verbose)
 			if (access(sp, R_OK) != 0) {
 				letw_err("cannot read the stream file `%s`: %s", sp, strerror(errno));
 				bad = 1;
-			} else if (layout) {
-				bad = check_stream(sp, be) != 0;
+			} else {
+				bad = check_index_file(dir, de->d_name) ||
+				      (layout && check_stream(sp, be) != 0);
 			}
 		}
 		free(sp);

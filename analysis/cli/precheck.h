@@ -5,7 +5,9 @@
  * loops forever rather than failing): metadata packets past the end of
  * their file, clocks without a frequency, names declared twice, stream
  * packets whose sizes run past their file or hold 2^64-1 in a sequence
- * number or a timestamp. Each refusal says which file and why. Checks
+ * number or a timestamp, and a metadata or index file that is not a
+ * regular file (a FIFO there made the reader wait forever). Each refusal
+ * says which file and why. Checks
  * that need to decode packets only run when the metadata declares the
  * packet layout LTTng writes; the supervisor (supervise.c) catches the
  * rest.

@@ -14,6 +14,11 @@
  *    (the reader maps stream files). CPU time rather than wall-clock time,
  *    so a loaded machine or an idle live session is never taken for a
  *    hang;
+ *  - a child asleep in an open() or read() of a trace file (readerproc.c)
+ *    for stall_timeout seconds of wall time without progress is killed
+ *    too, naming the file: a FIFO in place of a trace file waits forever
+ *    and burns no CPU. Only for traces in files (a live reader waits for
+ *    relayd), and never for a write (our output to a pager);
  *  - the child's heap is capped (memlimit.c): a reader that allocates
  *    past it for a damaged length is reported as out of memory;
  *  - the reader's error-level log lines (where 2.0 says which metadata
@@ -49,6 +54,7 @@
 #include "hugeheap.h"
 #include "memlimit.h"
 #include "precheck.h"
+#include "readerproc.h"
 #include "traces.h"
 
 #define STALL_DEFAULT_S 10.0
@@ -219,90 +225,6 @@ static void on_output(struct reader_log *rl, const char *buf, size_t n)
 	}
 }
 
-/* ---- watching the child ---- */
-
-struct child_stat {
-	unsigned long long cpu_ticks, faults, rchar;
-};
-
-static int read_child_stat(pid_t pid, struct child_stat *cs)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long minflt = 0, majflt = 0, ut = 0, st = 0;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = (int)fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* After the command name in parentheses: state ppid pgrp session
-	 * tty tpgid flags minflt cminflt majflt cmajflt utime stime */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu",
-			 &minflt, &majflt, &ut, &st) != 4)
-		return -1;
-	cs->cpu_ticks = ut + st;
-	cs->faults = minflt + majflt;
-	cs->rchar = 0;
-	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
-	f = fopen(path, "r");
-	if (f) {
-		while (fgets(buf, sizeof(buf), f))
-			if (sscanf(buf, "rchar: %llu", &cs->rchar) == 1)
-				break;
-		fclose(f);
-	}
-	return 0;
-}
-
-/* The trace files the child has open, for the hang message. */
-static void open_trace_files(pid_t pid, char **dirs, size_t ndirs, char *out,
-			     size_t len)
-{
-	char path[64], link[PATH_MAX], real[PATH_MAX];
-	struct dirent *de;
-	size_t used = 0, i;
-	DIR *d;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char fdp[384];
-		ssize_t n;
-		int mine = 0;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(fdp, sizeof(fdp), "%s/%s", path, de->d_name);
-		n = readlink(fdp, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = '\0';
-		for (i = 0; i < ndirs && !mine; i++) {
-			size_t l;
-
-			if (!realpath(dirs[i], real))
-				continue;
-			l = strlen(real);
-			/* A file of the trace, not the directory itself. */
-			mine = strncmp(link, real, l) == 0 && link[l] == '/';
-		}
-		if (mine && used + strlen(link) + 5 < len)
-			used += (size_t)snprintf(out + used, len - used, "%s`%s`",
-						 used ? ", " : "", link);
-	}
-	closedir(d);
-}
-
 static void show_progress(const struct letw_graph_shared *sh, double t0, int final,
 			  struct reader_log *rl)
 {
@@ -411,10 +333,12 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	double limit = stall_limit(o), t0 = letw_now_s(), last_show = t0;
 	struct sigaction sa = { .sa_handler = on_parent_signal }, old_int, old_term;
 	struct reader_log rl = { .verbose = o->verbose };
-	struct child_stat cs = { 0 }, prev = { 0 };
+	struct letw_child_stat cs = { 0 }, prev = { 0 };
 	uint64_t prev_msgs = 0;
 	int prev_phase = -1, status = 0, pfd[2], eof = 0, stalled = 0, interrupted = 0;
 	unsigned long long still_ticks = 0; /* CPU ticks since progress */
+	double waiting_since = 0;           /* asleep on trace input since */
+	char waited[PATH_MAX];
 	uint64_t mem_mib = letw_memory_limit_mib(o->memory_limit_mib);
 	long hz = sysconf(_SC_CLK_TCK);
 	pid_t pid;
@@ -478,13 +402,32 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			got_signal = 0;
 			interrupted = 1;
 		}
-		if (eof || read_child_stat(pid, &cs) != 0)
+		if (eof || letw_child_stat(pid, &cs) != 0)
 			continue;
 		if (sh->result.messages != prev_msgs || sh->phase != prev_phase ||
 		    cs.rchar != prev.rchar || cs.faults != prev.faults) {
 			still_ticks = 0;
+			waiting_since = 0;
 		} else if (cs.cpu_ticks > prev.cpu_ticks) {
 			still_ticks += cs.cpu_ticks - prev.cpu_ticks;
+			waiting_since = 0;
+		} else if (ndirs && !waiting_since &&
+			   letw_child_waits_on_input(pid, dirs, ndirs, waited, sizeof(waited))) {
+			/* Asleep, not spinning: the CPU-time watch never fires.
+			 * On a trace in files (not live: there the reader waits
+			 * for relayd) an open or a read of a trace file that
+			 * sleeps through the limit in wall time is a hang (a
+			 * FIFO in place of a trace file waits forever). */
+			waiting_since = letw_now_s();
+		}
+		if (waiting_since && letw_now_s() - waiting_since >= limit &&
+		    letw_child_waits_on_input(pid, dirs, ndirs, waited, sizeof(waited))) {
+			kill(pid, SIGKILL);
+			stalled = 1;
+			clear_progress(&rl);
+			letw_err("the CTF reader (libbabeltrace2) waited %.3g s on `%s` without progress on `%s` (not a regular file?): stopped, the trace is damaged (LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
+				 limit, waited, o->trace);
+			break;
 		}
 		prev = cs;
 		prev_msgs = sh->result.messages;
@@ -492,7 +435,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if ((double)still_ticks >= limit * (double)hz) {
 			char files[2048];
 
-			open_trace_files(pid, dirs, ndirs, files, sizeof(files));
+			letw_child_open_files(pid, dirs, ndirs, files, sizeof(files));
 			kill(pid, SIGKILL);
 			stalled = 1;
 			clear_progress(&rl);

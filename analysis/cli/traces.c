@@ -57,7 +57,11 @@ static int on_entry(const char *path, const struct stat *st, int flag,
 		walk_failed = 1;
 		return 1;
 	}
-	if (flag != FTW_F || strcmp(path + ftw->base, "metadata") != 0)
+	/* A link named metadata too (FTW_PHYS reports it, not its target):
+	 * the pre-checks then say what it leads to (nothing, a device, ...)
+	 * rather than "no trace found". */
+	if ((flag != FTW_F && flag != FTW_SL && flag != FTW_SLN) ||
+	    strcmp(path + ftw->base, "metadata") != 0)
 		return 0;
 	len = (size_t)ftw->base;
 	return push(walk, strndup(path, len > 1 ? len - 1 : len));

@@ -4,9 +4,12 @@
 #endif
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctf_index.h"
 
@@ -41,15 +44,34 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 {
 	unsigned char hdr[CTF_INDEX_HDR], *buf = NULL;
 	uint32_t w[4];
-	FILE *f = fopen(path, "rb");
+	FILE *f = NULL;
+	struct stat st;
 	long size;
 	size_t elen, n, i;
-	int ret = -EINVAL;
+	int ret = -EINVAL, fd;
 
 	memset(idx, 0, sizeof(*idx));
 	*why = NULL;
-	if (!f)
+	/* O_NONBLOCK: opening a FIFO put in its place would otherwise wait
+	 * for a writer forever. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) != 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return -EINVAL;
+	}
+	if (!(f = fdopen(fd, "rb"))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
 	    fseek(f, 0, SEEK_SET) != 0) {
 		ret = -errno;

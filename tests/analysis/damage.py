@@ -349,6 +349,13 @@ def d_stream_devzero(root, rng):
     return 'stream file replaced by a link to /dev/zero', s
 
 
+def d_stream_fifo(root, rng):
+    s = rng.choice(all_streams(root))
+    os.unlink(s)
+    os.mkfifo(s)
+    return 'stream file replaced by a FIFO', s
+
+
 def d_stream_zeroed(root, rng):
     s = rng.choice(all_streams(root))
     size = os.path.getsize(s)
@@ -402,6 +409,16 @@ def d_index_deleted(root, rng):
     s = rng.choice([x for x in all_streams(root) if os.path.exists(index_of(x))])
     os.unlink(index_of(s))
     return 'index file deleted', s
+
+
+def d_index_fifo(root, rng):
+    # The reader maps the index of every stream file it reads: opening a
+    # FIFO waits for a writer forever (the pre-checks refuse it; without
+    # them the supervisor must see the reader asleep on it).
+    s = rng.choice([x for x in all_streams(root) if os.path.exists(index_of(x))])
+    os.unlink(index_of(s))
+    os.mkfifo(index_of(s))
+    return 'index file replaced by a FIFO', index_of(s)
 
 
 def d_garbled_events(root, rng):
@@ -573,6 +590,20 @@ def d_meta_deleted(root, rng):
     return 'metadata deleted', md
 
 
+def d_meta_fifo(root, rng):
+    md = a_metadata(root, rng)
+    os.unlink(md)
+    os.mkfifo(md)
+    return 'metadata replaced by a FIFO', md
+
+
+def d_meta_devzero(root, rng):
+    md = a_metadata(root, rng)
+    os.unlink(md)
+    os.symlink('/dev/zero', md)
+    return 'metadata replaced by a link to /dev/zero', md
+
+
 def d_meta_emptied(root, rng):
     md = a_metadata(root, rng)
     os.truncate(md, 0)
@@ -624,11 +655,13 @@ CLASSES = {
     'stream-deleted': (d_stream_deleted, 'incomplete', False),
     'stream-emptied': (d_stream_emptied, 'incomplete', False),
     'stream-devzero': (d_stream_devzero, 'incomplete', False),
+    'stream-fifo': (d_stream_fifo, 'incomplete', False),
     'stream-zeroed': (d_stream_zeroed, 'error', False),
     'index-extra-packet': (d_index_extra, 'incomplete', False),
     'index-fewer-packets': (d_index_fewer, 'clean', False),
     'index-garbled': (d_index_garbled, 'clean', False),
     'index-deleted': (d_index_deleted, 'clean', False),
+    'index-fifo': (d_index_fifo, 'error-named', False),
     'garbled-events': (d_garbled_events, 'clean', False),
     'invalid-utf8': (d_bad_utf8, 'clean', False),
     'control-chars': (d_control_chars, 'clean', False),
@@ -644,6 +677,8 @@ CLASSES = {
     'meta-bad-magic': (d_meta_bad_magic, 'clean', False),
     'meta-deleted': (d_meta_deleted, 'error', False),
     'meta-emptied': (d_meta_emptied, 'error', False),
+    'meta-fifo': (d_meta_fifo, 'error-named', False),
+    'meta-devzero': (d_meta_devzero, 'error-named', False),
     'random-bytes': (d_random_bytes, 'clean', False),
     'unreadable-stream': (d_unreadable_stream, 'error', True),
     'unreadable-dir': (d_unreadable_dir, 'error', True),
@@ -682,7 +717,7 @@ def run_tool(argv, timeout, env=None, user=None):
     # Which layer said no: the reader crashed or hung under the supervisor.
     if outcome == 'error' and 'crashed on' in err:
         outcome = 'error:crash'
-    elif outcome == 'error' and 'made no progress' in err:
+    elif outcome == 'error' and ('made no progress' in err or 'without progress' in err):
         outcome = 'error:hang'
     elif outcome == 'error' and 'ran out of memory' in err:
         outcome = 'error:oom'

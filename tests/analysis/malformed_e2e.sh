@@ -62,7 +62,8 @@ LETW_MEMORY_LIMIT=lots "$LETW_CLI" report "$good" --no-progress >/dev/null 2>"$T
 grep -q "ignoring LETW_MEMORY_LIMIT" "$T/oomenv.err" || letw_fail "a bad LETW_MEMORY_LIMIT went unsaid"
 
 # Every damage class once, each tool checked against its promise. Pre-checks
-# off, the reader's hangs must end within the stall limit (CPU seconds).
+# off, the reader's hangs must end within the stall limit (CPU seconds for a
+# reader spinning, wall seconds for one asleep on a trace file).
 python3 "$HERE/damage.py" run --trace "$good" --cli "$LETW_CLI" --work "$T/damage" \
 	--no-babeltrace --stall-timeout 1 --tool-timeout 60 --check >"$T/damage.out" 2>"$T/damage.err"
 rc=$?
@@ -71,7 +72,7 @@ cat "$T/damage.out" >&2
 # The harness must have met every layer: pre-check refusals, crashes and
 # hangs caught by the supervisor, incomplete traces.
 for want in 'content-size-huge .*error:crash' 'meta-clock-no-freq .*error:crash' \
-	'meta-cut-mid-packet .*error:hang' 'stream-deleted .*incomplete' \
+	'meta-cut-mid-packet .*error:hang' 'index-fifo .*error:hang' 'stream-deleted .*incomplete' \
 	'stream-devzero .*incomplete' 'invalid-utf8 '; do
 	grep -Eq "^$want" "$T/damage.out" || letw_fail "damage table lacks /$want/"
 done
