@@ -114,7 +114,7 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 		char *path;
 		int r;
 
-		if (asprintf(&path, "%s/archives/%s", trace, chunks.dir[i]) < 0) {
+		if (asprintf(&path, "%s/%s%s", trace, chunks.under, chunks.dir[i]) < 0) {
 			letw_err("out of memory");
 			ret = LETW_EXIT_ERROR;
 			break;

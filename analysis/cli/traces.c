@@ -2,6 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -122,6 +123,72 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* LTTng names a snapshot's output NAME-YYYYMMDD-HHMMSS-N (the session's
+ * snapshot count N last): N, or -1 for another name. */
+static long long snapshot_number(const char *name)
+{
+	size_t l = strlen(name), i = l, k;
+
+	while (i > 0 && isdigit((unsigned char)name[i - 1]))
+		i--;
+	if (i == l || i < 18 || name[i - 1] != '-' || l - i > 18)
+		return -1;
+	k = i - 1; /* the '-' before N */
+	for (size_t j = k - 15; j < k; j++)
+		if (j != k - 7 && !isdigit((unsigned char)name[j]))
+			return -1;
+	if (name[k - 7] != '-' || name[k - 16] != '-')
+		return -1;
+	return strtoll(name + i, NULL, 10);
+}
+
+static int cmp_snapshot(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	long long nx = snapshot_number(x), ny = snapshot_number(y);
+
+	return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
+}
+
+/*
+ * Two or more snapshots of one session, and nothing else, under ROOT: read
+ * together they are one trace (one UUID) whose packets repeat and overlap,
+ * and every pass came out "overwritten" several times over. Anything else
+ * in ROOT leaves it a plain trace, as before: nothing is skipped unsaid.
+ * Unreadable entries too (letw_traces_find then says why).
+ */
+static int snapshot_chunks(const char *root, struct letw_traces *t)
+{
+	struct dirent *de;
+	DIR *d = opendir(root);
+	int plain = 0;
+
+	if (!d)
+		return 0;
+	while (!plain && (de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		plain = fstatat(dirfd(d), de->d_name, &st, 0) != 0 || !S_ISDIR(st.st_mode) ||
+			snapshot_number(de->d_name) < 0;
+		if (!plain && push(t, strdup(de->d_name))) {
+			closedir(d);
+			letw_traces_fini(t);
+			letw_err("out of memory");
+			return -1;
+		}
+	}
+	closedir(d);
+	if (plain || t->n < 2) {
+		letw_traces_fini(t);
+		return 0;
+	}
+	qsort(t->dir, t->n, sizeof(*t->dir), cmp_snapshot);
+	t->under = "";
+	return 0;
+}
+
 int letw_trace_chunks(const char *root, struct letw_traces *t)
 {
 	struct dirent *de;
@@ -138,13 +205,15 @@ int letw_trace_chunks(const char *root, struct letw_traces *t)
 	}
 	d = opendir(dir);
 	if (!d) {
-		/* No archives/: a plain trace (letw_traces_find judges it). */
+		/* No archives/: snapshots, or a plain trace (letw_traces_find
+		 * judges it). */
 		ret = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 		if (ret)
 			letw_err("cannot read `%s`: %s", dir, strerror(errno));
 		free(dir);
-		return ret;
+		return ret ? ret : snapshot_chunks(root, t);
 	}
+	t->under = "archives/";
 	errno = 0;
 	while ((de = readdir(d))) {
 		struct stat st;

@@ -10,6 +10,7 @@
 struct letw_traces {
 	char **dir;
 	size_t n, cap;
+	const char *under; /* chunks: the directory under ROOT holding them */
 };
 
 /* Returns 0 with at least one trace, -1 after printing why not (the root
@@ -22,10 +23,15 @@ int letw_trace_is_live(const char *trace);
 
 /* The chunks of a session directory that was rotated: each directory
  * ROOT/archives/<chunk> is a trace of its own (own metadata, own rundown
- * passes), read on its own, in chunk (name) order. Fills t->dir with the
- * chunk names (not paths). Returns 0 (t->n == 0 when ROOT is a live URL
- * or has no archives/), -1 after printing why (archives/ unreadable or
- * holding something other than a directory, out of memory). */
+ * passes), read on its own, in chunk (name) order. Likewise the snapshots
+ * of a snapshot session, when ROOT holds nothing but two or more of
+ * LTTng's snapshot outputs (NAME-YYYYMMDD-HHMMSS-N): each is a copy of the
+ * same ring buffers at another time (the same trace UUID, overlapping
+ * packets), read on its own, in snapshot-number (N) order. Fills t->dir
+ * with the chunk names (not paths) and t->under with the directory under
+ * ROOT holding them ("archives/" or ""). Returns 0 (t->n == 0 when ROOT
+ * is a live URL or neither), -1 after printing why (archives/ unreadable
+ * or holding something other than a directory, out of memory). */
 int letw_trace_chunks(const char *root, struct letw_traces *t);
 
 #endif /* LETW_CLI_TRACES_H */

@@ -6,7 +6,8 @@
 # snapshot`: regenerate the statedump, wait for every pass, record): the
 # snapshot holds a complete pass. Then the same with the rundown sharing
 # the small churn channel: the report calls its pass overwritten and says
-# how many bytes it needed, not "inconsistent".
+# how many bytes it needed, not "inconsistent". A second snapshot of the
+# first session: the session directory is read snapshot by snapshot.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -48,6 +49,27 @@ lttng stop "$s" >/dev/null
 	letw_fail "report of the snapshot: exit $? ($(cat "$T/r1.json"))"
 [ "$(anl_json "$T/r1.json" "sum(1 for x in r['processes'] if x['vpid']==$pid for p in x['passes'] if p['status']=='complete' and p['control_code']==2)")" -ge 1 ] ||
 	letw_fail "the snapshot holds no complete capture-state pass: $(cat "$T/r1.json")"
+
+# 1b. A second snapshot of the same session: two copies of the same ring
+# buffers at two times (one trace UUID, overlapping packets). The session
+# directory is read snapshot by snapshot, in order, each complete; read
+# as one trace, every pass came out "overwritten" several times, exit 3.
+lttng start "$s" >/dev/null || letw_fail "restart"
+sleep 0.5
+"$LETW_CLI" snapshot "$s" --pid "$pid" >"$T/snap1b.out" || letw_fail "second lttng-etw snapshot: $(cat "$T/snap1b.out")"
+lttng stop "$s" >/dev/null
+snaps=$(cd "$(anl_trace "$s")" && ls -d *-[0-9]*-[0-9]*-[0-9]* | sort -t- -k4n | tr '\n' ' ')
+[ "$(echo $snaps | wc -w)" = 2 ] || letw_fail "expected two snapshot directories, got: $snaps"
+"$LETW_CLI" report "$(anl_trace "$s")" --no-progress >"$T/r1b.txt" ||
+	letw_fail "report of two snapshots: exit $? ($(cat "$T/r1b.txt"))"
+[ "$(grep '^chunk ' "$T/r1b.txt" | cut -d' ' -f2 | tr '\n' ' ')" = "$snaps" ] ||
+	letw_fail "the snapshots were not reported one by one, in order: $(grep '^chunk ' "$T/r1b.txt")"
+[ "$(grep -c 'trace complete' "$T/r1b.txt")" = 2 ] || letw_fail "not two complete snapshots: $(cat "$T/r1b.txt")"
+"$LETW_CLI" perfmap "$(anl_trace "$s")" -o "$T/maps1b" --no-progress 2>"$T/maps1b.err" ||
+	letw_fail "perfmap of two snapshots: $(cat "$T/maps1b.err")"
+for d in $snaps; do
+	[ -s "$T/maps1b/$d/perf-$pid.map" ] || letw_fail "no map for snapshot $d: $(cat "$T/maps1b.err")"
+done
 
 # 2. Rundown squeezed into the churn channel: the report names the
 # overwrite and the size the pass needed.
