@@ -55,5 +55,8 @@ int letw_lttng_enable_dcend(const char *session, const char *channel,
 char *letw_session_rundown_channel(const char *session);
 /* Names of every session (malloc()ed, NULL-terminated); count or -1. */
 int letw_lttng_sessions(char ***names);
+/* 1 when lttng-sessiond has a session of that name, 0 when not, -1 after
+ * printing why it cannot tell. */
+int letw_lttng_session_exists(const char *session);
 
 #endif /* LETW_CLI_H */

@@ -168,6 +168,17 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 		free(o->pids);
 		return ret < 0 ? LETW_EXIT_OK : ret;
 	}
+	/* Before anything is asked of it: sessiond refuses a command on a
+	 * session that does not exist with "Fatal error of the session
+	 * daemon" for some (enable-event) and liblttng-ctl prints a PERROR. */
+	ret = letw_lttng_session_exists(o->session);
+	if (ret <= 0) {
+		if (!ret)
+			letw_err("%s: no tracing session named `%s` (`lttng list` shows them)",
+				 cmd, o->session);
+		free(o->pids);
+		return LETW_EXIT_ERROR;
+	}
 	*v = letw_procs_list(o->pids, o->npids, n, dcend, o->timeout_s);
 	if (!*v) {
 		free(o->pids);

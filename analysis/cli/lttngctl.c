@@ -115,6 +115,21 @@ char *letw_session_rundown_channel(const char *session)
 	return found;
 }
 
+int letw_lttng_session_exists(const char *session)
+{
+	struct lttng_session *s = NULL;
+	int n = lttng_list_sessions(&s), found = 0;
+
+	if (n < 0) {
+		letw_err("cannot list sessions: %s", lttng_strerror(n));
+		return -1;
+	}
+	for (int i = 0; i < n && !found; i++)
+		found = strcmp(s[i].name, session) == 0;
+	free(s);
+	return found;
+}
+
 int letw_lttng_sessions(char ***names)
 {
 	struct lttng_session *s = NULL;

@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,19 +117,28 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* talks: the command talks to lttng-sessiond or to the traced
+	 * processes over sockets. liblttng-ctl writes to sessiond's socket
+	 * without MSG_NOSIGNAL, and sessiond closes the connection after
+	 * refusing a command's header (a session that does not exist), so
+	 * writing the payload raised SIGPIPE: `lttng-etw stop NOSUCH` died
+	 * without a word (exit 141). Those commands ignore SIGPIPE, as the
+	 * `lttng` command does, and get EPIPE back as an error. The trace
+	 * commands keep it: `lttng-etw report T | head` ends quietly. */
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
+		int talks;
 	} cmds[] = {
-		{ "perfmap", letw_cmd_perfmap },
-		{ "jitdump", letw_cmd_jitdump },
-		{ "report", letw_cmd_report },
-		{ "capture-state", letw_cmd_capture_state },
-		{ "status", letw_cmd_status },
-		{ "start", letw_cmd_start },
-		{ "stop", letw_cmd_stop },
-		{ "snapshot", letw_cmd_snapshot },
-		{ "watch", letw_cmd_watch },
+		{ "perfmap", letw_cmd_perfmap, 0 },
+		{ "jitdump", letw_cmd_jitdump, 0 },
+		{ "report", letw_cmd_report, 0 },
+		{ "capture-state", letw_cmd_capture_state, 1 },
+		{ "status", letw_cmd_status, 1 },
+		{ "start", letw_cmd_start, 1 },
+		{ "stop", letw_cmd_stop, 1 },
+		{ "snapshot", letw_cmd_snapshot, 1 },
+		{ "watch", letw_cmd_watch, 1 },
 	};
 	size_t i;
 
@@ -146,8 +156,11 @@ int main(int argc, char **argv)
 		return LETW_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
+		if (!strcmp(argv[1], cmds[i].name)) {
+			if (cmds[i].talks)
+				signal(SIGPIPE, SIG_IGN);
 			return cmds[i].fn(argc - 1, argv + 1);
+		}
 	letw_err("unknown command `%s` (try `%s --help`)", argv[1], letw_prog);
 	return LETW_EXIT_USAGE;
 }

@@ -93,4 +93,13 @@ if unshare -n true 2>/dev/null; then
 else
 	echo "SKIP: status --all with no lttng-etw process not checked (unshare -n fails here)" >&2
 fi
+# A session that does not exist: exit 1 and a message, for each command
+# that drives one (`stop` died of SIGPIPE without a word, exit 141, inside
+# liblttng-ctl: sessiond closes the socket after refusing the header).
+for cmd in start stop snapshot; do
+	rc=0
+	"$LETW_CLI" $cmd "letw-no-such-session-$$" --pid "$pid" >/dev/null 2>"$T/nosess.err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "no tracing session named" "$T/nosess.err" ||
+		letw_fail "$cmd of a missing session: exit $rc: $(cat "$T/nosess.err")"
+done
 echo "session_e2e: ok"
