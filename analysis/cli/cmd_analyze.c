@@ -67,7 +67,8 @@ static void report_usage(FILE *f)
 		"A session directory whose chunks were rotated (TRACE/archives/*), or holding\n"
 		"two or more snapshots of a snapshot session (TRACE/NAME-DATE-TIME-N), is\n"
 		"reported chunk by chunk: a `chunk NAME` line before each text report, one JSON\n"
-		"document per line, or FILE.<chunk> per chunk with -o.\n"
+		"document per line (its \"chunk\" member naming it), or FILE.<chunk> per chunk\n"
+		"with -o.\n"
 		"\n"
 		"Exit status: 0 all passes complete and the trace read whole, 3 some pass is\n"
 		"not complete or the trace is incomplete, 1 error.\n",
@@ -168,8 +169,8 @@ static bt_value *report_params(const struct letw_chunk *c, void *data)
 	int failed;
 
 	/* A rotated session: one report per chunk, in chunk order (text: a
-	 * `chunk NAME` line before each; JSON: one document per line; -o
-	 * FILE: FILE.<chunk> each). */
+	 * `chunk NAME` line before each; JSON: one document per line, its
+	 * "chunk" member naming it; -o FILE: FILE.<chunk> each). */
 	if (c->name && a->out && asprintf(&file, "%s.%s", a->out, c->name) < 0)
 		file = NULL;
 	if (c->name && !a->json && !a->out) {
@@ -181,7 +182,8 @@ static bt_value *report_params(const struct letw_chunk *c, void *data)
 	failed = !p || (c->name && a->out && !file) ||
 		 bt_value_map_insert_string_entry(p, "format", a->json ? "json" : "text") ||
 		 bt_value_map_insert_bool_entry(p, "fail-on-incomplete", BT_FALSE) ||
-		 (a->out && bt_value_map_insert_string_entry(p, "output", file ? file : a->out));
+		 (a->out && bt_value_map_insert_string_entry(p, "output", file ? file : a->out)) ||
+		 (c->name && bt_value_map_insert_string_entry(p, "chunk", c->name));
 	free(file);
 	if (failed) {
 		letw_err("out of memory");

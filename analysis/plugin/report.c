@@ -10,6 +10,9 @@
  *   output              file to write to (default: standard output)
  *   fail-on-incomplete  yes (default): the component fails at the end of
  *                       the stream when a pass is not complete
+ *   chunk               JSON: a "chunk" member naming the trace chunk or
+ *                       snapshot this report is of (the CLI reads a
+ *                       rotated or snapshot session one chunk at a time)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
@@ -350,10 +353,10 @@ letw_report_initialize(bt_self_component_sink *self,
 		       const bt_value *params, void *init_data)
 {
 	static const char *const allowed[] = { "format", "output",
-					       "fail-on-incomplete", NULL };
+					       "fail-on-incomplete", "chunk", NULL };
 	bt_self_component *sc = bt_self_component_sink_as_self_component(self);
 	struct letw_report *r = calloc(1, sizeof(*r));
-	const char *format = "text", *output = NULL;
+	const char *format = "text", *output = NULL, *chunk = NULL;
 
 	if (!r)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
@@ -364,6 +367,7 @@ letw_report_initialize(bt_self_component_sink *self,
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "format", &format) ||
 	    letw_param_string(sc, params, "output", &output) ||
+	    letw_param_string(sc, params, "chunk", &chunk) ||
 	    letw_param_bool(sc, params, "fail-on-incomplete", &r->fail_on_incomplete))
 		goto error;
 	if (strcmp(format, "json") == 0) {
@@ -372,7 +376,8 @@ letw_report_initialize(bt_self_component_sink *self,
 		BT_COMP_LOGE_APPEND_CAUSE("parameter `format` must be \"text\" or \"json\", not \"%s\"", format);
 		goto error;
 	}
-	if (output && !(r->output_path = strdup(output)))
+	if ((output && !(r->output_path = strdup(output))) ||
+	    (chunk && !(r->chunk = strdup(chunk))))
 		goto error;
 	if (r->output_path && !(r->out = fopen(r->output_path, "w"))) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", r->output_path,
@@ -409,6 +414,7 @@ void letw_report_finalize(bt_self_component_sink *self)
 	if (r->out)
 		fclose(r->out);
 	free(r->output_path);
+	free(r->chunk);
 	free(r);
 	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), NULL);
 }

@@ -92,6 +92,7 @@ struct letw_report {
 	struct letw_sink base; /* first: the component's user data */
 	int json, fail_on_incomplete;
 	char *output_path;
+	char *chunk; /* the "chunk" parameter, or NULL */
 	FILE *out; /* opened at initialization: fail before reading a trace */
 	struct letw_rproc *procs;
 	size_t nprocs, capprocs;

@@ -139,7 +139,13 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	size_t i, j;
 	int first, counts[LETW_PASS_NR_STATUS] = { 0 };
 
-	fprintf(f, "{\"processes\":[");
+	fputc('{', f);
+	if (r->chunk) {
+		fputs("\"chunk\":", f);
+		letw_json_str(f, r->chunk);
+		fputc(',', f);
+	}
+	fprintf(f, "\"processes\":[");
 	for (i = 0; i < r->nprocs; i++) {
 		const struct letw_rproc *p = &r->procs[i];
 

@@ -65,6 +65,10 @@ snaps=$(cd "$(anl_trace "$s")" && ls -d *-[0-9]*-[0-9]*-[0-9]* | sort -t- -k4n |
 [ "$(grep '^chunk ' "$T/r1b.txt" | cut -d' ' -f2 | tr '\n' ' ')" = "$snaps" ] ||
 	letw_fail "the snapshots were not reported one by one, in order: $(grep '^chunk ' "$T/r1b.txt")"
 [ "$(grep -c 'trace complete' "$T/r1b.txt")" = 2 ] || letw_fail "not two complete snapshots: $(cat "$T/r1b.txt")"
+"$LETW_CLI" report "$(anl_trace "$s")" --json --no-progress >"$T/r1b.json" ||
+	letw_fail "JSON report of two snapshots: exit $?"
+[ "$(python3 -c 'import json, sys; print(" ".join(json.loads(l)["chunk"] for l in open(sys.argv[1])), end=" ")' "$T/r1b.json")" = "$snaps" ] ||
+	letw_fail "the JSON documents do not name the snapshots in order: $(cut -c1-200 "$T/r1b.json")"
 "$LETW_CLI" perfmap "$(anl_trace "$s")" -o "$T/maps1b" --no-progress 2>"$T/maps1b.err" ||
 	letw_fail "perfmap of two snapshots: $(cat "$T/maps1b.err")"
 for d in $snaps; do
