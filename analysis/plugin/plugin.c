@@ -33,7 +33,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS(report, letw_sink_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(report,
 	"Per process and per rundown pass: complete, truncated, lossy or inconsistent");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(report,
-	"Parameters: format=text|json, output=FILE, fail-on-incomplete=yes|no");
+	"Parameters: format=text|json, output=FILE, fail-on-incomplete=yes|no, chunk=NAME (JSON: names the chunk)");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, letw_report_initialize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, letw_report_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report,
