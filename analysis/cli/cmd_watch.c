@@ -420,7 +420,7 @@ int letw_cmd_watch(int argc, char **argv)
 	const char **only = NULL, **no;
 	struct sigaction sa = { .sa_handler = on_signal };
 	long since_refresh = REFRESH_MS;
-	int c, failed = 0;
+	int c, failed = 0, announced = 0;
 
 	while ((c = getopt_long(argc, argv, "s:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -462,6 +462,13 @@ int letw_cmd_watch(int argc, char **argv)
 				break;
 			}
 			since_refresh = 0;
+			/* A daemon started before its session is fine, but
+			 * silence would look like a typo's effect. */
+			for (int i = 0; !announced && i < w.nonly; i++)
+				if (!find(&w, w.only[i]))
+					letw_note("watch: no session `%s` yet: watched once it exists",
+						  w.only[i]);
+			announced = 1;
 		}
 		if (drain(&w)) {
 			letw_err("watch: the notification channel to lttng-sessiond broke");

@@ -28,6 +28,11 @@ letw_track "$watch"
 printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/triggers"
 letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 	letw_fail "watch did not register: $(cat "$T/watch.out")"
+! grep -q "no session" "$T/watch.out" || letw_fail "watch calls an existing session missing"
+# A session not there (yet) is waited for, and said so.
+timeout -s TERM 3 "$LETW_CLI" watch --session "letw-no-such-session-$$" >"$T/watch-none.out" 2>&1
+grep -q "no session \`letw-no-such-session-$$\` yet" "$T/watch-none.out" ||
+	letw_fail "watch of a missing session said nothing: $(cat "$T/watch-none.out")"
 # The lister sees the watch's triggers while it runs (so the "none left"
 # check below can fail).
 [ -n "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.")" ] ||
