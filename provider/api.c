@@ -78,6 +78,9 @@ static uint32_t poll_period(const struct letw_config *cfg)
 
 		if (!*end && v >= 1 && v <= 10000)
 			return (uint32_t)v;
+		/* Worded like LETW_STATEDUMP_WAIT_MS's (statedump.c): a bad
+		 * value was ignored without a word. */
+		letw_warn("LETW_POLL_MS=%s ignored (1..10000 ms)", env);
 	}
 	if (cfg && cfg->poll_period_ms)
 		return cfg->poll_period_ms;

@@ -245,6 +245,27 @@ Test(api, lifecycle_errors)
 	cr_assert_eq(letw_method_publish(&m), 0);
 }
 
+static char logged[512];
+
+static void keep_log(enum letw_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	strncat(logged, msg, sizeof(logged) - strlen(logged) - 1);
+}
+
+Test(api, bad_environment_values_are_said)
+{
+	struct letw_config cfg = { .size = sizeof(cfg), .log_fn = keep_log };
+
+	cr_assert_eq(letw_shutdown(), 0);
+	logged[0] = '\0';
+	setenv("LETW_POLL_MS", "abc", 1);
+	cr_assert_eq(letw_init(&cfg), 0, "a bad LETW_POLL_MS is no reason to fail");
+	unsetenv("LETW_POLL_MS");
+	cr_assert(strstr(logged, "LETW_POLL_MS=abc ignored"), "logged: '%s'", logged);
+}
+
 static int threads_named(const char *want)
 {
 	DIR *d = opendir("/proc/self/task");
