@@ -31,7 +31,6 @@
 #define _GNU_SOURCE
 #endif
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
