@@ -43,7 +43,7 @@ static const char *file_kind(mode_t m)
 		return "a block device";
 	if (S_ISSOCK(m))
 		return "a socket";
-	return "not a regular file";
+	return "of an unknown type";
 }
 
 /*
