@@ -308,7 +308,11 @@ int letw_precheck_trace(const char *dir, int verbose)
 		goto out;
 	}
 	if (!len) {
-		letw_err("the metadata `%s` is empty", mpath);
+		/* Also what a session still tracing looks like: the consumer
+		 * writes the metadata it has buffered when the session stops
+		 * or rotates (seen: empty through a whole active session). */
+		letw_err("the metadata `%s` is empty: the trace is damaged, or its session is still active (LTTng writes the metadata at `lttng stop` or `lttng rotate`)",
+			 mpath);
 		goto out;
 	}
 	if (len >= 4 && (rd32(buf, 0) == META_MAGIC || rd32(buf, 1) == META_MAGIC)) {
