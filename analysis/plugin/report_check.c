@@ -194,6 +194,9 @@ int letw_report_check(struct letw_report *r)
 		else if (seen > ps->emitted || ps->duplicates || ps->stale ||
 			 ps->missing)
 			ps->status = LETW_PASS_INCONSISTENT;
+		else if (p && p->pass_id_repeats)
+			/* Its records may be another process's: not judged. */
+			ps->status = LETW_PASS_INCONSISTENT;
 		else
 			ps->status = LETW_PASS_COMPLETE;
 		check_overwritten(r, ps, p);

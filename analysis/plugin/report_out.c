@@ -67,6 +67,13 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 		const struct letw_rproc *p = &r->procs[i];
 
 		fprintf(f, "process %" PRId64 "\n", p->vpid);
+		if (p->pass_id_repeats)
+			fprintf(f, "  %" PRIu64 " pass id(s) seen again (first: pass %" PRIu64 " at %" PRId64
+				"): more than one process had vpid %" PRId64 " in this trace (a pid reused,"
+				" separate pid namespaces) or the same passes were read twice (a copy of"
+				" the trace in the directory); its passes mix them and are not judged"
+				" complete\n",
+				p->pass_id_repeats, p->repeat_pass_id, p->repeat_ns, p->vpid);
 		for (j = 0; j < r->npasses; j++)
 			if (r->passes[j].vpid == p->vpid)
 				text_pass(&r->passes[j], f);
@@ -149,8 +156,9 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	for (i = 0; i < r->nprocs; i++) {
 		const struct letw_rproc *p = &r->procs[i];
 
-		fprintf(f, "%s{\"vpid\":%" PRId64 ",\"orphan_records\":%" PRIu64 ",\"passes\":[",
-			i ? "," : "", p->vpid, p->orphan_records);
+		fprintf(f, "%s{\"vpid\":%" PRId64 ",\"orphan_records\":%" PRIu64
+			",\"pass_id_repeats\":%" PRIu64 ",\"passes\":[",
+			i ? "," : "", p->vpid, p->orphan_records, p->pass_id_repeats);
 		first = 1;
 		for (j = 0; j < r->npasses; j++) {
 			if (r->passes[j].vpid != p->vpid)

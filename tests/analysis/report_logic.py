@@ -146,6 +146,24 @@ def main():
     check('paired pass with every record is complete',
           [q['status'] for q in p] == ['complete'] and p[0]['seen'] == 2, p)
 
+    # Two processes with one vpid (a pid reused, pid namespaces), or the
+    # same passes read twice: each pass alone looks complete, but a
+    # process's pass ids rise, so the second pass 1 gives it away.
+    twice = [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 1),
+             init(20, 1), method('method_dcstart', 21, 0x5000, 'z'), complete(23, 1, 1)]
+    r = report(plugin, twice)
+    p = passes(r)
+    check('a pass id seen again makes the vpid\'s passes inconsistent',
+          [q['status'] for q in p] == ['inconsistent', 'inconsistent'] and
+          r['processes'][0]['pass_id_repeats'] == 1, r['processes'])
+    # Not when the ids rise, nor for one walk's two flavours (one id).
+    r = report(plugin, [init(10, 1), complete(11, 1, 0), init(20, 2), complete(21, 2, 0),
+                        init(30, 3), init(30, 3, fl='dcend'), complete(31, 3, 0),
+                        complete(31, 3, 0, fl='dcend')])
+    check('rising ids, and both flavours of one pass, are one process',
+          r['processes'][0]['pass_id_repeats'] == 0 and
+          all(q['status'] == 'complete' for q in passes(r)), r['processes'])
+
     r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'),
                         method('method_dcstart', 12, 0x1000, 'a'), complete(13, 1, 2)])
     p = passes(r)[0]
