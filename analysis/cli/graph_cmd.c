@@ -64,6 +64,16 @@ int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
 		if (!o->allow_incomplete)
 			ret = LETW_EXIT_INCOMPLETE;
 	}
+	if (r->mixed_processes) {
+		/* perfmap, jitdump: a vpid that was several processes (their
+		 * warnings above say which); report judges its passes instead. */
+		letw_err("%s: %s%s%s%d process id(s) stood for more than one process (see above): their output mixes them%s",
+			 cmd, pre, name, sep, r->mixed_processes,
+			 o->allow_incomplete ? "; --allow-incomplete: exit status 0" :
+					       "; exit status 3 (--allow-incomplete to accept)");
+		if (!o->allow_incomplete)
+			ret = LETW_EXIT_INCOMPLETE;
+	}
 	if (r->incomplete_passes) {
 		letw_err("%s: %s%s%s%d rundown pass(es) not complete", cmd, pre, name, sep,
 			 r->incomplete_passes);

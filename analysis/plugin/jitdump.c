@@ -324,6 +324,7 @@ static int jitdump_end(struct letw_sink *s)
 {
 	struct jitdump *jd = (struct jitdump *)s;
 	guint written = 0;
+	int mixed;
 
 	for (guint i = 0; i < jd->procs->len; i++) {
 		struct letw_jd_proc *p = g_ptr_array_index(jd->procs, i);
@@ -342,11 +343,19 @@ static int jitdump_end(struct letw_sink *s)
 			s->facts.problems ? " that was read (the trace is incomplete)" : "");
 		return -1;
 	}
-	if (jd->base.result)
+	mixed = letw_sink_say_mixed(s, "dump");
+	if (jd->base.result) {
 		jd->base.result->processes = (int)written;
+		jd->base.result->mixed_processes = mixed;
+	}
 	if (s->facts.problems && jd->fail_on_incomplete) {
 		BT_COMP_LOGE_APPEND_CAUSE("dumps written from an incomplete trace (%d stream(s) with missing or damaged data)",
 					  s->facts.problems);
+		return -1;
+	}
+	if (mixed && jd->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("%d dump(s) mix processes that shared a vpid (see the warnings)",
+					  mixed);
 		return -1;
 	}
 	return 0;

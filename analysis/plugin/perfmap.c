@@ -289,6 +289,7 @@ static int perfmap_end(struct letw_sink *s)
 	struct letw_reuse reuse;
 	size_t i, n;
 	uint64_t lines = 0;
+	int mixed;
 
 	if (!pm->nprocs) {
 		BT_COMP_LOGE_APPEND_CAUSE(
@@ -317,13 +318,20 @@ static int perfmap_end(struct letw_sink *s)
 		lines += n;
 		free(e);
 	}
+	mixed = letw_sink_say_mixed(s, "map");
 	if (pm->base.result) {
 		pm->base.result->processes = (int)pm->nprocs;
 		pm->base.result->map_lines = lines;
+		pm->base.result->mixed_processes = mixed;
 	}
 	if (s->facts.problems && pm->fail_on_incomplete) {
 		BT_COMP_LOGE_APPEND_CAUSE("maps written from an incomplete trace (%d stream(s) with missing or damaged data)",
 					  s->facts.problems);
+		return -1;
+	}
+	if (mixed && pm->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("%d map(s) mix processes that shared a vpid (see the warnings)",
+					  mixed);
 		return -1;
 	}
 	return 0;

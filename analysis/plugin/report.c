@@ -68,15 +68,6 @@ static struct letw_pass *pass_new(struct letw_report *r, struct letw_rproc *p,
 
 	if (grow((void **)&r->passes, &r->cappasses, r->npasses, sizeof(*ps)))
 		return NULL;
-	if (p->any_pass[fl] && ev->pass_id <= p->max_pass_id[fl]) {
-		if (!p->pass_id_repeats++) {
-			p->repeat_pass_id = ev->pass_id;
-			p->repeat_ns = ev->ts_ns;
-		}
-	} else {
-		p->max_pass_id[fl] = ev->pass_id;
-		p->any_pass[fl] = 1;
-	}
 	ps = &r->passes[r->npasses++];
 	memset(ps, 0, sizeof(*ps));
 	ps->vpid = p->vpid;

@@ -71,15 +71,6 @@ struct letw_rproc {
 	uint64_t orphan_records; /* rundown records outside any pass */
 	uint64_t orphan_bytes;   /* their estimated size (see record_bytes) */
 	uint64_t events;
-	/* A process's pass ids rise, per flavour (the walker numbers its
-	 * passes). One seen again or going back means this vpid is not one
-	 * process: a pid reused, processes in separate pid namespaces, or the
-	 * same passes read twice (a copy of the trace under the directory). */
-	uint64_t max_pass_id[2];
-	int any_pass[2];
-	uint64_t pass_id_repeats;  /* passes whose id did not rise */
-	uint64_t repeat_pass_id;   /* the first of them */
-	int64_t repeat_ns;
 };
 
 struct letw_discard {

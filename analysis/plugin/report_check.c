@@ -175,6 +175,7 @@ int letw_report_check(struct letw_report *r)
 		struct letw_pass *ps = &r->passes[i];
 		const struct letw_rproc *p = proc_of(r, ps->vpid);
 		uint64_t seen = ps->seen_methods + ps->seen_stubs + ps->seen_modules;
+		const struct letw_pass_ids *ids;
 
 		ps->duplicates = 0;
 		if (sort_count_dups(ps->code_keys, ps->ncode, &ps->duplicates) ||
@@ -194,7 +195,7 @@ int letw_report_check(struct letw_report *r)
 		else if (seen > ps->emitted || ps->duplicates || ps->stale ||
 			 ps->missing)
 			ps->status = LETW_PASS_INCONSISTENT;
-		else if (p && p->pass_id_repeats)
+		else if ((ids = letw_sink_pass_ids(&r->base, ps->vpid)) && ids->repeats)
 			/* Its records may be another process's: not judged. */
 			ps->status = LETW_PASS_INCONSISTENT;
 		else

@@ -65,15 +65,14 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 
 	for (i = 0; i < r->nprocs; i++) {
 		const struct letw_rproc *p = &r->procs[i];
+		const struct letw_pass_ids *ids = letw_sink_pass_ids(&r->base, p->vpid);
 
 		fprintf(f, "process %" PRId64 "\n", p->vpid);
-		if (p->pass_id_repeats)
+		if (ids && ids->repeats)
 			fprintf(f, "  %" PRIu64 " pass id(s) seen again (first: pass %" PRIu64 " at %" PRId64
-				"): more than one process had vpid %" PRId64 " in this trace (a pid reused,"
-				" separate pid namespaces) or the same passes were read twice (a copy of"
-				" the trace in the directory); its passes mix them and are not judged"
+				"): " LETW_PASS_IDS_WHY "; its passes mix them and are not judged"
 				" complete\n",
-				p->pass_id_repeats, p->repeat_pass_id, p->repeat_ns, p->vpid);
+				ids->repeats, ids->first_id, ids->first_ns);
 		for (j = 0; j < r->npasses; j++)
 			if (r->passes[j].vpid == p->vpid)
 				text_pass(&r->passes[j], f);
@@ -155,10 +154,11 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	fprintf(f, "\"processes\":[");
 	for (i = 0; i < r->nprocs; i++) {
 		const struct letw_rproc *p = &r->procs[i];
+		const struct letw_pass_ids *ids = letw_sink_pass_ids(&r->base, p->vpid);
 
 		fprintf(f, "%s{\"vpid\":%" PRId64 ",\"orphan_records\":%" PRIu64
 			",\"pass_id_repeats\":%" PRIu64 ",\"passes\":[",
-			i ? "," : "", p->vpid, p->orphan_records, p->pass_id_repeats);
+			i ? "," : "", p->vpid, p->orphan_records, ids ? ids->repeats : 0);
 		first = 1;
 		for (j = 0; j < r->npasses; j++) {
 			if (r->passes[j].vpid != p->vpid)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sink_common.h"
@@ -38,6 +39,65 @@ int letw_sink_add_port(bt_self_component_sink *self)
 	return 0;
 }
 
+static struct letw_vpid_ids *vid_find(const struct letw_sink *s, int64_t vpid)
+{
+	if (s->nvids && s->vids[s->last_vid].vpid == vpid)
+		return &s->vids[s->last_vid];
+	for (size_t i = 0; i < s->nvids; i++)
+		if (s->vids[i].vpid == vpid)
+			return &s->vids[i];
+	return NULL;
+}
+
+static int see_pass(struct letw_sink *s, int64_t vpid, enum letw_flavour fl, uint64_t id,
+		    int64_t ts_ns)
+{
+	struct letw_vpid_ids *v = vid_find(s, vpid);
+
+	if (!v) {
+		if (s->nvids == s->capvids) {
+			size_t cap = s->capvids ? 2 * s->capvids : 8;
+			struct letw_vpid_ids *nv = realloc(s->vids, cap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			s->vids = nv;
+			s->capvids = cap;
+		}
+		v = &s->vids[s->nvids++];
+		memset(v, 0, sizeof(*v));
+		v->vpid = vpid;
+	}
+	s->last_vid = (size_t)(v - s->vids);
+	letw_pass_ids_see(&v->ids, fl, id, ts_ns);
+	return 0;
+}
+
+const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t vpid)
+{
+	const struct letw_vpid_ids *v = vid_find(s, vpid);
+
+	return v ? &v->ids : NULL;
+}
+
+int letw_sink_say_mixed(struct letw_sink *s, const char *what)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < s->nvids; i++) {
+		const struct letw_vpid_ids *v = &s->vids[i];
+
+		if (!v->ids.repeats)
+			continue;
+		n++;
+		BT_COMP_LOGW("process %lld: %llu pass id(s) seen again (first: pass %llu): "
+			     LETW_PASS_IDS_WHY "; its %s mixes them",
+			     (long long)v->vpid, (unsigned long long)v->ids.repeats,
+			     (unsigned long long)v->ids.first_id, what);
+	}
+	return n;
+}
+
 void letw_sink_fini(struct letw_sink *s)
 {
 	bt_message_iterator_put_ref(s->iter);
@@ -45,6 +105,9 @@ void letw_sink_fini(struct letw_sink *s)
 	letw_facts_fini(&s->facts);
 	letw_ev_class_cache_fini(&s->cache);
 	letw_namebuf_fini(&s->names);
+	free(s->vids);
+	s->vids = NULL;
+	s->nvids = s->capvids = 0;
 }
 
 const char *letw_sink_region_name(struct letw_sink *s, const struct letw_ev *ev)
@@ -156,6 +219,10 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 				goto nomem;
 			return 0;
 		}
+		if (letw_ev_object(ev.kind) == LETW_OBJ_INIT &&
+		    see_pass(s, ev.has_vpid ? ev.vpid : 0, letw_ev_flavour(ev.kind), ev.pass_id,
+			     ev.ts_ns))
+			goto nomem;
 		return s->ops->event(s, &ev);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:

@@ -15,6 +15,7 @@
 #include "codemap.h"
 #include "event.h"
 #include "names.h"
+#include "passids.h"
 #include "trace_facts.h"
 
 /* Where the sink's thread is, for a supervisor that must tell a crash of
@@ -41,6 +42,8 @@ struct letw_sink_result {
 	uint64_t jit_loads;     /* jitdump sink: LOAD records written, */
 	uint64_t jit_code;      /* ... of which with the code's bytes, */
 	uint64_t jit_lines;     /* ... and with a DEBUG_INFO record */
+	int mixed_processes;    /* perfmap, jitdump: vpids that were several
+				 * processes (passids.h), mixed in the output */
 };
 
 struct letw_sink;
@@ -72,6 +75,13 @@ struct letw_sink {
 	struct letw_trace_facts facts;   /* judged before ops->end */
 	struct letw_namebuf names;       /* letw_sink_region_name() */
 	int warned_vpid;
+	/* Per vpid, the pass ids of its Init events (passids.h): whether the
+	 * vpid was one process. Few processes: a short array. */
+	struct letw_vpid_ids {
+		int64_t vpid;
+		struct letw_pass_ids ids;
+	} *vids;
+	size_t nvids, capvids, last_vid;
 };
 
 void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
@@ -86,6 +96,12 @@ letw_sink_consume(bt_self_component_sink *self);
 /* Adds the "in" port; returns 0 or -1 (cause appended). */
 int letw_sink_add_port(bt_self_component_sink *self);
 void letw_sink_fini(struct letw_sink *s);
+
+/* The pass ids seen for vpid (passids.h), or NULL when it had no Init. */
+const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t vpid);
+/* perfmap and jitdump at the end: warn of every vpid that was several
+ * processes, whose `what` (map, dump) mixes them; returns how many. */
+int letw_sink_say_mixed(struct letw_sink *s, const char *what);
 
 /* The perf map name of a method or stub record (names.h), in a buffer of
  * the sink's valid until the next call; NULL when out of memory. */

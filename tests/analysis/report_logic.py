@@ -121,6 +121,27 @@ def report(plugin, steps, with_vpid=True):
         os.unlink(path)
 
 
+def perfmap_fails(plugin, steps):
+    """Whether sink.etw.perfmap (fail-on-incomplete, the default) fails
+    the graph at the end of these steps."""
+    d = tempfile.mkdtemp()
+    try:
+        g = bt2.Graph()
+        src = g.add_component(Source, 'src', obj=(steps, True))
+        sink = g.add_component(plugin.sink_component_classes['perfmap'], 'sink',
+                               params={'output-dir': d})
+        g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+        try:
+            g.run()
+        except bt2._Error:
+            return True
+        return False
+    finally:
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+        os.rmdir(d)
+
+
 def passes(r, vpid=100):
     return [p for x in r['processes'] if x['vpid'] == vpid for p in x['passes']]
 
@@ -160,6 +181,12 @@ def main():
     r = report(plugin, [init(10, 1), complete(11, 1, 0), init(20, 2), complete(21, 2, 0),
                         init(30, 3), init(30, 3, fl='dcend'), complete(31, 3, 0),
                         complete(31, 3, 0, fl='dcend')])
+    # perfmap cannot judge passes, but must not write a map of two
+    # processes as one without failing (the CLI: exit 3).
+    check('perfmap fails on a vpid that was two processes', perfmap_fails(plugin, twice), '')
+    check('perfmap passes the same records in rising passes',
+          not perfmap_fails(plugin, twice[:3] + [init(20, 2)] + twice[4:5] + [complete(23, 2, 1)]),
+          '')
     check('rising ids, and both flavours of one pass, are one process',
           r['processes'][0]['pass_id_repeats'] == 0 and
           all(q['status'] == 'complete' for q in passes(r)), r['processes'])
