@@ -31,7 +31,7 @@ live_round() {
 	PID=$!
 	letw_track "$PID"
 	anl_wait_file "$f.ready"
-	SESSION="live-$name-$$-$RANDOM"
+	SESSION=$(letw_unique "live-$name")
 	lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
 		--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
 	LETW_TEST_SESSIONS+=("$SESSION")

@@ -99,11 +99,21 @@ letw_ensure_sessiond() {
 	fi
 }
 
+# letw_unique PREFIX: a session or trigger name no other live one has.
+# $$ is the test's pid even inside $(...); $BASHPID the caller's
+# own; $SRANDOM 32 bits from the kernel. $RANDOM alone (15 bits, reseeded
+# in each subshell from the time and pid) once gave two of cleanup_signal's
+# eight sessions the same name ("Session name already exists").
+letw_unique() {
+	echo "$1-$$-${BASHPID}-${SRANDOM:-$RANDOM$RANDOM}"
+}
+
 # letw_session_create NAME_PREFIX [extra lttng create args...]
 # Prints the unique session name; its output dir is $LETW_TEST_TMP/<name>.
 letw_session_create() {
 	local prefix=$1; shift
-	local name="${prefix}-$$-${RANDOM}"
+	local name
+	name=$(letw_unique "$prefix")
 	lttng create "$name" --output="$LETW_TEST_TMP/$name" "$@" >/dev/null ||
 		letw_fail "lttng create $name"
 	echo "$name" >> "$LETW_TEST_TMP/sessions"
@@ -114,7 +124,8 @@ letw_session_create() {
 # removed on exit; prints its unique name.
 letw_trigger_add() {
 	local prefix=$1; shift
-	local name="${prefix}-$$-${RANDOM}"
+	local name
+	name=$(letw_unique "$prefix")
 	echo "$name" >> "$LETW_TEST_TMP/triggers"
 	lttng add-trigger --name="$name" "$@" >/dev/null || letw_fail "lttng add-trigger $name"
 	echo "$name"
