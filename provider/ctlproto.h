@@ -4,7 +4,15 @@
  * (server) and the lttng-etw CLI (client). Private to lttng-etw.
  *
  * Transport: AF_UNIX SOCK_SEQPACKET on the abstract name
- * "\0lttng-etw/<pid>" (no file to clean up, gone with the process). Message
+ * "\0lttng-etw/<pidns>/<vpid>" (no file to clean up, gone with the process):
+ * vpid is the process's pid in its own pid namespace and pidns that
+ * namespace's inode (/proc/self/ns/pid, the value LTTng's pid_ns context
+ * records). Abstract names live in the network namespace, which containers
+ * may share with the host (`--network host`) while each has its own pid 1:
+ * the pid alone named one socket for all of them, and a client on the host
+ * could not reach a process by the pid it sees. A client resolves a pid it
+ * sees into the pair with letw_ctl_pidns() and the last NSpid of
+ * /proc/PID/status. Message
  * boundaries are kept by the socket type, so a request is exactly one
  * datagram of sizeof(struct letw_ctl_request) bytes; anything else is
  * answered with -EBADMSG and the connection closed. The server checks the
@@ -14,7 +22,15 @@
 #ifndef LETW_CTLPROTO_H
 #define LETW_CTLPROTO_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
 
 #define LETW_CTL_MAGIC   0x4c455457u /* "LETW" */
 #define LETW_CTL_VERSION 1u
@@ -61,5 +77,36 @@ struct letw_ctl_reply {
 	 * before a long pass ends: wait for 0 before relying on the trace. */
 	uint16_t pending_statedumps;
 };
+
+/* The inode of PID's pid namespace (pid 0: the caller's), or a negative
+ * errno (-ENOENT: no such process; -EACCES: not ours to inspect). */
+static inline int64_t letw_ctl_pidns(pid_t pid)
+{
+	char path[48];
+	struct stat st;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/pid");
+	if (stat(path, &st))
+		return -errno;
+	return (int64_t)st.st_ino;
+}
+
+/* Fill *sun with the socket name of process vpid of pid namespace pidns;
+ * returns the address length (the name's bytes only: abstract names are
+ * not NUL-terminated). */
+static inline socklen_t letw_ctl_sockaddr(struct sockaddr_un *sun, uint64_t pidns,
+					  pid_t vpid)
+{
+	int n;
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1, "%s%llu/%d",
+		     LETW_CTL_ABSTRACT_PREFIX, (unsigned long long)pidns, (int)vpid);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
 
 #endif /* LETW_CTLPROTO_H */

@@ -45,24 +45,18 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static socklen_t make_addr(struct sockaddr_un *sun, pid_t pid)
-{
-	int n;
-
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = AF_UNIX;
-	/* Abstract namespace: sun_path[0] stays NUL. */
-	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1, "%s%d",
-		     LETW_CTL_ABSTRACT_PREFIX, (int)pid);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-}
-
 int letw_ctlsock_open(void)
 {
 	struct sockaddr_un sun;
-	socklen_t len = make_addr(&sun, getpid());
+	int64_t pidns = letw_ctl_pidns(0);
+	socklen_t len;
 	int fd;
 
+	/* Without /proc the name cannot carry the namespace, and a name
+	 * without it is what collided: serve no socket (the caller warns). */
+	if (pidns < 0)
+		return (int)pidns;
+	len = letw_ctl_sockaddr(&sun, (uint64_t)pidns, getpid());
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

@@ -21,6 +21,9 @@ static void perfmap_usage(FILE *f)
 		"reconstructed from the trace alone: method/stub loads and unloads and the\n"
 		"DCStart/DCEnd rundown records. Point perf at it with\n"
 		"  cp DIR/perf-PID.map /tmp/ && perf report ...\n"
+		"A trace recorded with the pid_ns context (lttng add-context -u -t pid_ns)\n"
+		"that holds several pid namespaces (containers) gets DIR/pidns-INO/ for\n"
+		"each: perf reads a containerised process's map from the container's /tmp.\n"
 		"\n"
 		"  -o, --output DIR   directory to write the maps into (created if missing);\n"
 		"                     a rotated session's chunks (or a snapshot session's\n"
@@ -110,8 +113,9 @@ static void perfmap_done(const struct letw_chunk *c, const struct letw_sink_resu
 	struct perfmap_args *a = data;
 
 	(void)c;
-	letw_note("wrote %d map(s), %llu symbol(s), into %s", r->processes,
-		  (unsigned long long)r->map_lines, a->out);
+	letw_note("wrote %d map(s), %llu symbol(s), into %s%s", r->processes,
+		  (unsigned long long)r->map_lines, a->out,
+		  r->pid_namespaces > 1 ? "/pidns-INO/ (one directory per pid namespace)" : "");
 }
 
 int letw_cmd_perfmap(int argc, char **argv)

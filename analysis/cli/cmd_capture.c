@@ -112,7 +112,7 @@ int letw_cmd_capture_state(int argc, char **argv)
 	if (all) {
 		npids = letw_ctl_list(&pids);
 		if (npids < 0) {
-			letw_err("cannot read /proc/net/unix: %s", strerror(-npids));
+			letw_err("cannot list the lttng-etw control sockets: %s", strerror(-npids));
 			return LETW_EXIT_ERROR;
 		}
 		if (!npids)
@@ -195,7 +195,7 @@ int letw_cmd_status(int argc, char **argv)
 	if (!npids) {
 		npids = letw_ctl_list(&pids);
 		if (npids < 0) {
-			letw_err("cannot read /proc/net/unix: %s", strerror(-npids));
+			letw_err("cannot list the lttng-etw control sockets: %s", strerror(-npids));
 			return LETW_EXIT_ERROR;
 		}
 		/* An empty answer would look like a hang or a bug. */

@@ -24,7 +24,8 @@ static void jitdump_usage(FILE *f)
 		"(CLOCK_MONOTONIC), so that `perf inject --jit` names each sample after the\n"
 		"code that ran at that address at that time; the code's bytes where the trace\n"
 		"has letw_runtime:method_code_bytes (or its rundown twins), for perf annotate;\n"
-		"source lines where it has method_lines, for perf's srcline.\n"
+		"source lines where it has method_lines, for perf's srcline. Several pid\n"
+		"namespaces in a trace with the pid_ns context: DIR/pidns-INO/jit-PID.dump.\n"
 		"\n"
 		"perf inject reads jit-PID.dump at the path the process mapped: run the process\n"
 		"with LETW_JITDUMP_DIR=DIR (it maps a placeholder DIR/jit-PID.dump), record with\n"
@@ -91,8 +92,10 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 	struct jitdump_args *a = data;
 
 	(void)c;
-	letw_note("wrote %d jitdump(s) into %s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
-		  r->processes, a->out, (unsigned long long)r->jit_loads,
+	letw_note("wrote %d jitdump(s) into %s%s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
+		  r->processes, a->out,
+		  r->pid_namespaces > 1 ? "/pidns-INO/ (one directory per pid namespace)" : "",
+		  (unsigned long long)r->jit_loads,
 		  (unsigned long long)r->jit_code, (unsigned long long)r->jit_lines);
 }
 

@@ -8,23 +8,80 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "ctl.h"
+
+/* PID's pid in its own pid namespace: the last field of NSpid, and in
+ * *levels how many namespaces deep it is seen from ours (1: ours). */
+static int ns_vpid(pid_t pid, pid_t *vpid, int *levels)
+{
+	char path[40], *line = NULL;
+	size_t cap = 0;
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char *p, *end;
+		long v = 0;
+		int n = 0;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p = line + 6;; p = end, n++) {
+			long x = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			v = x;
+		}
+		if (v > 0) {
+			*vpid = (pid_t)v;
+			*levels = n;
+			ret = 0;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* The name of PID's control socket. A process seen one NSpid level deep
+ * shares our pid namespace, so ours is used: reading /proc/PID/ns needs
+ * ptrace access, and a client without it (another user) must still reach
+ * the provider and be refused by it (-EACCES, SO_PEERCRED). */
+static int sockaddr_of(pid_t pid, struct sockaddr_un *sa, socklen_t *len)
+{
+	int64_t pidns;
+	pid_t vpid;
+	int levels, ret = ns_vpid(pid, &vpid, &levels);
+
+	if (ret)
+		return ret;
+	pidns = letw_ctl_pidns(levels == 1 ? 0 : pid);
+	if (pidns < 0)
+		return (int)pidns;
+	*len = letw_ctl_sockaddr(sa, (uint64_t)pidns, vpid);
+	return 0;
+}
 
 static int connect_to(pid_t pid)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	socklen_t len;
-	int fd, n;
+	struct sockaddr_un sa;
+	socklen_t len = 0;
+	int fd, ret = sockaddr_of(pid, &sa, &len);
 
-	/* Abstract name: a leading NUL, and the length covers only the
-	 * bytes of the name (no terminating NUL). */
-	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "%s%d",
-		     LETW_CTL_ABSTRACT_PREFIX, (int)pid);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	if (ret)
+		return ret;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -89,6 +146,20 @@ out:
 	return ret;
 }
 
+struct ctl_name {
+	uint64_t pidns;
+	pid_t vpid;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct ctl_name *x = a, *y = b;
+
+	if (x->pidns != y->pidns)
+		return x->pidns < y->pidns ? -1 : 1;
+	return x->vpid < y->vpid ? -1 : x->vpid > y->vpid;
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -96,11 +167,14 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int letw_ctl_list(pid_t **pids_out)
+/* The control sockets' names in /proc/net/unix (our network namespace),
+ * sorted, without repeats (a listening socket and its accepted connections
+ * share the name). Returns the count, or a negative errno. */
+static int list_names(struct ctl_name **out)
 {
-	FILE *f = fopen("/proc/net/unix", "r");
+	FILE *f = fopen("/proc/net/unix", "re");
 	static const char tag[] = "@" LETW_CTL_ABSTRACT_PREFIX;
-	pid_t *pids = NULL, *np;
+	struct ctl_name *v = NULL, *nv;
 	size_t n = 0, cap = 0, i, k;
 	char *line = NULL;
 	size_t lcap = 0;
@@ -108,36 +182,110 @@ int letw_ctl_list(pid_t **pids_out)
 	if (!f)
 		return -errno;
 	while (getline(&line, &lcap, f) > 0) {
-		char *p = strstr(line, tag), *end;
-		long v;
+		char *p = strstr(line, tag), *end, *end2;
+		unsigned long long ns;
+		long vpid;
 
 		if (!p)
 			continue;
-		v = strtol(p + sizeof(tag) - 1, &end, 10);
+		p += sizeof(tag) - 1;
+		errno = 0;
+		ns = strtoull(p, &end, 10);
+		if (end == p || *end != '/' || errno)
+			continue;
+		vpid = strtol(end + 1, &end2, 10);
 		/* The path is the last column: nothing may follow the pid. */
-		if (end == p + sizeof(tag) - 1 || (*end && *end != '\n') || v <= 0)
+		if (end2 == end + 1 || (*end2 && *end2 != '\n') || vpid <= 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				free(v);
+				free(line);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (struct ctl_name){ .pidns = ns, .vpid = (pid_t)vpid };
+	}
+	free(line);
+	fclose(f);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_name);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || cmp_name(&v[k - 1], &v[i]))
+			v[k++] = v[i];
+	*out = v;
+	return (int)k;
+}
+
+/*
+ * A socket's name says which process of which pid namespace; the pid we
+ * report and talk to is the one we see. So walk our /proc and keep each
+ * process whose (pid namespace, NSpid) pair names a socket. A socket whose
+ * process we cannot see (a pid namespace that is not ours nor below it, or
+ * a process not ours to inspect) is not asked, and we say so: `stop` would
+ * otherwise seem to have waited for every process.
+ */
+int letw_ctl_list(pid_t **pids_out)
+{
+	struct ctl_name *names = NULL;
+	pid_t *pids = NULL, *np;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int nnames;
+	DIR *d = NULL;
+
+	nnames = list_names(&names);
+	if (nnames < 0)
+		return nnames;
+	if (nnames && !(d = opendir("/proc"))) {
+		int e = -errno;
+
+		free(names);
+		return e;
+	}
+	while (d && (de = readdir(d))) {
+		struct ctl_name key;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		int64_t ns;
+		int levels;
+
+		if (*end || end == de->d_name || pid <= 0)
+			continue;
+		if (ns_vpid((pid_t)pid, &key.vpid, &levels))
+			continue; /* exited meanwhile */
+		ns = letw_ctl_pidns(levels == 1 ? 0 : (pid_t)pid);
+		if (ns < 0)
+			continue; /* not ours to inspect */
+		key.pidns = (uint64_t)ns;
+		if (!bsearch(&key, names, (size_t)nnames, sizeof(*names), cmp_name))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			np = realloc(pids, cap * sizeof(*np));
 			if (!np) {
 				free(pids);
-				free(line);
-				fclose(f);
+				free(names);
+				closedir(d);
 				return -ENOMEM;
 			}
 			pids = np;
 		}
-		pids[n++] = (pid_t)v;
+		pids[n++] = (pid_t)pid;
 	}
-	free(line);
-	fclose(f);
+	if (d)
+		closedir(d);
+	free(names);
 	if (n)
 		qsort(pids, n, sizeof(*pids), cmp_pid);
-	/* A listening socket and its accepted connections share the name. */
-	for (i = 0, k = 0; i < n; i++)
-		if (!k || pids[k - 1] != pids[i])
-			pids[k++] = pids[i];
+	if (nnames > (int)n)
+		letw_note("%d lttng-etw control socket(s) belong to processes not visible here "
+			  "(another pid namespace, or not yours to inspect); not asked",
+			  nnames - (int)n);
 	*pids_out = pids;
-	return (int)k;
+	return (int)n;
 }

@@ -9,7 +9,8 @@
 #include "ctlproto.h"
 
 /*
- * One request, one reply. With wait_reply == 0 the request is sent and the
+ * One request, one reply, to the process we see as pid (which may be in a
+ * pid namespace of its own: see ctlproto.h). With wait_reply == 0 the request is sent and the
  * connection closed (the provider still runs it: the datagram stays queued
  * after the close). timeout_ms bounds the wait for the reply (<= 0:
  * forever). Returns 0 (reply in *out, its status not interpreted), or a
@@ -19,8 +20,10 @@
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		  int timeout_ms, struct letw_ctl_reply *out);
 
-/* Pids with an "@lttng-etw/<pid>" socket in /proc/net/unix, sorted. Returns
- * the count (>= 0) with *pids malloc()ed, or a negative errno. */
+/* The pids, as we see them, of the processes with a control socket in
+ * /proc/net/unix, sorted; sockets of processes we cannot see are noted on
+ * stderr. Returns the count (>= 0) with *pids malloc()ed, or a negative
+ * errno. */
 int letw_ctl_list(pid_t **pids);
 
 /* A user-facing message for a letw_ctl_call error or reply status. */

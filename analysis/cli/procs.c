@@ -33,7 +33,7 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 	} else {
 		np = letw_ctl_list(&pids);
 		if (np < 0) {
-			letw_err("cannot read /proc/net/unix: %s", strerror(-np));
+			letw_err("cannot list the lttng-etw control sockets: %s", strerror(-np));
 			return NULL;
 		}
 	}

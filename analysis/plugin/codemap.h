@@ -43,7 +43,7 @@ struct letw_codemap_stats {
 };
 
 struct letw_codemap {
-	int64_t vpid;
+	int64_t vpid;   /* the process key: vpid and pid namespace (sink_common.h) */
 	struct letw_region *r; /* rg.p: the regions, in trace order */
 	size_t n;
 	struct letw_grow rg;   /* r's storage (grow.h: no copy when it doubles) */

@@ -279,6 +279,8 @@ static void resolve(const bt_event_class *cls, struct letw_ev_class_info *ci,
 		bt_stream_class_borrow_default_clock_class_const(sc)) : 0;
 	ci->vpid_idx = member(bt_stream_class_borrow_event_common_context_field_class_const(sc),
 			      "vpid", 0, &ci->vpid_signed);
+	ci->pid_ns_idx = member(bt_stream_class_borrow_event_common_context_field_class_const(sc),
+				"pid_ns", 0, &ci->pid_ns_signed);
 	fd = fields_of(letw_ev_object(ci->kind));
 	for (i = 0; fd && fd[i].name; i++) {
 		struct letw_ev_op *op = &ci->ops[ci->nops];
@@ -412,6 +414,10 @@ int letw_ev_decode(struct letw_ev_class_cache *cache, const bt_message *msg,
 		ev->has_vpid = letw_trace_env_vpid(bt_event_borrow_stream_const(e),
 						   &ev->vpid);
 	}
+	ev->has_pid_ns = ci->pid_ns_idx >= 0;
+	ev->pid_ns = ev->has_pid_ns ?
+		int_at(bt_event_borrow_common_context_field_const(e), ci->pid_ns_idx,
+		       ci->pid_ns_signed) : 0;
 	p = bt_event_borrow_payload_field_const(e);
 	ev->payload = p;
 	if (ci->ids_lazy) {

@@ -47,6 +47,11 @@ struct letw_ev {
 	uint64_t raw_ns;    /* the clock's own value in ns (cache raw_ns) */
 	int64_t vpid;
 	int has_vpid;       /* from the vpid context or the trace environment */
+	uint64_t pid_ns;    /* LTTng's pid_ns context (the namespace's inode) */
+	int has_pid_ns;
+	/* Which process, for the sinks' tables: vpid, told apart by pid_ns
+	 * (sink_common.h, letw_proc_key); set by the shared intake. */
+	int64_t proc;
 	uint16_t instance_id;
 	/* method */
 	uint64_t method_id, module_id, version_id;
@@ -110,9 +115,11 @@ struct letw_ev_class_info {
 	enum letw_ev_kind kind;
 	const char *missing;         /* a schema field absent or mistyped */
 	int vpid_idx;                /* -1: no vpid context */
+	int pid_ns_idx;              /* -1: no pid_ns context */
 	uint8_t has_clock;           /* its stream class has a default clock */
 	uint64_t clock_freq;         /* of that clock (Hz) */
 	uint8_t vpid_signed;
+	uint8_t pid_ns_signed;
 	uint8_t nops;
 	uint8_t ids_lazy;            /* lazy_method_ids: ids_* say where */
 	int16_t ids_idx[2];          /* method_id, version_id */

@@ -63,7 +63,7 @@ struct jitdump {
 	uint32_t elf_text_offset;
 	int fail_on_incomplete;
 	struct letw_jdx_cache xcache;
-	GHashTable *by_vpid;   /* int64 vpid → struct letw_jd_proc * */
+	GHashTable *by_vpid;   /* process key (sink_common.h) → struct letw_jd_proc * */
 	GPtrArray *procs;      /* in order of first appearance; owns them */
 	struct letw_jd_proc *last; /* the process of the previous event */
 };
@@ -125,7 +125,7 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	if (!ev->has_ts)
 		return no_clock(jd, ev->msg);
 	ns = ev->raw_ns;
-	p = proc_get(jd, ev->has_vpid ? ev->vpid : 0);
+	p = proc_get(jd, ev->proc);
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
@@ -162,6 +162,7 @@ static int jitdump_other(struct letw_sink *s, const bt_message *msg)
 	const char *err = NULL;
 	struct letw_jd_proc *p;
 	uint64_t ns;
+	int64_t key;
 	int ret = letw_jdx_decode(&jd->xcache, msg, &x, &err);
 
 	if (ret == 0)
@@ -175,7 +176,11 @@ static int jitdump_other(struct letw_sink *s, const bt_message *msg)
 	}
 	if (event_ns(jd, msg, &ns))
 		return -1;
-	p = proc_get(jd, x.has_vpid ? x.vpid : 0);
+	if (letw_sink_proc_of(s, x.has_vpid, x.vpid, x.has_pid_ns, x.pid_ns, &key)) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -1;
+	}
+	p = proc_get(jd, key);
 	letw_jd_proc_touch(p, ns);
 	letw_jd_proc_extra(p, &x);
 	if (s->result)
@@ -190,7 +195,8 @@ struct dump_counts {
 static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_jd_proc *p,
 			 GArray *order, struct dump_counts *n)
 {
-	uint32_t pid = (uint32_t)p->vpid;
+	/* perf matches a LOAD's pid with the process it sees: the vpid. */
+	uint32_t pid = (uint32_t)letw_proc_vpid(p->vpid);
 
 	for (guint k = 0; k < order->len; k++) {
 		const struct letw_jd_region *r = &p->regions[g_array_index(order, guint, k)];
@@ -242,9 +248,14 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	struct letw_jd_out o = { .fd = -1, .buf = NULL };
 	int ret = -1, fd = -1, err, close_err;
 
-	if (asprintf(&path, "%s/jit-%lld.dump", jd->output_dir, (long long)p->vpid) < 0 ||
-	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.%d", jd->output_dir,
-		     (long long)p->vpid, (int)getpid()) < 0) {
+	char *dir = NULL, label[LETW_PROC_LABEL_MAX];
+	long long vpid = (long long)letw_proc_vpid(p->vpid);
+
+	if (letw_sink_proc_dir(&jd->base, p->vpid, jd->output_dir, &dir))
+		goto out;
+	letw_sink_proc_label(&jd->base, p->vpid, label);
+	if (asprintf(&path, "%s/jit-%lld.dump", dir, vpid) < 0 ||
+	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.%d", dir, vpid, (int)getpid()) < 0) {
 		path = tmp = NULL;
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
@@ -256,7 +267,7 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	err = letw_jd_out_init(&o, fd);
 	if (!err)
-		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)p->vpid, p->first_ns);
+		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)vpid, p->first_ns);
 	if (!err)
 		err = write_regions(jd, &o, p, order, &n);
 	if (!err)
@@ -294,12 +305,12 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		     (unsigned long long)p->stats.unload_only, (unsigned long long)n.code,
 		     (unsigned long long)n.lines);
 	if (n.too_big)
-		BT_COMP_LOGW("process %lld: %llu code region(s) larger than %u MiB left out (perf would need that many bytes each)",
-			     (long long)p->vpid, (unsigned long long)n.too_big,
+		BT_COMP_LOGW("process %s: %llu code region(s) larger than %u MiB left out (perf would need that many bytes each)",
+			     label, (unsigned long long)n.too_big,
 			     LETW_JD_LOAD_MAX >> 20);
 	if (n.code_partial || n.lines_partial || p->stats.orphan_chunks || p->stats.bad_chunks)
-		BT_COMP_LOGW("process %lld: %llu code version(s) with only part of their bytes (filler written), %llu with part of their line table (no DEBUG_INFO), %llu chunk(s) of code the trace does not name, %llu inconsistent chunk(s): events lost?",
-			     (long long)p->vpid, (unsigned long long)n.code_partial,
+		BT_COMP_LOGW("process %s: %llu code version(s) with only part of their bytes (filler written), %llu with part of their line table (no DEBUG_INFO), %llu chunk(s) of code the trace does not name, %llu inconsistent chunk(s): events lost?",
+			     label, (unsigned long long)n.code_partial,
 			     (unsigned long long)n.lines_partial,
 			     (unsigned long long)p->stats.orphan_chunks,
 			     (unsigned long long)p->stats.bad_chunks);
@@ -314,6 +325,7 @@ out:
 		close(fd);
 	if (ret && tmp)
 		unlink(tmp);
+	free(dir);
 	free(path);
 	free(tmp);
 	g_array_free(order, TRUE);

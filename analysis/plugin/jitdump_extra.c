@@ -163,6 +163,7 @@ int letw_jdx_decode(struct letw_jdx_cache *c, const bt_message *msg,
 		x->has_vpid = letw_trace_env_vpid(bt_event_borrow_stream_const(e),
 						  &x->vpid);
 	}
+	x->has_pid_ns = !get_u(ctx, "pid_ns", &x->pid_ns);
 	p = bt_event_borrow_payload_field_const(e);
 	if (!p) {
 		*err = "payload";

@@ -29,6 +29,8 @@ struct letw_jdx {
 	enum letw_jdx_kind kind;
 	int64_t vpid;
 	int has_vpid;
+	uint64_t pid_ns;   /* LTTng's pid_ns context, when recorded */
+	int has_pid_ns;
 	uint64_t method_id, code_start, version_id;
 	/* lines chunk */
 	uint32_t rows_total, row_first, nr;

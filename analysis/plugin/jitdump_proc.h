@@ -70,7 +70,7 @@ struct letw_jd_stats {
 };
 
 struct letw_jd_proc {
-	int64_t vpid;
+	int64_t vpid;   /* the process key: vpid and pid namespace (sink_common.h) */
 	struct letw_jd_region *regions; /* in trace order: rg.p */
 	guint nregions;
 	struct letw_grow rg;   /* regions' storage (grow.h: no copy when it doubles) */

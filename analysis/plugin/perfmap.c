@@ -77,7 +77,7 @@ static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
-	m = proc_get(pm, ev->has_vpid ? ev->vpid : 0);
+	m = proc_get(pm, ev->proc);
 	if (!m) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -ENOMEM;
@@ -176,8 +176,14 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	size_t i;
 	int ret = -1, werr;
 
-	if (asprintf(&path, "%s/perf-%lld.map", pm->output_dir,
-		     (long long)m->vpid) < 0 ||
+	char *dir = NULL;
+
+	if (letw_sink_proc_dir(&pm->base, m->vpid, pm->output_dir, &dir))
+		goto out;
+	/* perf finds a process's map by the pid perf-VPID.map says: its vpid
+	 * (perf reads a containerised process's map from its /tmp). */
+	if (asprintf(&path, "%s/perf-%lld.map", dir,
+		     (long long)letw_proc_vpid(m->vpid)) < 0 ||
 	    asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
@@ -230,6 +236,7 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 out:
 	if (f)
 		fclose(f);
+	free(dir);
 	free(path);
 	free(tmp);
 	return ret;
@@ -244,9 +251,11 @@ static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
 		return;
 	/* Always shown (not gated by the log level): the map alone cannot
 	 * tell which code owned a reused range at a given sample time. */
+	char label[LETW_PROC_LABEL_MAX];
+
 	fprintf(stderr,
-		"perfmap: process %lld: %zu address range(s) held different code over time (%zu regions); mode=%s %s",
-		(long long)m->vpid, r->ranges, r->regions,
+		"perfmap: process %s: %zu address range(s) held different code over time (%zu regions); mode=%s %s",
+		letw_sink_proc_label(&pm->base, m->vpid, label), r->ranges, r->regions,
 		pm->mode == LETW_MAP_ALL ? "all" : "latest",
 		pm->mode == LETW_MAP_ALL ? "wrote every region" : "wrote the most recent code of each");
 	if (pm->mode == LETW_MAP_LATEST)
@@ -299,6 +308,7 @@ static int perfmap_end(struct letw_sink *s)
 	}
 	for (i = 0; i < pm->nprocs; i++) {
 		struct letw_codemap *m = &pm->procs[i];
+		char label[LETW_PROC_LABEL_MAX];
 
 		/* The trace is read: no more lookups by address. */
 		letw_codemap_drop_index(m);
@@ -308,8 +318,8 @@ static int perfmap_end(struct letw_sink *s)
 		}
 		report_reuse(pm, m, &reuse);
 		if (m->stats.implicit_replacements)
-			BT_COMP_LOGW("process %lld: %llu region(s) replaced without an unload record (events lost?)",
-				     (long long)m->vpid,
+			BT_COMP_LOGW("process %s: %llu region(s) replaced without an unload record (events lost?)",
+				     letw_sink_proc_label(&pm->base, m->vpid, label),
 				     (unsigned long long)m->stats.implicit_replacements);
 		if (write_map(pm, m, e, n)) {
 			free(e);

@@ -202,7 +202,7 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct letw_report *r = (struct letw_report *)s;
-	struct letw_rproc *p = proc_get(r, ev->has_vpid ? ev->vpid : 0);
+	struct letw_rproc *p = proc_get(r, ev->proc);
 	enum letw_flavour fl = letw_ev_flavour(ev->kind);
 	int obj = letw_ev_object(ev->kind), ret = 0;
 	const char *name;

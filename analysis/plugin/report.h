@@ -35,7 +35,7 @@ struct letw_example {
 };
 
 struct letw_pass {
-	int64_t vpid;
+	int64_t vpid;           /* the process key (sink_common.h) */
 	enum letw_flavour fl;
 	uint64_t pass_id;
 	uint16_t instance_id;
@@ -65,7 +65,7 @@ struct letw_pass {
 };
 
 struct letw_rproc {
-	int64_t vpid;
+	int64_t vpid;           /* the process key (sink_common.h) */
 	struct letw_codemap map;
 	long open[2];          /* index of the open pass per flavour, or -1 */
 	uint64_t orphan_records; /* rundown records outside any pass */
@@ -115,8 +115,9 @@ void letw_report_finalize(bt_self_component_sink *self);
  * messages, streams whose first packet begins after the trace's: from the
  * trace facts). */
 int letw_report_gaps(struct letw_report *r);
-/* 1 when a stream that may carry vpid's events lost packets in [a, b]. */
-int letw_report_gap_in(const struct letw_report *r, int64_t vpid, int64_t a, int64_t b);
+/* 1 when a stream that may carry the events of process key proc
+ * (sink_common.h) lost packets in [a, b]. */
+int letw_report_gap_in(const struct letw_report *r, int64_t proc, int64_t a, int64_t b);
 
 /* report_check.c: fills the analysis fields of every pass; returns the
  * number of passes that are not complete, or -ENOMEM. */

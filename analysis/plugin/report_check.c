@@ -115,7 +115,10 @@ static void check_discards(struct letw_report *r, struct letw_pass *ps)
 	for (i = 0; i < r->ndiscards; i++) {
 		const struct letw_discard *d = &r->discards[i];
 
-		if (d->has_vpid && d->vpid != ps->vpid)
+		/* A per-process buffer's stream knows its vpid, not its pid
+		 * namespace: a loss there is counted against every process
+		 * with that vpid (it may be any of them). */
+		if (d->has_vpid && d->vpid != letw_proc_vpid(ps->vpid))
 			continue;
 		/* The message spans from the last event known kept to the
 		 * next one, so any overlap with the pass window may have

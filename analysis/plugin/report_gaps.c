@@ -66,8 +66,12 @@ int letw_report_gaps(struct letw_report *r)
 	return 0;
 }
 
-int letw_report_gap_in(const struct letw_report *r, int64_t vpid, int64_t a, int64_t b)
+int letw_report_gap_in(const struct letw_report *r, int64_t proc, int64_t a, int64_t b)
 {
+	/* A stream's environment gives a vpid, not a pid namespace (as in
+	 * report_check.c): a gap counts for every process of that vpid. */
+	int64_t vpid = letw_proc_vpid(proc);
+
 	for (size_t i = 0; i < r->ngaps; i++) {
 		const struct letw_gap *g = &r->gaps[i];
 

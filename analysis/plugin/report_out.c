@@ -66,8 +66,9 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 	for (i = 0; i < r->nprocs; i++) {
 		const struct letw_rproc *p = &r->procs[i];
 		const struct letw_pass_ids *ids = letw_sink_pass_ids(&r->base, p->vpid);
+		char label[LETW_PROC_LABEL_MAX];
 
-		fprintf(f, "process %" PRId64 "\n", p->vpid);
+		fprintf(f, "process %s\n", letw_sink_proc_label(&r->base, p->vpid, label));
 		if (ids && ids->repeats)
 			fprintf(f, "  %" PRIu64 " pass id(s) seen again (first: pass %" PRIu64 " at %" PRId64
 				"): " LETW_PASS_IDS_WHY "; its passes mix them and are not judged"
@@ -156,9 +157,13 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 		const struct letw_rproc *p = &r->procs[i];
 		const struct letw_pass_ids *ids = letw_sink_pass_ids(&r->base, p->vpid);
 
-		fprintf(f, "%s{\"vpid\":%" PRId64 ",\"orphan_records\":%" PRIu64
-			",\"pass_id_repeats\":%" PRIu64 ",\"passes\":[",
-			i ? "," : "", p->vpid, p->orphan_records, ids ? ids->repeats : 0);
+		fprintf(f, "%s{\"vpid\":%" PRId64, i ? "," : "", letw_proc_vpid(p->vpid));
+		/* Whenever the trace recorded it: a reader keying processes
+		 * by (pid_ns, vpid) needs it even when one namespace shows. */
+		if (r->base.npidns)
+			fprintf(f, ",\"pid_ns\":%" PRIu64, letw_sink_proc_pidns(&r->base, p->vpid));
+		fprintf(f, ",\"orphan_records\":%" PRIu64 ",\"pass_id_repeats\":%" PRIu64
+			",\"passes\":[", p->orphan_records, ids ? ids->repeats : 0);
 		first = 1;
 		for (j = 0; j < r->npasses; j++) {
 			if (r->passes[j].vpid != p->vpid)

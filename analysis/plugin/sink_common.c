@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sink_common.h"
 
@@ -35,6 +36,83 @@ int letw_sink_add_port(bt_self_component_sink *self)
 			bt_self_component_sink_as_self_component(self),
 			"cannot add the input port");
 		return -1;
+	}
+	return 0;
+}
+
+int letw_sink_proc_of(struct letw_sink *s, int has_vpid, int64_t vpid, int has_pid_ns,
+		      uint64_t pid_ns, int64_t *key)
+{
+	uint32_t i = 0;
+
+	if (has_pid_ns) {
+		/* Few namespaces, and events come in runs of one process. */
+		if (s->npidns && s->pidns[s->last_pidns] == pid_ns)
+			i = s->last_pidns;
+		else {
+			for (i = 0; i < s->npidns && s->pidns[i] != pid_ns; i++)
+				;
+			if (i == s->npidns) {
+				if (s->npidns == s->cappidns) {
+					uint32_t cap = s->cappidns ? 2 * s->cappidns : 4;
+					uint64_t *nv = realloc(s->pidns, cap * sizeof(*nv));
+
+					if (!nv)
+						return -ENOMEM;
+					s->pidns = nv;
+					s->cappidns = cap;
+				}
+				s->pidns[s->npidns++] = pid_ns;
+				if (s->result)
+					s->result->pid_namespaces = (int)s->npidns;
+			}
+			s->last_pidns = i;
+		}
+	}
+	*key = letw_proc_key(i, has_vpid ? vpid : 0);
+	return 0;
+}
+
+uint64_t letw_sink_proc_pidns(const struct letw_sink *s, int64_t key)
+{
+	uint32_t i = (uint32_t)((uint64_t)key >> 32);
+
+	return i < s->npidns ? s->pidns[i] : 0;
+}
+
+const char *letw_sink_proc_label(const struct letw_sink *s, int64_t key,
+				 char buf[LETW_PROC_LABEL_MAX])
+{
+	if (letw_sink_many_pidns(s))
+		snprintf(buf, LETW_PROC_LABEL_MAX, "%lld (pid_ns %llu)",
+			 (long long)letw_proc_vpid(key),
+			 (unsigned long long)letw_sink_proc_pidns(s, key));
+	else
+		snprintf(buf, LETW_PROC_LABEL_MAX, "%lld", (long long)letw_proc_vpid(key));
+	return buf;
+}
+
+int letw_sink_proc_dir(struct letw_sink *s, int64_t key, const char *dir, char **out)
+{
+	int n;
+
+	if (!letw_sink_many_pidns(s))
+		n = asprintf(out, "%s", dir);
+	else
+		n = asprintf(out, "%s/pidns-%llu", dir,
+			     (unsigned long long)letw_sink_proc_pidns(s, key));
+	if (n < 0) {
+		*out = NULL;
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	if (letw_sink_many_pidns(s) && mkdir(*out, 0755) && errno != EEXIST) {
+		int e = errno;
+
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", *out, strerror(e));
+		free(*out);
+		*out = NULL;
+		return -e;
 	}
 	return 0;
 }
@@ -90,9 +168,12 @@ int letw_sink_say_mixed(struct letw_sink *s, const char *what)
 		if (!v->ids.repeats)
 			continue;
 		n++;
-		BT_COMP_LOGW("process %lld: %llu pass id(s) seen again (first: pass %llu): "
+		char label[LETW_PROC_LABEL_MAX];
+
+		BT_COMP_LOGW("process %s: %llu pass id(s) seen again (first: pass %llu): "
 			     LETW_PASS_IDS_WHY "; its %s mixes them",
-			     (long long)v->vpid, (unsigned long long)v->ids.repeats,
+			     letw_sink_proc_label(s, v->vpid, label),
+			     (unsigned long long)v->ids.repeats,
 			     (unsigned long long)v->ids.first_id, what);
 	}
 	return n;
@@ -106,6 +187,7 @@ void letw_sink_fini(struct letw_sink *s)
 	letw_ev_class_cache_fini(&s->cache);
 	letw_namebuf_fini(&s->names);
 	free(s->vids);
+	free(s->pidns);
 	s->vids = NULL;
 	s->nvids = s->capvids = 0;
 }
@@ -209,6 +291,9 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 				BT_COMP_LOGW("events carry no vpid context (lttng add-context -u -t vpid); attributing them to process 0");
 			}
 		}
+		if (letw_sink_proc_of(s, ev.has_vpid, ev.vpid, ev.has_pid_ns, ev.pid_ns,
+				      &ev.proc))
+			goto nomem;
 		if (s->result)
 			s->result->letw_events++;
 		/* Kept out of every analysis (a region of 2^63 bytes would
@@ -220,7 +305,7 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 			return 0;
 		}
 		if (letw_ev_object(ev.kind) == LETW_OBJ_INIT &&
-		    see_pass(s, ev.has_vpid ? ev.vpid : 0, letw_ev_flavour(ev.kind), ev.pass_id,
+		    see_pass(s, ev.proc, letw_ev_flavour(ev.kind), ev.pass_id,
 			     ev.ts_ns))
 			goto nomem;
 		return s->ops->event(s, &ev);

@@ -44,6 +44,8 @@ struct letw_sink_result {
 	uint64_t jit_lines;     /* ... and with a DEBUG_INFO record */
 	int mixed_processes;    /* perfmap, jitdump: vpids that were several
 				 * processes (passids.h), mixed in the output */
+	int pid_namespaces;     /* seen in the pid_ns context; > 1: files went
+				 * to DIR/pidns-INO/ (letw_sink_proc_dir) */
 };
 
 struct letw_sink;
@@ -75,14 +77,59 @@ struct letw_sink {
 	struct letw_trace_facts facts;   /* judged before ops->end */
 	struct letw_namebuf names;       /* letw_sink_region_name() */
 	int warned_vpid;
-	/* Per vpid, the pass ids of its Init events (passids.h): whether the
-	 * vpid was one process. Few processes: a short array. */
+	/* The pid namespaces seen in LTTng's pid_ns context, in order of
+	 * first sight: the upper half of a process key indexes it. */
+	uint64_t *pidns;
+	uint32_t npidns, cappidns, last_pidns;
+	/* Per process key, the pass ids of its Init events (passids.h):
+	 * whether it was one process. Few processes: a short array. */
 	struct letw_vpid_ids {
 		int64_t vpid;
 		struct letw_pass_ids ids;
 	} *vids;
 	size_t nvids, capvids, last_vid;
 };
+
+/*
+ * A process, in every sink's tables: its vpid, and in the upper half the
+ * index of its pid namespace among those the trace showed (0: the first,
+ * or a trace without the pid_ns context). Two processes with one vpid in
+ * two pid namespaces (containers) are so two processes, and a trace with
+ * one namespace keys, names and writes processes by vpid as before.
+ */
+static inline int64_t letw_proc_key(uint32_t nsidx, int64_t vpid)
+{
+	return (int64_t)(((uint64_t)nsidx << 32) | (uint32_t)vpid);
+}
+
+static inline int64_t letw_proc_vpid(int64_t key)
+{
+	return (int32_t)(uint32_t)key;
+}
+
+/* The key of an event's process (ev->proc is the same for the shared
+ * decoder's events): 0, or -ENOMEM. */
+int letw_sink_proc_of(struct letw_sink *s, int has_vpid, int64_t vpid, int has_pid_ns,
+		      uint64_t pid_ns, int64_t *key);
+/* More than one pid namespace seen: processes are then named and written
+ * with theirs. */
+static inline int letw_sink_many_pidns(const struct letw_sink *s)
+{
+	return s->npidns > 1;
+}
+/* The pid_ns of a process key; 0 when the trace has no pid_ns context. */
+uint64_t letw_sink_proc_pidns(const struct letw_sink *s, int64_t key);
+/* How messages name a process: "VPID", or "VPID (pid_ns INO)" when the
+ * trace showed several pid namespaces. Returns buf. */
+#define LETW_PROC_LABEL_MAX 48
+const char *letw_sink_proc_label(const struct letw_sink *s, int64_t key,
+				 char buf[LETW_PROC_LABEL_MAX]);
+/* The directory a process's output file goes to: dir itself, or
+ * dir/pidns-INO (created) when the trace showed several pid namespaces, so
+ * that two processes' perf-VPID.map never overwrite each other and each
+ * namespace's files can go to its container's /tmp. *out is malloc()ed.
+ * Returns 0 or a negative errno (cause appended). */
+int letw_sink_proc_dir(struct letw_sink *s, int64_t key, const char *dir, char **out);
 
 void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
 		    const struct letw_sink_ops *ops, void *init_data);
@@ -97,10 +144,12 @@ letw_sink_consume(bt_self_component_sink *self);
 int letw_sink_add_port(bt_self_component_sink *self);
 void letw_sink_fini(struct letw_sink *s);
 
-/* The pass ids seen for vpid (passids.h), or NULL when it had no Init. */
-const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t vpid);
-/* perfmap and jitdump at the end: warn of every vpid that was several
- * processes, whose `what` (map, dump) mixes them; returns how many. */
+/* The pass ids seen for a process key (passids.h), or NULL when it had no
+ * Init. */
+const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t key);
+/* perfmap and jitdump at the end: warn of every process key that was
+ * several processes, whose `what` (map, dump) mixes them; returns how
+ * many. */
 int letw_sink_say_mixed(struct letw_sink *s, const char *what);
 
 /* The perf map name of a method or stub record (names.h), in a buffer of

@@ -2,6 +2,7 @@
 """Minimal client of the lttng-etw control socket (provider/ctlproto.h),
 written independently of the C code so the tests check the wire protocol
 itself. Usage: letw_ctl.py PID {ping|status|capture} [MASK]"""
+import os
 import socket
 import struct
 import sys
@@ -17,11 +18,21 @@ REP_FIELDS = ("magic", "version", "type", "status", "passes", "request_id",
               "instance_id", "pending_statedumps")
 
 
+def address(pid):
+    """The abstract name of the process we see as pid:
+    lttng-etw/<its pid namespace's inode>/<its pid there>."""
+    with open("/proc/%d/status" % pid) as f:
+        nspid = [line.split()[1:] for line in f if line.startswith("NSpid:")][0]
+    # One level: our namespace (no need to inspect the target's).
+    ns = os.stat("/proc/%s/ns/pid" % ("self" if len(nspid) == 1 else pid)).st_ino
+    return "\0lttng-etw/%d/%s" % (ns, nspid[-1])
+
+
 def request(pid, kind, mask=0, request_id=1, timeout=60.0, raw=None):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.settimeout(timeout)
     try:
-        s.connect("\0lttng-etw/%d" % pid)
+        s.connect(address(pid))
         s.send(raw if raw is not None else
                REQ.pack(MAGIC, VERSION, TYPES[kind], mask, request_id))
         data = s.recv(4096)

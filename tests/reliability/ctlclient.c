@@ -46,18 +46,22 @@ static const char *cur_test = "";
 
 static int connect_to(int type)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun;
 	struct timeval tv = { 10, 0 };
-	int fd, len;
+	int64_t pidns = letw_ctl_pidns(0); /* target shares our pid namespace */
+	socklen_t len;
+	int fd;
 
-	len = snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1, "%s%d",
-		       LETW_CTL_ABSTRACT_PREFIX, (int)target);
+	/* Our namespace, not read from the target's /proc: a test run as
+	 * another user must reach the provider to be refused by it. */
+	if (pidns < 0)
+		return (int)pidns;
+	len = letw_ctl_sockaddr(&sun, (uint64_t)pidns, target);
 	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sun,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len))) {
+	if (connect(fd, (struct sockaddr *)&sun, len)) {
 		int e = -errno;
 
 		close(fd);

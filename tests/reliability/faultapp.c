@@ -131,22 +131,24 @@ static void unpark_churn(void)
 /* Connect to a process's control socket and PING it: 0 or -errno. */
 static int ping(pid_t pid)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun;
 	struct letw_ctl_request req = { .magic = LETW_CTL_MAGIC,
 					.version = LETW_CTL_VERSION,
 					.type = LETW_CTL_PING, .request_id = 7 };
 	struct letw_ctl_reply rep;
-	int fd, n, len;
 	struct timeval tv = { 5, 0 };
+	int64_t pidns = letw_ctl_pidns(0); /* pid shares our pid namespace */
+	socklen_t len;
+	int fd, n;
 
-	len = snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1, "%s%d",
-		       LETW_CTL_ABSTRACT_PREFIX, (int)pid);
+	if (pidns < 0)
+		return (int)pidns;
+	len = letw_ctl_sockaddr(&sun, (uint64_t)pidns, pid);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sun,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) ||
+	if (connect(fd, (struct sockaddr *)&sun, len) ||
 	    send(fd, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req)) {
 		n = -errno;
 		close(fd);

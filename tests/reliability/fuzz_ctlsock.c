@@ -48,18 +48,13 @@ static int live_clients(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int len;
-
 	/* No table, no control thread, no probe: a CAPTURE is decided and
 	 * answered (-ENOTCONN) without a pass. */
 	letw_g.tracing = 0;
 	letw_g.instance_id = 3;
 	if (letw_ctlsock_open())
 		abort();
-	addr.sun_family = AF_UNIX;
-	len = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "%s%d",
-		       LETW_CTL_ABSTRACT_PREFIX, (int)getpid());
-	addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+	addr_len = letw_ctl_sockaddr(&addr, (uint64_t)letw_ctl_pidns(0), getpid());
 	return 0;
 }
 
