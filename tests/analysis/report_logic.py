@@ -12,6 +12,7 @@ usage: report_logic.py PLUGIN_DIR
 """
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -51,7 +52,11 @@ class Iter(bt2._UserMessageIterator):
                 continue
             name, ts, vpid, fields = step
             msg = self._create_event_message(s.ec[name], stream, default_clock_snapshot=ts)
-            if s.with_vpid:
+            if s.with_vpid == 'pid_ns':
+                # vpid is (vpid, pid_ns) here.
+                msg.event.common_context_field['vpid'] = vpid[0]
+                msg.event.common_context_field['pid_ns'] = vpid[1]
+            elif s.with_vpid:
                 msg.event.common_context_field['vpid'] = vpid
             for k, v in fields.items():
                 msg.event.payload_field[k] = v
@@ -71,6 +76,9 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
         if with_vpid:
             ctx = tc.create_structure_field_class()
             ctx.append_member('vpid', tc.create_signed_integer_field_class(32))
+        if with_vpid == 'pid_ns':
+            # As LTTng-UST records it (an inode number).
+            ctx.append_member('pid_ns', tc.create_unsigned_integer_field_class(64))
         self.sc = tc.create_stream_class(
             default_clock_class=cc, event_common_context_field_class=ctx,
             supports_discarded_events=True, discarded_events_have_default_clock_snapshots=True)
@@ -121,25 +129,34 @@ def report(plugin, steps, with_vpid=True):
         os.unlink(path)
 
 
-def perfmap_fails(plugin, steps):
-    """Whether sink.etw.perfmap (fail-on-incomplete, the default) fails
-    the graph at the end of these steps."""
+def perfmap_run(plugin, steps, with_vpid=True):
+    """sink.etw.perfmap (fail-on-incomplete, the default) on these steps:
+    whether it failed the graph, and {path under output-dir: names}."""
     d = tempfile.mkdtemp()
     try:
         g = bt2.Graph()
-        src = g.add_component(Source, 'src', obj=(steps, True))
+        src = g.add_component(Source, 'src', obj=(steps, with_vpid))
         sink = g.add_component(plugin.sink_component_classes['perfmap'], 'sink',
                                params={'output-dir': d})
         g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+        failed = False
         try:
             g.run()
         except bt2._Error:
-            return True
-        return False
+            failed = True
+        maps = {}
+        for top, _, files in os.walk(d):
+            for f in files:
+                with open(os.path.join(top, f)) as m:
+                    maps[os.path.relpath(os.path.join(top, f), d)] = sorted(
+                        line.split(' ', 2)[2].strip() for line in m)
+        return failed, maps
     finally:
-        for f in os.listdir(d):
-            os.unlink(os.path.join(d, f))
-        os.rmdir(d)
+        shutil.rmtree(d)
+
+
+def perfmap_fails(plugin, steps):
+    return perfmap_run(plugin, steps)[0]
 
 
 def passes(r, vpid=100):
@@ -267,6 +284,30 @@ def main():
     check('one walk with both flavours makes two passes with the same id',
           [(q['flavour'], q['status']) for q in passes(r)] ==
           [('dcstart', 'complete'), ('dcend', 'complete')], r)
+
+    # The pid_ns context tells one vpid in two pid namespaces apart
+    # (containers): two processes, each its own pass 1, no repeat; their
+    # maps go to pidns-INO/ each. One namespace: named as without it.
+    a, b = (1, 4026532001), (1, 4026532002)
+    two = [init(10, 1, vpid=a), method('method_dcstart', 11, 0x1000, 'x', vpid=a),
+           init(12, 1, vpid=b), method('method_dcstart', 13, 0x1000, 'y', vpid=b),
+           complete(14, 1, 1, vpid=a), complete(15, 1, 1, vpid=b)]
+    r = report(plugin, two, with_vpid='pid_ns')
+    check('one vpid in two pid namespaces is two processes, each complete',
+          sorted((x['vpid'], x.get('pid_ns'), x['pass_id_repeats'], [q['status'] for q in x['passes']])
+                 for x in r['processes']) ==
+          [(1, a[1], 0, ['complete']), (1, b[1], 0, ['complete'])], r['processes'])
+    failed, maps = perfmap_run(plugin, two, with_vpid='pid_ns')
+    check('perfmap writes one map per pid namespace, each with its own code',
+          not failed and maps == {'pidns-%d/perf-1.map' % a[1]: ['ns::x'],
+                                  'pidns-%d/perf-1.map' % b[1]: ['ns::y']}, (failed, maps))
+    one = [init(10, 1, vpid=a), method('method_dcstart', 11, 0x1000, 'x', vpid=a),
+           complete(14, 1, 1, vpid=a)]
+    r = report(plugin, one, with_vpid='pid_ns')
+    failed, maps = perfmap_run(plugin, one, with_vpid='pid_ns')
+    check('one pid namespace: the JSON says which, the map is perf-VPID.map',
+          [(x['vpid'], x.get('pid_ns')) for x in r['processes']] == [a] and
+          not failed and maps == {'perf-1.map': ['ns::x']}, (r['processes'], failed, maps))
 
     r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(12, 1, 1)],
                with_vpid=False)
