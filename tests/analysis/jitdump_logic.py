@@ -52,6 +52,9 @@ class Iter(bt2._UserMessageIterator):
         yield self._create_stream_beginning_message(stream)
         for name, ts, vpid, fields in s.steps:
             msg = self._create_event_message(s.ec[name], stream, default_clock_snapshot=ts)
+            if s.pid_ns:
+                # vpid is (vpid, pid_ns) here.
+                vpid, msg.event.common_context_field['pid_ns'] = vpid
             msg.event.common_context_field['vpid'] = vpid
             for k, v in fields.items():
                 msg.event.payload_field[k] = v
@@ -69,6 +72,10 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
                                       offset=bt2.ClockClassOffset(OFFSET_S, 0))
         ctx = tc.create_structure_field_class()
         ctx.append_member('vpid', tc.create_signed_integer_field_class(32))
+        # Steps whose vpid is (vpid, pid_ns): LTTng's pid_ns context too.
+        self.pid_ns = any(isinstance(st[2], tuple) for st in steps)
+        if self.pid_ns:
+            ctx.append_member('pid_ns', tc.create_unsigned_integer_field_class(64))
         self.sc = tc.create_stream_class(default_clock_class=cc,
                                          event_common_context_field_class=ctx)
         self.ec = {}
@@ -163,7 +170,8 @@ def run(plugin, steps, params=None):
     g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
     try:
         g.run()
-        return {f: parse(os.path.join(out, f)) for f in os.listdir(out)}
+        return {os.path.relpath(os.path.join(top, f), out): parse(os.path.join(top, f))
+                for top, _, fs in os.walk(out) for f in fs}
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -265,6 +273,24 @@ def main():
     check(not [r for r in recs if r['kind'] == 'debug'] and
           loads(recs)[0]['code'][:0x14] == b'\xcc' * 0x14,
           'a chunk with a damaged row count or code size is dropped')
+
+    # One vpid in two pid namespaces (pid_ns context): a dump each, under
+    # pidns-INO/, each LOAD with its own process's code bytes (the code
+    # records are decoded apart from the loads: both must key alike).
+    na, nb = 4026532001, 4026532002
+    ca, cb = b'\xaa' * 0x40, b'\xbb' * 0x40
+    files = run(plugin, [init(10, vpid=(7, na)), init(11, vpid=(7, nb)),
+                         method('method_load', 20, A, 'in_a', vpid=(7, na)),
+                         method('method_load', 21, A, 'in_b', vpid=(7, nb)),
+                         code(22, A, 0x40, 0, cb, vpid=(7, nb)),
+                         code(23, A, 0x40, 0, ca, vpid=(7, na))])
+    da, db = 'pidns-%d/jit-7.dump' % na, 'pidns-%d/jit-7.dump' % nb
+    check(sorted(files) == [da, db], 'one jitdump per pid namespace (%s)' % sorted(files))
+    check([(r['name'].split('::')[1].split('(')[0], r['pid'], r['code']) for r in loads(files[da][1])] ==
+          [('in_a', 7, ca)] and files[da][0]['pid'] == 7 and
+          [(r['name'].split('::')[1].split('(')[0], r['pid'], r['code']) for r in loads(files[db][1])] ==
+          [('in_b', 7, cb)] and files[db][0]['pid'] == 7,
+          'each namespace\'s dump: its own code and bytes, pid = the vpid')
 
     try:
         run(plugin, [init(10)])
