@@ -11,8 +11,9 @@
  * may share with the host (`--network host`) while each has its own pid 1:
  * the pid alone named one socket for all of them, and a client on the host
  * could not reach a process by the pid it sees. A client resolves a pid it
- * sees into the pair with letw_ctl_pidns() and the last NSpid of
- * /proc/PID/status. Message
+ * sees into the pair from the last NSpid of /proc/PID/status and
+ * letw_ctl_pidns() (its own namespace when NSpid has one level: reading
+ * another process's /proc/PID/ns needs ptrace access). Message
  * boundaries are kept by the socket type, so a request is exactly one
  * datagram of sizeof(struct letw_ctl_request) bytes; anything else is
  * answered with -EBADMSG and the connection closed. The server checks the

@@ -40,36 +40,33 @@ int letw_sink_add_port(bt_self_component_sink *self)
 	return 0;
 }
 
-int letw_sink_proc_of(struct letw_sink *s, int has_vpid, int64_t vpid, int has_pid_ns,
-		      uint64_t pid_ns, int64_t *key)
+int letw_sink_proc_of_ns(struct letw_sink *s, int64_t vpid, uint64_t pid_ns, int64_t *key)
 {
-	uint32_t i = 0;
+	uint32_t i;
 
-	if (has_pid_ns) {
-		/* Few namespaces, and events come in runs of one process. */
-		if (s->npidns && s->pidns[s->last_pidns] == pid_ns)
-			i = s->last_pidns;
-		else {
-			for (i = 0; i < s->npidns && s->pidns[i] != pid_ns; i++)
-				;
-			if (i == s->npidns) {
-				if (s->npidns == s->cappidns) {
-					uint32_t cap = s->cappidns ? 2 * s->cappidns : 4;
-					uint64_t *nv = realloc(s->pidns, cap * sizeof(*nv));
+	/* Few namespaces, and events come in runs of one process. */
+	if (s->npidns && s->pidns[s->last_pidns] == pid_ns) {
+		i = s->last_pidns;
+	} else {
+		for (i = 0; i < s->npidns && s->pidns[i] != pid_ns; i++)
+			;
+		if (i == s->npidns) {
+			if (s->npidns == s->cappidns) {
+				uint32_t cap = s->cappidns ? 2 * s->cappidns : 4;
+				uint64_t *nv = realloc(s->pidns, cap * sizeof(*nv));
 
-					if (!nv)
-						return -ENOMEM;
-					s->pidns = nv;
-					s->cappidns = cap;
-				}
-				s->pidns[s->npidns++] = pid_ns;
-				if (s->result)
-					s->result->pid_namespaces = (int)s->npidns;
+				if (!nv)
+					return -ENOMEM;
+				s->pidns = nv;
+				s->cappidns = cap;
 			}
-			s->last_pidns = i;
+			s->pidns[s->npidns++] = pid_ns;
+			if (s->result)
+				s->result->pid_namespaces = (int)s->npidns;
 		}
+		s->last_pidns = i;
 	}
-	*key = letw_proc_key(i, has_vpid ? vpid : 0);
+	*key = letw_proc_key(i, vpid);
 	return 0;
 }
 

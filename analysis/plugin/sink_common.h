@@ -108,9 +108,19 @@ static inline int64_t letw_proc_vpid(int64_t key)
 }
 
 /* The key of an event's process (ev->proc is the same for the shared
- * decoder's events): 0, or -ENOMEM. */
-int letw_sink_proc_of(struct letw_sink *s, int has_vpid, int64_t vpid, int has_pid_ns,
-		      uint64_t pid_ns, int64_t *key);
+ * decoder's events): 0, or -ENOMEM. Inline for the common trace, which
+ * has no pid_ns context: it runs once per event. */
+int letw_sink_proc_of_ns(struct letw_sink *s, int64_t vpid, uint64_t pid_ns, int64_t *key);
+static inline int letw_sink_proc_of(struct letw_sink *s, int has_vpid, int64_t vpid,
+				    int has_pid_ns, uint64_t pid_ns, int64_t *key)
+{
+	if (!has_vpid)
+		vpid = 0;
+	if (has_pid_ns)
+		return letw_sink_proc_of_ns(s, vpid, pid_ns, key);
+	*key = letw_proc_key(0, vpid);
+	return 0;
+}
 /* More than one pid namespace seen: processes are then named and written
  * with theirs. */
 static inline int letw_sink_many_pidns(const struct letw_sink *s)
