@@ -54,6 +54,13 @@ done
 "$LETW_CLI" status --all >"$T/all.out" 2>&1 || letw_fail "status --all: $(cat "$T/all.out")"
 grep -q "^pid $pa: " "$T/all.out" && grep -q "^pid $pb: " "$T/all.out" ||
 	letw_fail "status --all did not list $pa and $pb: $(cat "$T/all.out")"
+# From a pid namespace of its own, the CLI sees neither process: it says
+# so rather than ask a pid that means another process there.
+unshare -p -f --mount-proc "$LETW_CLI" status --all >"$T/inner.out" 2>&1 ||
+	letw_fail "status --all in a new pid namespace: $(cat "$T/inner.out")"
+grep -q "control socket(s) belong to processes not visible here" "$T/inner.out" &&
+	! grep -q "^pid " "$T/inner.out" ||
+	letw_fail "status --all in a new pid namespace printed: $(cat "$T/inner.out")"
 
 # 2. One session, both processes, with the pid_ns context; start and stop
 # wait for each. The tracker wants the pids sessiond sees (it takes an
