@@ -167,6 +167,23 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Room for element n of *v (capacity *cap elements of elem bytes),
+ * doubling: 0, or -ENOMEM with *v untouched. */
+static int room_for(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, c * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
 /* The control sockets' names in /proc/net/unix (our network namespace),
  * sorted, without repeats (a listening socket and its accepted connections
  * share the name). Returns the count, or a negative errno. */
@@ -174,7 +191,8 @@ static int list_names(struct ctl_name **out)
 {
 	FILE *f = fopen("/proc/net/unix", "re");
 	static const char tag[] = "@" LETW_CTL_ABSTRACT_PREFIX;
-	struct ctl_name *v = NULL, *nv;
+	struct ctl_name *v = NULL;
+	void *vp = NULL;
 	size_t n = 0, cap = 0, i, k;
 	char *line = NULL;
 	size_t lcap = 0;
@@ -197,17 +215,13 @@ static int list_names(struct ctl_name **out)
 		/* The path is the last column: nothing may follow the pid. */
 		if (end2 == end + 1 || (*end2 && *end2 != '\n') || vpid <= 0)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*nv));
-			if (!nv) {
-				free(v);
-				free(line);
-				fclose(f);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (room_for(&vp, &cap, n, sizeof(*v))) {
+			free(v);
+			free(line);
+			fclose(f);
+			return -ENOMEM;
 		}
+		v = vp;
 		v[n++] = (struct ctl_name){ .pidns = ns, .vpid = (pid_t)vpid };
 	}
 	free(line);
@@ -232,7 +246,8 @@ static int list_names(struct ctl_name **out)
 int letw_ctl_list(pid_t **pids_out)
 {
 	struct ctl_name *names = NULL;
-	pid_t *pids = NULL, *np;
+	pid_t *pids = NULL;
+	void *pp = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	int nnames;
@@ -264,17 +279,13 @@ int letw_ctl_list(pid_t **pids_out)
 		key.pidns = (uint64_t)ns;
 		if (!bsearch(&key, names, (size_t)nnames, sizeof(*names), cmp_name))
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			np = realloc(pids, cap * sizeof(*np));
-			if (!np) {
-				free(pids);
-				free(names);
-				closedir(d);
-				return -ENOMEM;
-			}
-			pids = np;
+		if (room_for(&pp, &cap, n, sizeof(*pids))) {
+			free(pids);
+			free(names);
+			closedir(d);
+			return -ENOMEM;
 		}
+		pids = pp;
 		pids[n++] = (pid_t)pid;
 	}
 	if (d)
