@@ -161,12 +161,11 @@ int letw_sink_say_mixed(struct letw_sink *s, const char *what)
 
 	for (size_t i = 0; i < s->nvids; i++) {
 		const struct letw_vpid_ids *v = &s->vids[i];
+		char label[LETW_PROC_LABEL_MAX];
 
 		if (!v->ids.repeats)
 			continue;
 		n++;
-		char label[LETW_PROC_LABEL_MAX];
-
 		BT_COMP_LOGW("process %s: %llu pass id(s) seen again (first: pass %llu): "
 			     LETW_PASS_IDS_WHY "; its %s mixes them",
 			     letw_sink_proc_label(s, v->vpid, label),
