@@ -78,14 +78,28 @@ static const char prelude[] =
 	"end\n"
 	"attach(handler, 'trace')\n"
 	"attach(record, 'record')\n"
-	"return handler, record\n";
+	"local osexit = os.exit\n"
+	"os.exit = function(...)\n"
+	"  local code = ...\n"
+	"  if code == nil or type(code) == 'boolean' or tonumber(code) then host.exit() end\n"
+	"  return osexit(...)\n"
+	"end\n"
+	"return function() attach(handler); attach(record) end\n";
 
-#define LH_HANDLER_KEY "letw-luajit.handler"
-#define LH_RECORD_KEY "letw-luajit.record"
+/* The prelude's detach function: it calls the jit.attach the prelude
+ * saw, so a script that replaced jit or jit.attach cannot keep our
+ * handlers attached to a closed map. */
+#define LH_DETACH_KEY "letw-luajit.detach"
+
+struct lh_bridge {
+	struct lh_tracemap *map;
+	void (*before_exit)(void *ctx);
+	void *ctx;
+};
 
 static struct lh_tracemap *map_of(lua_State *L)
 {
-	return lua_touserdata(L, lua_upvalueindex(1));
+	return ((struct lh_bridge *)lua_touserdata(L, lua_upvalueindex(1)))->map;
 }
 
 static unsigned int uint_arg(lua_State *L, int i)
@@ -198,29 +212,49 @@ static int host_flush(lua_State *L)
 	return 0;
 }
 
-int lh_bridge_install(lua_State *L, struct lh_tracemap *map)
+/* os.exit(code, true) closes the lua_State, unmapping the machine code,
+ * and os.exit(code) ends the process without returning to main: either
+ * way the host's teardown (unpublish everything, counters) must run
+ * first. */
+static int host_exit(lua_State *L)
+{
+	struct lh_bridge *b = lua_touserdata(L, lua_upvalueindex(1));
+
+	b->before_exit(b->ctx);
+	return 0;
+}
+
+int lh_bridge_install(lua_State *L, struct lh_tracemap *map,
+		      void (*before_exit)(void *ctx), void *ctx)
 {
 	static const luaL_Reg fns[] = {
 		{ "start", host_start },
 		{ "stop", host_stop },
 		{ "flush", host_flush },
+		{ "exit", host_exit },
 		{ NULL, NULL },
 	};
 	const luaL_Reg *r;
+	struct lh_bridge *b;
 
 	if (luaL_loadbuffer(L, prelude, sizeof(prelude) - 1, "=letw-luajit"))
 		return -1;
+	/* Full userdata, owned by the lua_State: it lives as long as the
+	 * closures that point at it. */
+	b = lua_newuserdata(L, sizeof(*b));
+	b->map = map;
+	b->before_exit = before_exit;
+	b->ctx = ctx;
+	lua_setfield(L, LUA_REGISTRYINDEX, "letw-luajit.bridge");
 	lua_newtable(L);
 	for (r = fns; r->name; r++) {
-		lua_pushlightuserdata(L, map);
+		lua_pushlightuserdata(L, b);
 		lua_pushcclosure(L, r->func, 1);
 		lua_setfield(L, -2, r->name);
 	}
-	if (lua_pcall(L, 1, 2, 0))
+	if (lua_pcall(L, 1, 1, 0))
 		return -1;
-	/* Kept so lh_bridge_detach can hand the same functions to jit.attach. */
-	lua_setfield(L, LUA_REGISTRYINDEX, LH_RECORD_KEY);
-	lua_setfield(L, LUA_REGISTRYINDEX, LH_HANDLER_KEY);
+	lua_setfield(L, LUA_REGISTRYINDEX, LH_DETACH_KEY);
 	return 0;
 }
 
@@ -228,18 +262,8 @@ void lh_bridge_detach(lua_State *L)
 {
 	int top = lua_gettop(L);
 
-	static const char *const keys[] = { LH_HANDLER_KEY, LH_RECORD_KEY };
-
-	for (int i = 0; i < 2; i++) {
-		lua_getglobal(L, "jit");
-		lua_getfield(L, LUA_REGISTRYINDEX, keys[i]);
-		if (lua_istable(L, -2) && lua_isfunction(L, -1)) {
-			/* jit.attach(f) with no event detaches f: our wrapper
-			 * passes it to the original. */
-			lua_getfield(L, -2, "attach");
-			lua_pushvalue(L, -2);
-			lua_pcall(L, 1, 0, 0);
-		}
-		lua_settop(L, top);
-	}
+	lua_getfield(L, LUA_REGISTRYINDEX, LH_DETACH_KEY);
+	if (lua_isfunction(L, -1))
+		lua_pcall(L, 0, 0, 0);
+	lua_settop(L, top);
 }

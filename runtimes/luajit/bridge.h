@@ -17,11 +17,16 @@
  * i.e. stay alive until lua_close(L) has returned or the handler has been
  * detached. Scripts that call jit.attach(f, "trace") themselves (e.g.
  * -jdump) are chained behind the host's handler instead of replacing it.
+ * os.exit is wrapped to call before_exit(ctx) first: the host's teardown
+ * (detach, close the map), which must be idempotent since main runs it
+ * again when the script returns.
  * Returns 0, or -1 with the Lua error message left on the stack.
  */
-int lh_bridge_install(lua_State *L, struct lh_tracemap *map);
+int lh_bridge_install(lua_State *L, struct lh_tracemap *map,
+		      void (*before_exit)(void *ctx), void *ctx);
 
-/* Detach the handler (before the map is closed). */
+/* Detach the handler (before the map is closed), through the jit.attach
+ * the script found at install time; a no-op once done. */
 void lh_bridge_detach(lua_State *L);
 
 #endif /* LETW_LUAJIT_BRIDGE_H */

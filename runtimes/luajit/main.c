@@ -156,11 +156,40 @@ static int run_script(lua_State *L, const struct options *o, int argc, char **ar
 	return 0;
 }
 
+/* What must happen before the machine code goes away: on return from the
+ * script, and from the os.exit wrapper (bridge.h), whichever comes
+ * first. */
+struct teardown {
+	lua_State *L;
+	struct lh_tracemap *map; /* NULL once closed */
+	int stats;
+};
+
+static void teardown(void *ctx)
+{
+	struct teardown *t = ctx;
+	struct lh_counters cnt;
+
+	if (!t->map)
+		return;
+	/* lua_close unmaps the machine code: retire every record before, and
+	 * stop listening first so no event reaches a closed map. */
+	lh_bridge_detach(t->L);
+	lh_tracemap_close(t->map, &cnt);
+	t->map = NULL;
+	if (t->stats)
+		fprintf(stderr,
+			"letw-luajit: traces published %" PRIu64 ", unpublished %" PRIu64
+			", replaced %" PRIu64 ", flushes %" PRIu64 ", errors %" PRIu64 "\n",
+			cnt.published, cnt.unpublished, cnt.replaced, cnt.flushes,
+			cnt.errors);
+}
+
 int main(int argc, char **argv)
 {
 	struct letw_config cfg;
 	struct lh_tracemap *map;
-	struct lh_counters cnt;
+	struct teardown td;
 	struct options o;
 	lua_State *L;
 	int err, status = 0;
@@ -185,7 +214,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	luaL_openlibs(L);
-	if (lh_bridge_install(L, map)) {
+	td.L = L;
+	td.map = map;
+	td.stats = o.stats;
+	if (lh_bridge_install(L, map, teardown, &td)) {
 		fprintf(stderr, "letw-luajit: cannot attach the trace handler: %s\n",
 			lua_tostring(L, -1));
 		status = 1;
@@ -195,17 +227,8 @@ int main(int argc, char **argv)
 			status = 1;
 	}
 
-	/* lua_close unmaps the machine code: retire every record before, and
-	 * stop listening first so no event reaches a closed map. */
-	lh_bridge_detach(L);
-	lh_tracemap_close(map, &cnt);
+	teardown(&td);
 	lua_close(L);
-	if (o.stats)
-		fprintf(stderr,
-			"letw-luajit: traces published %" PRIu64 ", unpublished %" PRIu64
-			", replaced %" PRIu64 ", flushes %" PRIu64 ", errors %" PRIu64 "\n",
-			cnt.published, cnt.unpublished, cnt.replaced, cnt.flushes,
-			cnt.errors);
 	if (!err)
 		letw_shutdown();
 	return status;
