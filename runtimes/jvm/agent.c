@@ -53,7 +53,7 @@ static void log_stats(const char *when)
 	if (!jvm_diag_enabled(JVM_LOG_INFO))
 		return;
 	jvm_stats_format(buf, sizeof(buf));
-	jvm_diag(JVM_LOG_INFO, "%s: %s", when, buf);
+	jvm_diag(JVM_LOG_INFO, "%s: %s log_dropped=%lu", when, buf, jvm_diag_dropped());
 }
 
 static void replay_begin(void)
@@ -204,31 +204,40 @@ static jint refuse(void)
 
 static jint start(JavaVM *vm, const char *options, int late)
 {
+	/* Static: the log path makes it 4 KiB, a lot for the Attach
+	 * Listener's stack (a Java thread: -Xss applies). Never shared by two
+	 * calls: HotSpot runs the startup Agent_OnLoads one by one, and every
+	 * jcmd load on its one Attach Listener thread. */
+	static struct jvm_opts opts;
 	struct letw_config cfg;
 	char err[256];
 	jvmtiEnv *jvmti = NULL;
 	JNIEnv *jni;
 	int ret;
 
+	/* Bad options are the user's to fix: say why and refuse to load,
+	 * whether or not an earlier load is running (a second load's options
+	 * are checked, then ignored; jcmd must not answer 0 to a typo). */
+	jvm_opts_defaults(&opts);
+	if (jvm_opts_parse(options, &opts, err, sizeof(err))) {
+		fprintf(stderr, "lttng-etw-jvmti: bad options: %s\n", err);
+		return JNI_ERR;
+	}
+	if (opts.help) {
+		fputs(jvm_opts_help_text, stderr);
+		return JNI_ERR;
+	}
 	if (atomic_exchange(&started, 1)) {
 		jvm_diag(JVM_LOG_WARN, "already loaded in this JVM; options '%s' ignored",
 			 options ? options : "");
 		return JNI_OK;
 	}
-	jvm_opts_defaults(&jvm_g.opts);
-	/* Bad options are the user's to fix: say why and refuse to load. */
-	if (jvm_opts_parse(options, &jvm_g.opts, err, sizeof(err))) {
-		fprintf(stderr, "lttng-etw-jvmti: bad options: %s\n", err);
-		return refuse();
-	}
-	if (jvm_g.opts.help) {
-		fputs(jvm_opts_help_text, stderr);
-		return refuse();
-	}
+	jvm_g.opts = opts;
 	ret = jvm_diag_open(jvm_g.opts.log, jvm_g.opts.log_level);
 	if (ret) {
-		fprintf(stderr, "lttng-etw-jvmti: cannot open log '%s': %s\n", jvm_g.opts.log,
-			strerror(-ret));
+		fprintf(stderr, "lttng-etw-jvmti: cannot open log '%s': %s%s\n", jvm_g.opts.log,
+			strerror(-ret),
+			ret == -ENXIO ? " (a FIFO nobody reads: the agent will not wait for one)" : "");
 		return refuse();
 	}
 	jvm_g.vm = vm;
@@ -290,6 +299,11 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 
 JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
-	/* See the top of the file: lttng-etw is left to the process exit. */
-	log_stats("unload");
+	static atomic_int once;
+
+	/* HotSpot calls this once per load of the library (a second jcmd
+	 * load too): the counters are said once. See the top of the file:
+	 * lttng-etw is left to the process exit. */
+	if (!atomic_exchange(&once, 1))
+		log_stats("unload");
 }

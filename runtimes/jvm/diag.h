@@ -11,7 +11,9 @@
  * where the user said with log=: nowhere by default, stderr, or a file
  * opened once at load (O_APPEND). One line is formatted on the stack and
  * written with a single write(2): no stdio lock, no allocation, lines from
- * concurrent threads never interleave. Callback paths only log at debug
+ * concurrent threads never interleave. Never waits for a reader: the
+ * destination is non-blocking (diag.c), a line it does not take is
+ * dropped and counted, and control characters from names become '?'. Callback paths only log at debug
  * level (one line per refused record), which the user asks for
  * explicitly; everything else is counted (stats.h) and summarised.
  */
@@ -24,6 +26,9 @@ int jvm_diag_open(const char *dest, enum jvm_log_level level);
 void jvm_diag_close(void);
 
 int jvm_diag_enabled(enum jvm_log_level level);
+
+/* Lines dropped so far (destination full or gone). */
+unsigned long jvm_diag_dropped(void);
 
 void jvm_diag(enum jvm_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -56,7 +56,7 @@ static uint32_t class_file(struct resolver *rv, jclass klass, const char *class_
 	if (!class_sig_utf8) {
 		if ((*rv->jvmti)->GetClassSignature(rv->jvmti, klass, &csig, NULL) != JVMTI_ERROR_NONE)
 			return file_index(rv, "", 0);
-		jvm_mutf8_to_utf8(csig, s->tmp2, sizeof(s->tmp2), NULL);
+		jvm_class_sig_to_utf8(csig, s->tmp2, sizeof(s->tmp2));
 		class_sig_utf8 = s->tmp2;
 	}
 	/* No SourceFile attribute (ABSENT_INFORMATION) leaves src NULL: "". */

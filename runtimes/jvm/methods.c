@@ -72,7 +72,7 @@ static jvmtiError resolve_names(jvmtiEnv *jvmti, jmethodID method, struct jvm_na
 		const struct jvm_opts *o = &jvm_g.opts;
 
 		jvm_mutf8_to_utf8(name, s->name, sizeof(s->name), NULL);
-		jvm_mutf8_to_utf8(csig, s->csig, sizeof(s->csig), NULL);
+		jvm_class_sig_to_utf8(csig, s->csig, sizeof(s->csig));
 		jvm_name_class(s->csig, o->ns, s->ns, sizeof(s->ns));
 		jvm_mutf8_to_utf8(sig, s->tmp, sizeof(s->tmp), NULL);
 		jvm_name_signature(s->tmp, o->sig, s->sig, sizeof(s->sig));

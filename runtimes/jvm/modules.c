@@ -76,7 +76,7 @@ static void loader_name(jvmtiEnv *jvmti, JNIEnv *jni, jobject loader, char *out,
 	(void)(*jvmti)->GetObjectHashCode(jvmti, loader, &hash);
 	k = (*jni)->GetObjectClass(jni, loader);
 	if (k && (*jvmti)->GetClassSignature(jvmti, k, &csig, NULL) == JVMTI_ERROR_NONE) {
-		jvm_mutf8_to_utf8(csig, csig_u, sizeof(csig_u), NULL);
+		jvm_class_sig_to_utf8(csig, csig_u, sizeof(csig_u));
 		jvm_name_class(csig_u, JVM_NS_DOTTED, cls, sizeof(cls));
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
 	}

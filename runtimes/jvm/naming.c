@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#include "mutf8.h"
 #include "naming.h"
 
 /* A bounded writer: appends until full, then remembers it was cut. */
@@ -62,6 +63,21 @@ static void put_class(struct sbuf *b, const char *name, size_t n, int dotted, in
 			sb_putn(b, name + i, 1);
 		seg = i + 1;
 	}
+}
+
+size_t jvm_class_sig_to_utf8(const char *mutf8_sig, char *out, size_t cap)
+{
+	size_t n;
+	int cut = 0;
+
+	if (cap < 3)
+		return jvm_mutf8_to_utf8(mutf8_sig, out, cap, NULL);
+	n = jvm_mutf8_to_utf8(mutf8_sig, out, cap - 1, &cut);
+	if (cut && out[0] == 'L' && n >= 2) {
+		out[n++] = ';';
+		out[n] = '\0';
+	}
+	return n;
 }
 
 size_t jvm_name_class(const char *sig, enum jvm_ns_style style, char *out, size_t cap)

@@ -26,6 +26,13 @@ enum jvm_sig_style {
 	JVM_SIG_NONE,           /* empty */
 };
 
+/* JVMTI's class signature (modified UTF-8) into out as UTF-8, like
+ * jvm_mutf8_to_utf8; when it does not fit, a class type ("L...;") is cut
+ * inside its name and keeps its closing ';', so jvm_name_class and
+ * jvm_source_path still read it as a class (a shortened one) instead of
+ * falling back to the raw JVM form. */
+size_t jvm_class_sig_to_utf8(const char *mutf8_sig, char *out, size_t cap);
+
 /* Class signature ("Lcom/example/Foo;") to the namespace. */
 size_t jvm_name_class(const char *class_sig, enum jvm_ns_style style, char *out,
 		      size_t cap);

@@ -67,7 +67,8 @@ static int parse_ulong(const char *value, unsigned long lo, unsigned long hi,
 	char *end;
 	unsigned long v;
 
-	if (!*value || *value == '-' || *value == '+')
+	/* strtoul would skip blanks and take a sign: only digits. */
+	if (*value < '0' || *value > '9')
 		return -1;
 	errno = 0;
 	v = strtoul(value, &end, 10);
@@ -146,7 +147,7 @@ static int parse_item(char *item, struct jvm_opts *o, char *err, size_t errlen)
 
 int jvm_opts_parse(const char *options, struct jvm_opts *o, char *err, size_t errlen)
 {
-	char buf[1024], *item, *save = NULL;
+	char buf[JVM_LOG_PATH_MAX + 1024], *item, *save = NULL; /* a log path and the rest */
 	int ret;
 
 	if (err && errlen)

@@ -7,7 +7,7 @@
 
 #include "naming.h"
 
-#define JVM_LOG_PATH_MAX 512
+#define JVM_LOG_PATH_MAX 4096 /* PATH_MAX */
 
 enum jvm_log_level {
 	JVM_LOG_DEBUG = 0,

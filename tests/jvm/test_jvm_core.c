@@ -111,6 +111,34 @@ Test(naming, class_cut_keeps_utf8_whole)
 	cr_expect_str_eq(out, "a.b\xC3\xA9");
 }
 
+/* A class signature longer than the buffer (a generated class, 4 KiB of
+ * packages): converted, it still ends with ';', so the styles and the
+ * source path read it as a class, not as the raw JVM form. */
+Test(naming, long_class_signature_stays_a_class)
+{
+	char sig[200], utf8[64], ns[64], path[64];
+	size_t n, i;
+
+	n = (size_t)snprintf(sig, sizeof(sig), "L");
+	for (i = 0; i < 20; i++)
+		n += (size_t)snprintf(sig + n, sizeof(sig) - n, "pkg%zu/", i);
+	snprintf(sig + n, sizeof(sig) - n, "Foo;");
+	n = jvm_class_sig_to_utf8(sig, utf8, sizeof(utf8));
+	cr_expect_eq(n, sizeof(utf8) - 1);
+	cr_expect_eq(utf8[0], 'L');
+	cr_expect_eq(utf8[n - 1], ';', "cut signature lost its ';': %s", utf8);
+	cr_expect_eq(strncmp(utf8, sig, n - 1), 0);
+	jvm_name_class(utf8, JVM_NS_DOTTED, ns, sizeof(ns));
+	cr_expect_eq(strncmp(ns, "pkg0.pkg1.pkg2.", 15), 0, "dotted: %s", ns);
+	jvm_source_path(utf8, "Foo.java", path, sizeof(path));
+	cr_expect_eq(strncmp(path, "pkg0/pkg1/", 10), 0, "source path: %s", path);
+	/* One that fits is untouched; a non-class one is only cut. */
+	jvm_class_sig_to_utf8("La/B;", utf8, sizeof(utf8));
+	cr_expect_str_eq(utf8, "La/B;");
+	jvm_class_sig_to_utf8("[[[[[[[[[[I", utf8, 6);
+	cr_expect_str_eq(utf8, "[[[[");
+}
+
 Test(naming, signature_styles)
 {
 	const char *d = "(I[Ljava/lang/String;[[JLcom/ex/Foo$Bar;Z)V";
@@ -228,11 +256,27 @@ Test(options, colon_spelling_and_aliases)
 	cr_expect_eq(o.sig, JVM_SIG_DESCRIPTOR);
 }
 
+/* Any path the system takes (PATH_MAX), not a shorter limit of ours. */
+Test(options, long_log_path)
+{
+	char opt[4200], err[128];
+	struct jvm_opts o;
+	size_t n;
+
+	n = (size_t)snprintf(opt, sizeof(opt), "log=");
+	while (n < 4 + 4000)
+		n += (size_t)snprintf(opt + n, sizeof(opt) - n, "/a-directory");
+	jvm_opts_defaults(&o);
+	cr_expect_eq(jvm_opts_parse(opt, &o, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(o.log, opt + 4);
+}
+
 Test(options, bad_input_is_refused_with_a_message)
 {
 	static const char *const bad[] = {
 		"bogus", "sig=short", "class=", "lines=2", "poll=0", "poll=10001", "poll=-1",
 		"poll=5ms", "instance=65536", "log=", "loglevel=loud", "unfold",
+		"poll= 5", "poll=+5", "instance= -0", "instance=\t7", "poll=",
 	};
 	struct jvm_opts o;
 	char err[128];
