@@ -33,7 +33,8 @@ void letw_sleep_ms(long ms);
 /* CLOCK_MONOTONIC in seconds. */
 double letw_now_s(void);
 
-/* Parse a non-negative decimal number; -1 on error. */
+/* Parse a non-negative number, decimal or hexadecimal after 0x (no
+ * octal, blank or sign); -1 on error. */
 int letw_parse_u64(const char *s, uint64_t *out);
 /* Parse a positive pid; -1 on error. */
 int letw_parse_pid(const char *s, pid_t *out);

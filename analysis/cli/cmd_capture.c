@@ -41,6 +41,8 @@ const char *letw_ctl_strerror(int err)
 		return "no reply before the timeout";
 	case -EPROTO:
 		return "malformed reply (another lttng-etw version?)";
+	case -EADDRINUSE:
+		return "its control socket's name is held by another process (not lttng-etw's)";
 	case -ENOTCONN:
 		return "tracing is unavailable in that process (LETW_DISABLE or no lttng-ust)";
 	case -EACCES:

@@ -93,6 +93,7 @@ struct session_opts {
 	const char *session, *channel;
 	pid_t *pids;
 	int npids;
+	int missing; /* --pid processes that did not answer: exit status 1 */
 	double timeout_s;
 };
 
@@ -184,6 +185,11 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 		free(o->pids);
 		return LETW_EXIT_ERROR;
 	}
+	/* A pid the user named that is not an lttng-etw process (a typo, one
+	 * that exited) is said and ignored; the command still runs for the
+	 * others but cannot say it did what was asked. */
+	for (int i = 0; o->npids && i < *n; i++)
+		o->missing += !(*v)[i].alive;
 	return -1;
 }
 
@@ -199,7 +205,9 @@ static void start_usage(FILE *f)
 		"another session had already enabled is sent a capture-state.\n"
 		"\n"
 		"  -t, --timeout S  wait at most S seconds for the rundowns (default 30)\n"
-		"  -p, --pid PID    only these processes (default: all lttng-etw processes)\n"
+		"  -p, --pid PID    only these processes (default: all lttng-etw processes); a\n"
+		"                   PID that is not an lttng-etw process is said, ignored, and\n"
+		"                   makes the exit status 1\n"
 		"  -h, --help\n", letw_prog);
 }
 
@@ -227,7 +235,7 @@ int letw_cmd_start(int argc, char **argv)
 out:
 	free(v);
 	free(o.pids);
-	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }
 
 static void stop_usage(FILE *f)
@@ -244,23 +252,41 @@ static void stop_usage(FILE *f)
 		"\n"
 		"  -t, --timeout S    wait at most S seconds (default 30); the session is\n"
 		"                     stopped anyway, and the exit status is 1\n"
-		"  -p, --pid PID      only these processes; the dcend events are then enabled\n"
-		"                     with a filter on their vpid\n"
+		"  -p, --pid PID      only these processes (pids as this shell sees them); the\n"
+		"                     dcend events are then enabled with a filter on their\n"
+		"                     vpids; a PID that is not an lttng-etw process is said,\n"
+		"                     ignored, and makes the exit status 1\n"
 		"  -c, --channel NAME channel to enable the dcend events in (default: the\n"
 		"                     channel holding the session's letw_rundown events,\n"
 		"                     else channel0)\n"
 		"  -h, --help\n", letw_prog);
 }
 
-static char *vpid_filter(const pid_t *pids, int n)
+/*
+ * The filter on the DCEnd events for the processes that answered. An
+ * event's vpid is its pid inside its own pid namespace, not the host pid
+ * the user gave: a containerised process's pid is translated (ctl.c). A
+ * process in another namespace with the same vpid passes the filter too;
+ * its extra pass is harmless to the analysis, which keys processes by
+ * (pid_ns, vpid). Returns NULL with *oom set when out of memory, NULL
+ * without it when no process answered.
+ */
+static char *vpid_filter(const struct letw_proc *v, int n, int *oom)
 {
 	char *f = NULL, *nf;
+	pid_t vpid;
 	int i;
 
+	*oom = 0;
 	for (i = 0; i < n; i++) {
+		if (!v[i].alive)
+			continue;
+		if (letw_ctl_vpid(v[i].pid, &vpid))
+			vpid = v[i].pid; /* exited meanwhile: nothing will match */
 		if (asprintf(&nf, "%s%s$ctx.vpid == %d", f ? f : "", f ? " || " : "",
-			     (int)pids[i]) < 0) {
+			     (int)vpid) < 0) {
 			free(f);
+			*oom = 1;
 			return NULL;
 		}
 		free(f);
@@ -274,16 +300,24 @@ int letw_cmd_stop(int argc, char **argv)
 	struct session_opts o;
 	struct letw_proc *v;
 	char *filter = NULL, *chan = NULL;
-	int n = 0, i, ret, failed = 0;
+	int n = 0, i, ret, oom, failed = 0;
 
 	ret = begin(argc, argv, "stop", stop_usage, 1, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
-	if (o.npids && !(filter = vpid_filter(o.pids, o.npids))) {
-		letw_err("out of memory");
-		free(o.pids);
-		free(v);
-		return LETW_EXIT_ERROR;
+	if (o.npids && !(filter = vpid_filter(v, n, &oom))) {
+		if (oom) {
+			letw_err("out of memory");
+			free(o.pids);
+			free(v);
+			return LETW_EXIT_ERROR;
+		}
+		/* None of the named processes answered: no DCEnd to run; a
+		 * filter on their pids would only keep others' passes out. */
+		letw_err("stop: none of the --pid processes answered: no DCEnd rundown; stopping `%s`",
+			 o.session);
+		failed = 1;
+		goto stop;
 	}
 	/* The dcend events go where the session's rundown events are: a
 	 * channel cannot be added to a started session, and a blocking or
@@ -309,7 +343,7 @@ stop:
 	free(chan);
 	free(v);
 	free(o.pids);
-	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }
 
 static void snapshot_usage(FILE *f)
@@ -351,5 +385,5 @@ int letw_cmd_snapshot(int argc, char **argv)
 		printf("snapshot of `%s` recorded\n", o.session);
 	free(v);
 	free(o.pids);
-	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }

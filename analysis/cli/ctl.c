@@ -74,10 +74,19 @@ static int sockaddr_of(pid_t pid, struct sockaddr_un *sa, socklen_t *len)
 	return 0;
 }
 
+/*
+ * Abstract socket names are first come, first served: any user can bind
+ * the name of another process's socket (one without lttng-etw, or one that
+ * has not bound it yet). The server's credentials, taken by the kernel
+ * when it called listen() and given in our pid namespace, must name the
+ * process we asked for; else its answers would be taken for that
+ * process's.
+ */
 static int connect_to(pid_t pid)
 {
 	struct sockaddr_un sa;
-	socklen_t len = 0;
+	struct ucred cred;
+	socklen_t len = 0, clen = sizeof(cred);
 	int fd, ret = sockaddr_of(pid, &sa, &len);
 
 	if (ret)
@@ -91,7 +100,18 @@ static int connect_to(pid_t pid)
 		close(fd);
 		return -e;
 	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.pid != pid) {
+		close(fd);
+		return -EADDRINUSE;
+	}
 	return fd;
+}
+
+int letw_ctl_vpid(pid_t pid, pid_t *vpid)
+{
+	int levels;
+
+	return ns_vpid(pid, vpid, &levels);
 }
 
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,

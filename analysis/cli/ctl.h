@@ -15,7 +15,8 @@
  * after the close). timeout_ms bounds the wait for the reply (<= 0:
  * forever). Returns 0 (reply in *out, its status not interpreted), or a
  * negative errno: -ECONNREFUSED/-ENOENT when the process has no control
- * socket, -ETIMEDOUT, -EPROTO for a malformed reply.
+ * socket, -EADDRINUSE when the socket named for it is served by another
+ * process, -ETIMEDOUT, -EPROTO for a malformed reply.
  */
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		  int timeout_ms, struct letw_ctl_reply *out);
@@ -25,6 +26,10 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
  * stderr. Returns the count (>= 0) with *pids malloc()ed, or a negative
  * errno. */
 int letw_ctl_list(pid_t **pids);
+
+/* PID's pid inside its own pid namespace (what LTTng records as vpid):
+ * 0, or a negative errno when /proc does not show the process. */
+int letw_ctl_vpid(pid_t pid, pid_t *vpid);
 
 /* A user-facing message for a letw_ctl_call error or reply status. */
 const char *letw_ctl_strerror(int err);

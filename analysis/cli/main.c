@@ -59,15 +59,26 @@ double letw_now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Decimal, or hexadecimal after 0x (masks): never octal (`--pid 010` is
+ * pid 10, as a user reads it), and no blank or sign, which strtoull
+ * would take ("-1" as 2^64 - 1). */
 int letw_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	int base = 10;
 
-	if (!s || !*s || *s == '-')
+	if (!s)
+		return -1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+	}
+	if (!((*s >= '0' && *s <= '9') ||
+	      (base == 16 && ((*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F')))))
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno || *end)
 		return -1;
 	*out = v;

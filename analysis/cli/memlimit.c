@@ -80,7 +80,9 @@ int letw_memory_limit_apply(uint64_t mib)
 	return 0;
 #else
 	struct rlimit rl;
-	rlim_t want = (rlim_t)mib * 1024 * 1024;
+	/* A limit past what rlim_t counts is no limit (not a wrapped one). */
+	rlim_t want = mib > RLIM_INFINITY / (1024 * 1024) ? RLIM_INFINITY
+							  : (rlim_t)mib * 1024 * 1024;
 
 	if (getrlimit(RLIMIT_DATA, &rl) != 0)
 		return -errno;

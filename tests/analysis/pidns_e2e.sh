@@ -68,7 +68,9 @@ grep -q "control socket(s) belong to processes not visible here" "$T/inner.out" 
 s=$(letw_session_create pidns) || exit 1
 letw_session_track "$s" "$pa"
 letw_session_track "$s" "$pb"
-lttng enable-event -u -s "$s" 'letw_runtime:*,letw_rundown:*' >/dev/null || letw_fail "enable-event"
+# DCStart only: stop enables the DCEnd events itself, filtered on the
+# processes' vpids (the filter once held the host pids: no DCEnd recorded).
+lttng enable-event -u -s "$s" 'letw_runtime:*,letw_rundown:*dcstart*' >/dev/null || letw_fail "enable-event"
 lttng add-context -u -s "$s" -t vpid -t vtid -t pid_ns >/dev/null || letw_fail "add-context"
 "$LETW_CLI" start "$s" --pid "$pa" --pid "$pb" >&2 || letw_fail "start"
 "$LETW_CLI" stop "$s" --pid "$pa" --pid "$pb" >&2 || letw_fail "stop"

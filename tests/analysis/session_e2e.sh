@@ -81,10 +81,21 @@ all_complete || letw_fail "session B: a pass is not complete: $got"
 
 # 4. Session C enables DCStart and DCEnd from its start: one walk emits
 # both; at stop, enabling dcend flips nothing, so stop asks for a DCEnd.
+# A --pid that is not an lttng-etw process (here a sleep) is said and
+# ignored, the others are served, and the exit status is 1: `stop` with a
+# mistyped pid used to exit 0 with a DCEnd filter that kept the real
+# process's pass out.
 "$LETW_CLI" stop "$a" --pid "$pid" >&2 || letw_fail "stop A"
+sleep 300 &
+other=$!
+letw_track "$other"
 c=$(anl_session sess-c "$pid" "" 'letw_rundown:*') || exit 1
-"$LETW_CLI" start "$c" --pid "$pid" >&2 || letw_fail "start C"
-"$LETW_CLI" stop "$c" --pid "$pid" >&2 || letw_fail "stop C"
+for cmd in start stop; do
+	rc=0
+	"$LETW_CLI" $cmd "$c" --pid "$pid" --pid "$other" >"$T/$cmd-c.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q "pid $other: no lttng-etw control socket answers; ignored" "$T/$cmd-c.out" ||
+		letw_fail "$cmd C with a non-lttng-etw --pid: exit $rc: $(cat "$T/$cmd-c.out")"
+done
 "$LETW_CLI" report "$(anl_trace "$c")" --json -o "$T/c.json" --no-progress ||
 	letw_fail "report C: exit $?"
 got=$(passes_of "$T/c.json")
@@ -94,6 +105,42 @@ all_complete || letw_fail "session C: a pass is not complete: $got"
 touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
 letw_untrack "$pid"
+
+# A control socket name bound by another user for a process without one
+# (abstract names are first come, first served): the CLI checks the
+# server's credentials and says so, instead of taking its answers for
+# that process's.
+setpriv --reuid=nobody --regid=nogroup --clear-groups $LETW_PY - "$other" <<'PY' >"$T/fake.log" 2>&1 &
+import os, socket, sys, time
+ns = os.stat("/proc/self/ns/pid").st_ino
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(("\0lttng-etw/%d/%s" % (ns, sys.argv[1])).encode())
+s.listen(4)
+print("ready", flush=True)
+s.settimeout(0.2)
+end = time.time() + 60    # the test kills it long before
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+        c.recv(256)
+        c.send(b"\0" * 64)   # a reply no lttng-etw process would send
+        c.close()
+    except socket.timeout:
+        pass
+PY
+fake=$!
+letw_track "$fake"
+letw_wait_for grep -q ready "$T/fake.log" || letw_fail "the fake socket server: $(cat "$T/fake.log")"
+rc=0
+"$LETW_CLI" status --pid "$other" >"$T/fake.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "held by another process" "$T/fake.out" ||
+	letw_fail "status of a pid whose socket name another user holds: exit $rc: $(cat "$T/fake.out")"
+kill "$fake" 2>/dev/null
+wait "$fake" 2>/dev/null
+letw_untrack "$fake"
+kill "$other" 2>/dev/null
+wait "$other" 2>/dev/null
+letw_untrack "$other"
 
 # status --all with no lttng-etw process says so rather than print
 # nothing. Abstract sockets are per network namespace: a fresh one holds
