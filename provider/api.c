@@ -19,6 +19,7 @@
 #include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
+#include "abi.h"
 #include "emit.h"
 #include "icache.h"
 #include "internal.h"
@@ -93,6 +94,8 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	struct letw_table *t;
 	int ret;
 
+	if (cfg && letw_abi_tail(cfg, sizeof(*cfg), cfg->size))
+		return -E2BIG;
 	if (cfg && (cfg->size < offsetof(struct letw_config, log_ctx) + sizeof(void *) ||
 		    (cfg->poll_period_ms > 10000) ||
 		    (cfg->flags & ~(LETW_CONFIG_NO_CONTROL_THREAD |
@@ -104,7 +107,22 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		pthread_mutex_unlock(&lifecycle_lock);
 		return -EALREADY;
 	}
-	letw_log_init(cfg ? cfg->log_fn : NULL, cfg ? cfg->log_ctx : NULL);
+	/* A callback set with letw_set_log_fn before init stays, unless the
+	 * config names one: init's own messages (LETW_DISABLE...) reach it. */
+	if (cfg && cfg->log_fn)
+		letw_log_init(cfg->log_fn, cfg->log_ctx);
+	else
+		letw_log_env();
+	/* "Counters since letw_init": a second init starts them again (pass
+	 * ids are not counters: they keep growing, the analysis wants them
+	 * unique in a process). */
+	uatomic_set(&letw_g.passes, 0);
+	uatomic_set(&letw_g.rundown_emitted, 0);
+	uatomic_set(&letw_g.rundown_skipped, 0);
+	uatomic_set(&letw_g.last_pass_max_section_ns, 0);
+	uatomic_set(&letw_g.max_section_ns, 0);
+	uatomic_set(&letw_g.last_pass_sections, 0);
+	uatomic_set(&letw_g.last_pass_max_section_start_ns, 0);
 	letw_g.instance_id = cfg ? cfg->instance_id : 0;
 	letw_g.flags = cfg ? cfg->flags : 0;
 	letw_g.poll_ms = poll_period(cfg);
@@ -141,6 +159,10 @@ LETW_API int letw_shutdown(void)
 {
 	struct letw_table *t;
 
+	/* From a control (or log) callback on the control thread: it would
+	 * join itself, then free the table under its own feet. */
+	if (letw_on_control_thread())
+		return -EDEADLK;
 	pthread_mutex_lock(&lifecycle_lock);
 	t = letw_g.table;
 	if (!t) {
@@ -381,6 +403,11 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 		return -ENOTSUP;
 	if (pthread_equal(pthread_self(), letw_g.control_thread))
 		return -EDEADLK;
+	/* A child forked without letw_fork_child inherited control_running
+	 * but not the thread: nobody would ever answer. getpid() is a
+	 * system call, but this is not a publish path. */
+	if (getpid() != letw_g.control_pid)
+		return -ESRCH;
 	pthread_mutex_lock(&letw_g.req_lock);
 	seq = ++letw_g.req_seq;
 	/* Requests arriving before the control thread wakes share one pass
@@ -442,7 +469,9 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out)
 	st.max_section_ns = uatomic_read(&letw_g.max_section_ns);
 	st.last_pass_sections = uatomic_read(&letw_g.last_pass_sections);
 	st.last_pass_max_section_start_ns = uatomic_read(&letw_g.last_pass_max_section_start_ns);
-	memcpy(out, &st, out->size < sizeof(st) ? out->size : sizeof(st));
-	out->size = out->size < sizeof(st) ? out->size : sizeof(st);
+	/* The caller's size, read once: st.size is what lands in out->size,
+	 * so a struct reused for the next call keeps the caller's size. */
+	st.size = out->size < sizeof(st) ? out->size : sizeof(st);
+	memcpy(out, &st, st.size);
 	return 0;
 }

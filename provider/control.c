@@ -433,6 +433,7 @@ int letw_control_start(void)
 		letw_g.wake_fd = -1;
 		return -ret;
 	}
+	letw_g.control_pid = getpid();
 	letw_g.control_running = 1;
 	return 0;
 }

@@ -25,6 +25,14 @@
  *          socket named after the child's pid. The table is kept: the
  *          child's address space holds the same code. Events from the child
  *          carry its own vpid.
+ *
+ * Out of order (a caller's mistake) the hooks do nothing rather than hang
+ * or abort: a second prepare would wait on pass_lock it holds itself (and
+ * urcu's prepare has blocked every signal by then, so nothing could end
+ * it); parent/child without a prepare would release locks they do not hold
+ * and restore a signal mask never saved. A per-thread flag tells: prepare,
+ * fork, parent and child all run in the forking thread (the child's copy
+ * of it).
  */
 #include <unistd.h>
 
@@ -36,8 +44,13 @@
 #include "log.h"
 #include "statedump.h"
 
+static __thread int fork_prepared;
+
 LETW_API void letw_fork_prepare(void)
 {
+	if (fork_prepared)
+		return;
+	fork_prepared = 1;
 	pthread_mutex_lock(&letw_g.pass_lock);
 	letw_probe_fork_prepare();
 	urcu_bp_call_rcu_before_fork();
@@ -46,6 +59,9 @@ LETW_API void letw_fork_prepare(void)
 
 LETW_API void letw_fork_parent(void)
 {
+	if (!fork_prepared)
+		return;
+	fork_prepared = 0;
 	urcu_bp_after_fork_parent();
 	urcu_bp_call_rcu_after_fork_parent();
 	letw_probe_fork_parent();
@@ -57,6 +73,9 @@ LETW_API void letw_fork_child(void)
 	/* First: lttng-ust's restart (letw_probe_fork_child) starts the
 	 * child's listeners, whose statedump callbacks must find the hook's
 	 * lock fresh and queue, not wait for a control thread not yet there. */
+	if (!fork_prepared)
+		return;
+	fork_prepared = 0;
 	letw_hook_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();

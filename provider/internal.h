@@ -41,8 +41,10 @@
 #ifndef LETW_INTERNAL_H
 #define LETW_INTERNAL_H
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -69,6 +71,7 @@ struct letw_state {
 	void *control_ctx;
 
 	pthread_t control_thread;
+	pid_t control_pid;     /* the process control_thread runs in */
 	int control_running;
 	int stopping;  /* C11-style __atomic accesses, so TSan sees the pairing */
 	int wake_fd;   /* eventfd: wakes the control thread */
@@ -101,6 +104,13 @@ static inline void letw_deadline_after(clockid_t clk, struct timespec *ts, long 
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
+}
+
+/* The calling thread is the control thread (a control or log callback):
+ * what would join or wait for it must refuse. */
+static inline int letw_on_control_thread(void)
+{
+	return letw_g.control_running && pthread_equal(pthread_self(), letw_g.control_thread);
 }
 
 /* control.c */

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "abi.h"
 #include "lines.h"
 #include "record.h"
 
@@ -23,6 +24,8 @@ long letw_lines_size(const struct letw_method *m, const struct letw_method_opts 
 		return 0;
 	if (o->size < OPTS_MIN_SIZE)
 		return -EINVAL;
+	if (letw_abi_tail(o, sizeof(*o), o->size))
+		return -E2BIG;
 	if ((o->nr_lines && !o->lines) || (o->nr_files && !o->files))
 		return -EINVAL;
 	if (letw_method_opts_flags(o) & ~(uint32_t)LETW_METHOD_OPT_CODE_READABLE)

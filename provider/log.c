@@ -45,13 +45,18 @@ void letw_log_set(letw_log_fn fn, void *ctx)
 	uatomic_set(&current, s);
 }
 
-void letw_log_init(letw_log_fn fn, void *ctx)
+void letw_log_env(void)
 {
 	const char *env = getenv("LETW_LOG");
 
 	to_stderr = env && (!strcmp(env, "stderr") || !strcmp(env, "debug"));
 	if (env && !strcmp(env, "debug"))
 		min_level = LETW_LOG_DEBUG;
+}
+
+void letw_log_init(letw_log_fn fn, void *ctx)
+{
+	letw_log_env();
 	letw_log_set(fn, ctx);
 }
 

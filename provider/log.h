@@ -9,7 +9,10 @@
 
 #include <lttng-etw/lttng-etw.h>
 
+/* LETW_LOG (stderr, debug) from the environment, then the callback. */
 void letw_log_init(letw_log_fn fn, void *ctx);
+/* LETW_LOG only: the callback set before (letw_set_log_fn) stays. */
+void letw_log_env(void);
 void letw_log_set(letw_log_fn fn, void *ctx);
 void letw_log(enum letw_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -267,7 +267,9 @@ struct letw_method_opts {
  *            native_offset >= code_size, rows out of order, a file name
  *            with a newline
  *   -E2BIG   more than LETW_LINES_MAX rows, LETW_FILES_MAX files or
- *            LETW_FILES_BYTES_MAX bytes of file names
+ *            LETW_FILES_BYTES_MAX bytes of file names; or opts->size larger
+ *            than this library's struct with a non-zero byte past it (a
+ *            newer caller's field this library cannot honour), or > 4096
  */
 LETW_API int letw_method_publish_opts(const struct letw_method *method,
 				      const struct letw_method_opts *opts);
@@ -344,12 +346,18 @@ struct letw_config {
  * when the probe object or lttng-ust cannot be loaded, the library still
  * initialises and keeps its table (so a later fork or inspection works)
  * but emits nothing; letw_init returns 0 and logs why.
- * Returns -EALREADY if already initialised, -EINVAL for a bad config.
+ * A log callback set with letw_set_log_fn before is kept unless cfg names
+ * one. Counters (letw_get_stats, letw_get_store_stats) start from zero.
+ * Returns -EALREADY if already initialised, -EINVAL for a bad config,
+ * -E2BIG when cfg->size is larger than this library's struct with a
+ * non-zero byte past it (a newer caller's field it cannot honour), or
+ * > 4096.
  */
 LETW_API int letw_init(const struct letw_config *cfg);
 
 /* Stop the control thread, unpublish everything (no unload events), wait
- * for deferred frees. Must not be called from a control or log callback. */
+ * for deferred frees. Must not be called from a control or log callback:
+ * from the control thread it returns -EDEADLK and changes nothing. */
 LETW_API int letw_shutdown(void);
 
 LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
@@ -365,7 +373,8 @@ LETW_API int letw_tracing_available(void);
  * live keyword mask (or match_any_keyword if non-zero), as the control
  * socket does. Waits for the pass's Complete event when wait is non-zero.
  * Returns the LETW_PASS_* bits run (0: nothing enabled, nothing run), or a
- * negative errno. Must not be called from a control callback.
+ * negative errno: -EDEADLK from a control callback, -ESRCH in a child
+ * forked without letw_fork_child (no control thread runs there).
  */
 LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait);
 
@@ -408,7 +417,8 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out);
  * letw_fork_parent() in the parent and letw_fork_child() in the child.
  * The child keeps the inherited table (its code is mapped there too), gets
  * a fresh control thread and its own control socket name, and emits events
- * under its own vpid from then on.
+ * under its own vpid from then on. Out of that order (a second prepare, a
+ * parent or child without one) a hook does nothing.
  */
 LETW_API void letw_fork_prepare(void);
 LETW_API void letw_fork_parent(void);

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Caller mistakes the embedding API must survive with an error code, not a
+ * crash, a hang or a silent change (found by a hostile run of the API):
+ * a smaller store-stats struct reused, shutdown from the control callback,
+ * size-prefixed structs from a newer header, the log callback set before
+ * init, counters across init cycles, and the fork hooks out of order or
+ * skipped. White-box (letw_internal) only to give the counters a value
+ * without tracing.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <urcu/uatomic.h>
+
+#include <lttng-etw/lttng-etw.h>
+
+#include "internal.h"
+
+/* A control thread (no socket), tracing off. */
+static void setup(void)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+	};
+
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(letw_init(&cfg), 0);
+}
+
+static void teardown(void)
+{
+	letw_shutdown();
+}
+
+TestSuite(misuse, .init = setup, .fini = teardown, .timeout = 30);
+
+/* An older caller's struct (size and one field), polled twice: the second
+ * call used to copy the whole struct, the first having set size to it. */
+Test(misuse, small_store_stats_struct_reused)
+{
+	union {
+		struct letw_store_stats st;
+		unsigned char b[sizeof(struct letw_store_stats) + 64];
+	} u;
+	const size_t small = offsetof(struct letw_store_stats, bytes_in_use);
+
+	memset(&u, 0xab, sizeof(u));
+	u.st.size = small;
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(letw_get_store_stats(&u.st), 0);
+		cr_assert_eq(u.st.size, small, "call %d: size became %zu", i, u.st.size);
+	}
+	for (size_t i = small; i < sizeof(u.b); i++)
+		cr_assert_eq(u.b[i], 0xab, "byte %zu past the caller's size written", i);
+}
+
+static int shutdown_ret = 1;
+
+static void shutting_down_callback(int code, int level, uint64_t mask, int provider, void *ctx)
+{
+	(void)code, (void)level, (void)mask, (void)provider, (void)ctx;
+	if (shutdown_ret == 1)
+		shutdown_ret = letw_shutdown();
+}
+
+/* It used to destroy the table under the control thread, which then
+ * crashed on it. */
+Test(misuse, shutdown_from_the_control_callback_is_refused)
+{
+	struct letw_method m = {
+		.method_id = 1, .code_start = 0x1000, .code_size = 16, .name = "f",
+	};
+
+	cr_assert_eq(letw_set_control_fn(shutting_down_callback, NULL), 0);
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(shutdown_ret, -EDEADLK);
+	/* Nothing changed: the control thread still answers, the table is
+	 * there. */
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(letw_method_publish(&m), 0);
+	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0);
+}
+
+/* A struct from a newer header: larger, its new fields zero (fine) or set
+ * (refused: they would be ignored); an absurd size is refused unread. */
+Test(misuse, size_prefixed_structs_from_a_newer_header)
+{
+	union {
+		struct letw_config cfg;
+		unsigned char b[sizeof(struct letw_config) + 16];
+	} u;
+	union {
+		struct letw_method_opts o;
+		unsigned char b[sizeof(struct letw_method_opts) + 16];
+	} v;
+	struct letw_method m = {
+		.method_id = 1, .code_start = 0x1000, .code_size = 16, .name = "f",
+	};
+	struct letw_stats st;
+
+	cr_assert_eq(letw_shutdown(), 0);
+	memset(&u, 0, sizeof(u));
+	u.cfg.size = sizeof(u);
+	u.b[sizeof(u.cfg) + 3] = 1;
+	cr_expect_eq(letw_init(&u.cfg), -E2BIG);
+	u.cfg.size = SIZE_MAX;
+	cr_expect_eq(letw_init(&u.cfg), -E2BIG);
+	u.b[sizeof(u.cfg) + 3] = 0;
+	u.cfg.size = sizeof(u);
+	cr_assert_eq(letw_init(&u.cfg), 0, "a zero tail is fine");
+
+	memset(&v, 0, sizeof(v));
+	v.o.size = sizeof(v);
+	v.b[sizeof(v.o) + 15] = 0x80;
+	cr_expect_eq(letw_method_publish_opts(&m, &v.o), -E2BIG);
+	cr_assert_eq(letw_get_stats(&st), 0);
+	cr_expect_eq(st.live_methods, 0, "table changed by a refused publish");
+	v.b[sizeof(v.o) + 15] = 0;
+	cr_expect_eq(letw_method_publish_opts(&m, &v.o), 0);
+}
+
+static char logged[512];
+
+static void keep_log(enum letw_log_level level, const char *msg, void *ctx)
+{
+	(void)level, (void)ctx;
+	strncat(logged, msg, sizeof(logged) - strlen(logged) - 1);
+}
+
+/* init with no log_fn in the config used to drop the callback set before:
+ * its own "LETW_DISABLE" message was lost. */
+Test(misuse, log_callback_set_before_init_is_kept)
+{
+	cr_assert_eq(letw_shutdown(), 0);
+	logged[0] = '\0';
+	cr_assert_eq(letw_set_log_fn(keep_log, NULL), 0);
+	cr_assert_eq(letw_init(NULL), 0);
+	cr_expect(strstr(logged, "LETW_DISABLE") != NULL, "logged: '%s'", logged);
+}
+
+/* "Counters since letw_init". */
+Test(misuse, counters_start_again_at_init)
+{
+	struct letw_stats st;
+
+	uatomic_set(&letw_g.passes, 5);
+	uatomic_set(&letw_g.rundown_emitted, 7);
+	uatomic_set(&letw_g.max_section_ns, 9);
+	cr_assert_eq(letw_shutdown(), 0);
+	setup();
+	cr_assert_eq(letw_get_stats(&st), 0);
+	cr_expect_eq(st.passes, 0);
+	cr_expect_eq(st.rundown_emitted, 0);
+	cr_expect_eq(uatomic_read(&letw_g.max_section_ns), 0);
+}
+
+/* A second prepare used to wait on the lock the first took, with every
+ * signal blocked (only SIGKILL ended it): the suite's timeout would. */
+Test(misuse, fork_prepare_twice)
+{
+	letw_fork_prepare();
+	letw_fork_prepare();
+	letw_fork_parent();
+	/* Back to normal: a full cycle still works. */
+	letw_fork_prepare();
+	letw_fork_parent();
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+}
+
+/* parent without prepare restored a signal mask never saved. */
+Test(misuse, fork_parent_without_prepare)
+{
+	sigset_t set, now;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	cr_assert_eq(pthread_sigmask(SIG_BLOCK, &set, NULL), 0);
+	letw_fork_parent();
+	cr_assert_eq(pthread_sigmask(SIG_BLOCK, NULL, &now), 0);
+	cr_expect(sigismember(&now, SIGUSR1), "SIGUSR1 unblocked by letw_fork_parent");
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+}
+
+/* A child forked without the hooks (or with letw_fork_child alone)
+ * inherits control_running but no control thread: capture-state with
+ * wait used to wait forever. Exit status 0: -ESRCH came back. */
+static void child_capture(int call_child_hook)
+{
+	pid_t pid = fork();
+	int status;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		alarm(10); /* a hang fails the test instead of stalling it */
+		if (call_child_hook)
+			letw_fork_child();
+		_exit(letw_capture_state(LETW_KW_RUNDOWN_START, 1) == -ESRCH ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+Test(misuse, child_without_fork_hooks)
+{
+	child_capture(0);
+}
+
+Test(misuse, fork_child_without_prepare)
+{
+	child_capture(1);
+}
