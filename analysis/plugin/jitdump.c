@@ -255,14 +255,20 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		goto out;
 	letw_sink_proc_label(&jd->base, p->vpid, label);
 	if (asprintf(&path, "%s/jit-%lld.dump", dir, vpid) < 0 ||
-	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.%d", dir, vpid, (int)getpid()) < 0) {
+	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.XXXXXX", dir, vpid) < 0) {
 		path = tmp = NULL;
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* A fresh name nobody can guess: the directory may be a /tmp that
+	 * others write to, and a link planted there is never followed. */
+	fd = letw_create_temp(tmp);
 	if (fd < 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(-fd));
+		fd = -1;
+		/* Not ours to remove: the name may be another's file. */
+		free(tmp);
+		tmp = NULL;
 		goto out;
 	}
 	err = letw_jd_out_init(&o, fd);

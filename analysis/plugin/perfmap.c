@@ -166,7 +166,8 @@ static void put_line(struct linebuf *lb, const struct letw_map_entry *e)
 
 /* perf reads "START SIZE NAME" with hexadecimal START and SIZE. The file
  * is written under a temporary name and renamed (replace_file.h), so a
- * perf running at the same time never reads half a map. */
+ * perf running at the same time never reads half a map; a name nobody can
+ * guess, made afresh, as the directory may be another user's /tmp. */
 static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 		     const struct letw_map_entry *e, size_t n)
 {
@@ -174,7 +175,7 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	struct linebuf *lb;
 	FILE *f = NULL;
 	size_t i;
-	int ret = -1, werr;
+	int ret = -1, werr, fd;
 
 	char *dir = NULL;
 
@@ -184,13 +185,21 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	 * (perf reads a containerised process's map from its /tmp). */
 	if (asprintf(&path, "%s/perf-%lld.map", dir,
 		     (long long)letw_proc_vpid(m->vpid)) < 0 ||
-	    asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
+	    asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		path = tmp = NULL;
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
-	f = fopen(tmp, "w");
+	fd = letw_create_temp(tmp);
+	if (fd < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(-fd));
+		goto out;
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(errno));
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
 		goto out;
 	}
 	lb = malloc(sizeof(*lb));

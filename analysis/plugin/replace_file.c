@@ -5,7 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "replace_file.h"
@@ -41,4 +44,51 @@ int letw_replace_file(const char *tmp, const char *path)
 	 * filesystem or kernel: rename() says what is wrong, if anything. */
 #endif
 	return rename(tmp, path) == 0 ? 0 : -errno;
+}
+
+/* Six letters from the kernel's random pool; if that fails (a seccomp
+ * filter, a kernel before 3.17), from the clock, the pid and a counter:
+ * still not known in advance, and O_EXCL keeps even a guess harmless. */
+static void random_letters(char *at)
+{
+	static const char set[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long calls;
+	unsigned char r[6];
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+		unsigned long long v;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+		    ((unsigned long long)getpid() << 40) ^ ++calls * 0x9e3779b97f4a7c15ull;
+		for (size_t i = 0; i < sizeof(r); i++, v >>= 8)
+			r[i] = (unsigned char)v;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		at[i] = set[r[i] % (sizeof(set) - 1)];
+}
+
+int letw_create_temp(char *tmpl)
+{
+	size_t len = strlen(tmpl);
+
+	if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX") != 0)
+		return -EINVAL;
+	/* Not mkostemp(): it creates the file 0600, and the outputs were
+	 * always 0666 less the umask (perf inject and perf report may run
+	 * as another user); mode 0666 here lets the kernel apply the umask
+	 * and a default ACL exactly as before. */
+	for (int tries = 0; tries < 100; tries++) {
+		int fd;
+
+		random_letters(tmpl + len - 6);
+		fd = open(tmpl, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
 }

@@ -2,7 +2,8 @@
 /*
  * Putting a finished output file (a perf map, a jitdump) in place of the
  * previous one under its final name, atomically: a reader sees the whole
- * old file or the whole new one, never a half-written one.
+ * old file or the whole new one, never a half-written one; and making the
+ * temporary file that holds it until then.
  */
 #ifndef LETW_BT_REPLACE_FILE_H
 #define LETW_BT_REPLACE_FILE_H
@@ -13,5 +14,13 @@
  * positive errno when path holds the new file but the old one, now named
  * tmp, could not be removed (the caller warns; the output is in place). */
 int letw_replace_file(const char *tmp, const char *path);
+
+/* Create and open for writing a new file named tmpl, its last six
+ * characters ("XXXXXX") replaced by random ones (tmpl is updated). The
+ * name is not predictable and the file must not exist (O_EXCL, no symlink
+ * followed): in a directory another user can write to, root never writes
+ * through a link planted at the name it will use. Mode 0666 less the
+ * umask. Returns the descriptor (close-on-exec) or a negative errno. */
+int letw_create_temp(char *tmpl);
 
 #endif /* LETW_BT_REPLACE_FILE_H */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sink_common.h"
 
@@ -89,6 +90,36 @@ const char *letw_sink_proc_label(const struct letw_sink *s, int64_t key,
 	return buf;
 }
 
+/*
+ * A pidns-INO directory found in place is used only if it is a directory
+ * (not a symlink: lstat) of ours or root's: in an output directory others
+ * can write to (a /tmp), another user's directory or link would have root
+ * write its files wherever that user chose.
+ */
+static int pidns_dir_check(struct letw_sink *s, const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot use `%s`: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		BT_COMP_LOGE_APPEND_CAUSE("refusing to use `%s`: it is a symbolic link, not a directory (remove it)", dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot use `%s`: not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		BT_COMP_LOGE_APPEND_CAUSE("refusing to use `%s`: it belongs to another user (uid %u; remove it)",
+					  dir, (unsigned)st.st_uid);
+		return -1;
+	}
+	return 0;
+}
+
 int letw_sink_proc_dir(struct letw_sink *s, int64_t key, const char *dir, char **out)
 {
 	int n;
@@ -110,6 +141,11 @@ int letw_sink_proc_dir(struct letw_sink *s, int64_t key, const char *dir, char *
 		free(*out);
 		*out = NULL;
 		return -e;
+	}
+	if (letw_sink_many_pidns(s) && pidns_dir_check(s, *out)) {
+		free(*out);
+		*out = NULL;
+		return -EPERM;
 	}
 	return 0;
 }

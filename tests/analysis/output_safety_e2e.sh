@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# How perfmap and jitdump write their files, run as root on traces made by
+# output_safety_trace.py (no LTTng session): in a directory others can
+# write to (a /tmp), links that user `nobody` plants at every temporary
+# name a pid-based scheme would use, and at the final names, are never
+# written through: the victim file stays as it was, the outputs are
+# regular files (mode 0666 less the umask); a pidns-INO directory that is
+# nobody's, or a link, is refused by name.
+# Before, the victim got the map and the dump, perf-100.map stayed a link
+# to it, and the pidns directories were used.
+. "$(dirname "$0")/../lib/lttng.sh"
+
+: "${LETW_BIN_DIR:?set by ctest: the bin directory of the build}"
+LETW_CLI=$LETW_BIN_DIR/lttng-etw
+PY=${LETW_BT2_PYTHON:-/usr/bin/python3}
+GEN=$(dirname "$0")/output_safety_trace.py
+T=$LETW_TEST_TMP
+
+[ "$(id -u)" = 0 ] || letw_fail "must run as root (the test command does)"
+id nobody >/dev/null 2>&1 || letw_fail "no user nobody"
+umask 022
+chmod 755 "$T" # nobody reaches the shared directories below
+as_nobody() {
+	setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups -- "$@"
+}
+for k in one two; do
+	"$PY" "$GEN" "$k" "$T/$k" || letw_fail "cannot make the $k trace"
+done
+
+# cli ARGS...: the CLI in a pid namespace of its own, so the pids a
+# pid-based temporary name could take are the few first ones, all planted.
+cli() {
+	unshare -p -f --mount-proc "$LETW_CLI" "$@" --no-progress
+}
+# regular FILE MODE: a regular file (not a link) of that mode.
+regular() {
+	[ -f "$1" ] && [ ! -L "$1" ] || letw_fail "$1 is not a regular file: $(ls -la "$1" 2>&1)"
+	[ "$(stat -c %a "$1")" = "$2" ] || letw_fail "$1: mode $(stat -c %a "$1"), not $2"
+}
+
+echo "the victim's own content" >"$T/victim"
+victim_sum=$(sha256sum <"$T/victim")
+mkdir -m 1777 "$T/out"
+as_nobody "$PY" - "$T/out" "$T/victim" <<'PYEOF' || letw_fail "nobody cannot plant the links"
+import os, sys
+out, victim = sys.argv[1:]
+for pid in range(1, 1001):
+    os.symlink(victim, '%s/perf-100.map.tmp.%d' % (out, pid))
+    os.symlink(victim, '%s/.jit-100.dump.tmp.%d' % (out, pid))
+os.symlink(victim, out + '/perf-100.map')
+os.symlink(victim, out + '/jit-100.dump')
+PYEOF
+cli perfmap "$T/one" -o "$T/out" 2>"$T/pm.err" || letw_fail "perfmap: exit $?: $(cat "$T/pm.err")"
+cli jitdump "$T/one" -o "$T/out" 2>"$T/jd.err" || letw_fail "jitdump: exit $?: $(cat "$T/jd.err")"
+[ "$(sha256sum <"$T/victim")" = "$victim_sum" ] ||
+	letw_fail "the victim was written through a planted link: $(head -c 300 "$T/victim" | tr -c '[:print:]\n' .)"
+regular "$T/out/perf-100.map" 644
+regular "$T/out/jit-100.dump" 644
+grep -q alpha "$T/out/perf-100.map" || letw_fail "perf-100.map: $(cat "$T/out/perf-100.map")"
+[ "$(head -c 4 "$T/out/jit-100.dump")" = DTiJ ] || letw_fail "jit-100.dump has no jitdump header"
+left=$(find "$T/out" -user root -name '*.tmp.*')
+[ -z "$left" ] || letw_fail "temporary files left: $left"
+letw_log "links at the temporary and final names not followed"
+
+# pidns-INO: a directory of nobody's, or a link to one of root's, refused.
+mkdir "$T/target"
+for cmd in perfmap jitdump; do
+	for bad in foreign link; do
+		o=$T/ns-$cmd-$bad
+		mkdir -m 1777 "$o"
+		if [ $bad = foreign ]; then
+			as_nobody mkdir "$o/pidns-4026532001"
+			why="belongs to another user"
+		else
+			as_nobody ln -s "$T/target" "$o/pidns-4026532001"
+			why="is a symbolic link"
+		fi
+		rc=0
+		cli $cmd "$T/two" -o "$o" 2>"$T/ns.err" || rc=$?
+		[ $rc = 1 ] || letw_fail "$cmd with a $bad pidns dir: exit $rc: $(cat "$T/ns.err")"
+		grep -q "refusing to use \`$o/pidns-4026532001\`: it $why" "$T/ns.err" ||
+			letw_fail "$cmd with a $bad pidns dir said: $(cat "$T/ns.err")"
+		[ -z "$(find "$T/target" "$o/pidns-4026532001/" -mindepth 1)" ] ||
+			letw_fail "$cmd wrote into the $bad pidns dir: $(ls -la "$T/target" "$o/pidns-4026532001/")"
+	done
+done
+# One of root's, as an earlier run leaves it, is used again.
+for cmd in perfmap jitdump perfmap; do
+	cli $cmd "$T/two" -o "$T/ns-ok" 2>"$T/ns.err" || letw_fail "$cmd into $T/ns-ok: exit $?: $(cat "$T/ns.err")"
+done
+regular "$T/ns-ok/pidns-4026532002/perf-2.map" 644
+regular "$T/ns-ok/pidns-4026532001/jit-2.dump" 644
+letw_log "foreign or linked pidns-INO directories refused"

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Write a small CTF trace of lttng-etw events for output_safety_e2e.sh.
+
+The test is about how the CLI writes its output files, not about what it
+reads: a trace made here (report_logic.py's schema, with the vpid and
+pid_ns contexts, through sink.ctf.fs) needs no LTTng session and gives
+exactly the shape each check wants.
+
+usage: output_safety_trace.py KIND DIR
+  one    process 100, one complete DCStart pass of three methods
+  two    process 2 in two pid namespaces (4026532001, 4026532002)
+"""
+import os
+import sys
+
+import bt2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_logic import EVENTS, complete, init, method  # noqa: E402
+
+
+class Iter(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        self._msgs = self._build(port.user_data)
+
+    def _build(self, s):
+        stream = s.trace.create_stream(s.sc)
+        yield self._create_stream_beginning_message(stream)
+        pkt = stream.create_packet()
+        yield self._create_packet_beginning_message(pkt)
+        for name, ts, (vpid, pid_ns), fields in s.steps:
+            msg = self._create_event_message(s.ec[name], pkt, default_clock_snapshot=ts)
+            msg.event.common_context_field['vpid'] = vpid
+            msg.event.common_context_field['pid_ns'] = pid_ns
+            for k, v in fields.items():
+                msg.event.payload_field[k] = v
+            yield msg
+        yield self._create_packet_end_message(pkt)
+        yield self._create_stream_end_message(stream)
+
+    def __next__(self):
+        return next(self._msgs)
+
+
+class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
+    def __init__(self, config, params, steps):
+        tc = self._create_trace_class()
+        cc = self._create_clock_class(frequency=1000000000)
+        ctx = tc.create_structure_field_class()
+        ctx.append_member('vpid', tc.create_signed_integer_field_class(32))
+        ctx.append_member('pid_ns', tc.create_unsigned_integer_field_class(64))
+        # sink.ctf.fs writes packets only.
+        self.sc = tc.create_stream_class(default_clock_class=cc,
+                                         event_common_context_field_class=ctx,
+                                         supports_packets=True)
+        self.ec = {}
+        for name, layout in EVENTS.items():
+            fc = tc.create_structure_field_class()
+            for fname, kind, bits in layout:
+                fc.append_member(fname, tc.create_string_field_class() if kind == 's'
+                                 else tc.create_unsigned_integer_field_class(bits))
+            self.ec[name] = self.sc.create_event_class(name=name, payload_field_class=fc)
+        self.trace = tc()
+        self.steps = steps
+        self._add_output_port('out', self)
+
+
+def process(key, t0, names, base=0x10000, size=0x10):
+    steps = [init(t0, 1, vpid=key)]
+    for i, n in enumerate(names):
+        steps.append(method('method_dcstart', t0 + 1 + i, base + i * size, n, vpid=key,
+                            size=size))
+    return steps + [complete(t0 + 1 + len(names), 1, len(names), vpid=key)]
+
+
+def steps_of(kind):
+    ns = 4026531836
+    if kind == 'one':
+        return process((100, ns), 10, ['alpha', 'beta', 'gamma'])
+    if kind == 'two':
+        return (process((2, 4026532001), 10, ['alpha']) +
+                process((2, 4026532002), 100, ['beta'], base=0x40000))
+    sys.exit('unknown kind %s' % kind)
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    g = bt2.Graph()
+    src = g.add_component(Source, 'src', obj=steps_of(kind))
+    sink = g.add_component(bt2.find_plugin('ctf').sink_component_classes['fs'], 'sink',
+                           params={'path': out, 'assume-single-trace': True,
+                                   'quiet': True})
+    g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+    g.run()
+
+
+if __name__ == '__main__':
+    main()
