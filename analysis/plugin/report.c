@@ -20,8 +20,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "names.h"
+#include "replace_file.h"
 #include "report.h"
 
 #define LETW_LOG_SELF_COMP (r->base.self)
@@ -295,6 +297,24 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 	return 0;
 }
 
+/* The report is complete in tmp_path: make it output_path. */
+static int put_in_place(struct letw_report *r)
+{
+	int err = letw_replace_file(r->tmp_path, r->output_path);
+
+	if (err < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", r->tmp_path,
+					  r->output_path, strerror(-err));
+		return -1; /* finalize removes tmp_path */
+	}
+	if (err > 0)
+		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
+			     r->output_path, r->tmp_path, strerror(err));
+	free(r->tmp_path);
+	r->tmp_path = NULL;
+	return 0;
+}
+
 static int report_end(struct letw_sink *s)
 {
 	struct letw_report *r = (struct letw_report *)s;
@@ -325,6 +345,8 @@ static int report_end(struct letw_sink *s)
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report: %s", strerror(errno));
 		return -1;
 	}
+	if (r->tmp_path && put_in_place(r))
+		return -1;
 	if (r->base.result) {
 		r->base.result->incomplete_passes = bad;
 		r->base.result->processes = (int)r->nprocs;
@@ -346,6 +368,42 @@ static const struct letw_sink_ops report_ops = {
 	.name = "report",
 	.quiet_incomplete = 1,
 };
+
+/*
+ * r->out on a new file in output_path's directory (same filesystem, for
+ * the rename), hidden (src.ctf.fs skips dot files, should the directory
+ * be the trace's), under a name nobody can guess or plant a link at.
+ */
+static int open_temp(struct letw_report *r)
+{
+	const char *slash = strrchr(r->output_path, '/');
+	int dlen = slash ? (int)(slash - r->output_path + 1) : 0, fd;
+
+	if (asprintf(&r->tmp_path, "%.*s.%s.tmp.XXXXXX", dlen, r->output_path,
+		     r->output_path + dlen) < 0) {
+		r->tmp_path = NULL;
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	fd = letw_create_temp(r->tmp_path);
+	if (fd < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s` (to become `%s`): %s",
+					  r->tmp_path, r->output_path, strerror(-fd));
+		/* Not ours to remove: the name may be another's file. */
+		free(r->tmp_path);
+		r->tmp_path = NULL;
+		return fd;
+	}
+	r->out = fdopen(fd, "w");
+	if (!r->out) {
+		int e = errno;
+
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", r->tmp_path, strerror(e));
+		close(fd);
+		return -e; /* finalize removes tmp_path */
+	}
+	return 0;
+}
 
 bt_component_class_initialize_method_status
 letw_report_initialize(bt_self_component_sink *self,
@@ -379,11 +437,8 @@ letw_report_initialize(bt_self_component_sink *self,
 	if ((output && !(r->output_path = strdup(output))) ||
 	    (chunk && !(r->chunk = strdup(chunk))))
 		goto error;
-	if (r->output_path && !(r->out = fopen(r->output_path, "w"))) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", r->output_path,
-					  strerror(errno));
+	if (r->output_path && open_temp(r))
 		goto error;
-	}
 	if (letw_sink_add_port(self))
 		goto error;
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
@@ -413,6 +468,11 @@ void letw_report_finalize(bt_self_component_sink *self)
 	free(r->gaps);
 	if (r->out)
 		fclose(r->out);
+	/* Still there: no report was written (a failed or interrupted read),
+	 * and output_path stays as it was. */
+	if (r->tmp_path)
+		unlink(r->tmp_path);
+	free(r->tmp_path);
 	free(r->output_path);
 	free(r->chunk);
 	free(r);

@@ -93,7 +93,12 @@ struct letw_report {
 	int json, fail_on_incomplete;
 	char *output_path;
 	char *chunk; /* the "chunk" parameter, or NULL */
-	FILE *out; /* opened at initialization: fail before reading a trace */
+	/* A new file next to output_path, made at initialization (fail
+	 * before reading a trace), renamed to output_path once the report
+	 * is written: a failed or interrupted read, or an output_path inside
+	 * the trace being read, leaves output_path as it was. */
+	char *tmp_path;
+	FILE *out;
 	struct letw_rproc *procs;
 	size_t nprocs, capprocs;
 	struct letw_pass *passes;

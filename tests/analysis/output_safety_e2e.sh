@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# How perfmap and jitdump write their files, run as root on traces made by
-# output_safety_trace.py (no LTTng session): in a directory others can
-# write to (a /tmp), links that user `nobody` plants at every temporary
-# name a pid-based scheme would use, and at the final names, are never
-# written through: the victim file stays as it was, the outputs are
-# regular files (mode 0666 less the umask); a pidns-INO directory that is
-# nobody's, or a link, is refused by name.
-# Before, the victim got the map and the dump, perf-100.map stayed a link
-# to it, and the pidns directories were used.
+# How perfmap, jitdump and report write their files, run as root on traces
+# made by output_safety_trace.py (no LTTng session):
+# a. in a directory others can write to (a /tmp), links that user `nobody`
+#    plants at every temporary name a pid-based scheme would use, and at
+#    the final names, are never written through: the victim file stays as
+#    it was, the outputs are regular files (mode 0666 less the umask); a
+#    pidns-INO directory that is nobody's, or a link, is refused by name;
+# b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
+#    even when FILE is the trace's own metadata, and no temporary file.
+# Before, a) the victim got the map and the dump and perf-100.map stayed a
+# link to it, and the pidns directories were used; b) FILE was emptied at
+# start.
 . "$(dirname "$0")/../lib/lttng.sh"
 
 : "${LETW_BIN_DIR:?set by ctest: the bin directory of the build}"
@@ -24,7 +27,7 @@ chmod 755 "$T" # nobody reaches the shared directories below
 as_nobody() {
 	setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups -- "$@"
 }
-for k in one two; do
+for k in one two empty; do
 	"$PY" "$GEN" "$k" "$T/$k" || letw_fail "cannot make the $k trace"
 done
 
@@ -39,6 +42,7 @@ regular() {
 	[ "$(stat -c %a "$1")" = "$2" ] || letw_fail "$1: mode $(stat -c %a "$1"), not $2"
 }
 
+# --- a. planted links --------------------------------------------------
 echo "the victim's own content" >"$T/victim"
 victim_sum=$(sha256sum <"$T/victim")
 mkdir -m 1777 "$T/out"
@@ -61,7 +65,7 @@ grep -q alpha "$T/out/perf-100.map" || letw_fail "perf-100.map: $(cat "$T/out/pe
 [ "$(head -c 4 "$T/out/jit-100.dump")" = DTiJ ] || letw_fail "jit-100.dump has no jitdump header"
 left=$(find "$T/out" -user root -name '*.tmp.*')
 [ -z "$left" ] || letw_fail "temporary files left: $left"
-letw_log "links at the temporary and final names not followed"
+letw_log "a: links at the temporary and final names not followed"
 
 # pidns-INO: a directory of nobody's, or a link to one of root's, refused.
 mkdir "$T/target"
@@ -91,4 +95,29 @@ for cmd in perfmap jitdump perfmap; do
 done
 regular "$T/ns-ok/pidns-4026532002/perf-2.map" 644
 regular "$T/ns-ok/pidns-4026532001/jit-2.dump" 644
-letw_log "foreign or linked pidns-INO directories refused"
+letw_log "a: foreign or linked pidns-INO directories refused"
+
+# --- b. report -o FILE on a trace the report fails on --------------------
+mkdir "$T/rep"
+echo "the previous report" >"$T/rep/r.txt"
+meta_sum=$(sha256sum <"$T/empty/metadata")
+for f in "$T/rep/r.txt" "$T/empty/metadata"; do
+	rc=0
+	cli report "$T/empty" -o "$f" 2>"$T/rep.err" || rc=$?
+	[ $rc = 1 ] && grep -q "no lttng-etw events in the trace" "$T/rep.err" ||
+		letw_fail "report -o $f on a trace without events: exit $rc: $(cat "$T/rep.err")"
+done
+[ "$(cat "$T/rep/r.txt")" = "the previous report" ] ||
+	letw_fail "a failed report changed FILE: '$(cat "$T/rep/r.txt")'"
+[ "$(sha256sum <"$T/empty/metadata")" = "$meta_sum" ] ||
+	letw_fail "report -o TRACE/metadata destroyed the trace's metadata"
+[ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
+[ "$(ls -A "$T/empty" | tr '\n' ' ')" = "metadata stream " ] ||
+	letw_fail "left in the trace: $(ls -A "$T/empty")"
+# A report that is written replaces FILE, mode 0666 less the umask.
+cli report "$T/one" --json -o "$T/rep/r.txt" 2>"$T/rep.err" || letw_fail "report: exit $?: $(cat "$T/rep.err")"
+regular "$T/rep/r.txt" 644
+[ "$(PYTHONPATH= python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["complete"])' "$T/rep/r.txt")" = 1 ] ||
+	letw_fail "report: $(cat "$T/rep/r.txt")"
+[ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
+letw_log "b: a failed report leaves FILE as it was"

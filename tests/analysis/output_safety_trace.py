@@ -10,6 +10,7 @@ exactly the shape each check wants.
 usage: output_safety_trace.py KIND DIR
   one    process 100, one complete DCStart pass of three methods
   two    process 2 in two pid namespaces (4026532001, 4026532002)
+  empty  a valid trace with no lttng-etw event (the report fails on it)
 """
 import os
 import sys
@@ -81,6 +82,8 @@ def steps_of(kind):
     if kind == 'two':
         return (process((2, 4026532001), 10, ['alpha']) +
                 process((2, 4026532002), 100, ['beta'], base=0x40000))
+    if kind == 'empty':
+        return []
     sys.exit('unknown kind %s' % kind)
 
 
