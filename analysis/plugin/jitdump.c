@@ -278,9 +278,11 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		err = write_regions(jd, &o, p, order, &n);
 	if (!err)
 		err = letw_jd_write_close(&o, p->last_ns);
-	/* Always: it flushes the buffer and frees it. */
+	/* Always: it flushes the buffer and frees it. Its error, when there
+	 * is one, is the failed write's own errno (ENOSPC...): said rather
+	 * than what a record writer may have returned in consequence. */
 	close_err = letw_jd_out_close(&o);
-	if (!err)
+	if (close_err)
 		err = close_err;
 	if (err) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(-err));

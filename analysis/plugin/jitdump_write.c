@@ -78,6 +78,13 @@ static unsigned char *room(struct letw_jd_out *o, size_t n)
 	return at;
 }
 
+/* What to return once a put() chain failed: the failed write's errno
+ * (ENOSPC for a full disk), not a made-up EIO. */
+static int failure(const struct letw_jd_out *f)
+{
+	return f->err ? f->err : -EIO;
+}
+
 /* Every field is copied one by one in host order (the format is the
  * writer's byte order; perf swaps on a magic mismatch), so no struct
  * padding can slip into the file. */
@@ -89,7 +96,7 @@ static int put(struct letw_jd_out *f, const void *p, size_t n)
 		return f->err || flush(f) ? f->err : write_all(f, p, n);
 	at = room(f, n);
 	if (!at)
-		return f->err ? f->err : -EIO;
+		return failure(f);
 	memcpy(at, p, n);
 	return 0;
 }
@@ -119,7 +126,7 @@ static unsigned char *fill64(unsigned char *at, uint64_t v)
 
 static int put_prefix(struct letw_jd_out *f, uint32_t id, uint32_t total, uint64_t ts)
 {
-	return put32(f, id) || put32(f, total) || put64(f, ts) ? -EIO : 0;
+	return put32(f, id) || put32(f, total) || put64(f, ts) ? failure(f) : 0;
 }
 
 int letw_jd_write_header(struct letw_jd_out *f, uint32_t elf_mach, uint32_t pid, uint64_t ts)
@@ -128,7 +135,7 @@ int letw_jd_write_header(struct letw_jd_out *f, uint32_t elf_mach, uint32_t pid,
 	    put32(f, LETW_JD_HEADER_SIZE) || put32(f, elf_mach) ||
 	    put32(f, 0) /* pad1 */ || put32(f, pid) || put64(f, ts) ||
 	    put64(f, 0) /* flags: timestamps are CLOCK_MONOTONIC ns */)
-		return -EIO;
+		return failure(f);
 	return 0;
 }
 
@@ -171,7 +178,7 @@ int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_
 	at = fill64(at, code_size);
 	fill64(at, code_index);
 	if (put(f, fixed, sizeof(fixed)) || put(f, name, name_len))
-		return -EIO;
+		return failure(f);
 	if (code)
 		return put(f, code, code_size);
 	/* Filler made in place in the buffer, in pieces of at most 4 KiB:
@@ -184,7 +191,7 @@ int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_
 			n = 4096;
 		piece = room(f, n);
 		if (!piece)
-			return f->err ? f->err : -EIO;
+			return failure(f);
 		if (done + n == code_size)
 			letw_jd_filler(piece, n, code_index, pid);
 		else
@@ -212,7 +219,7 @@ int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_a
 		return -E2BIG;
 	if (put_prefix(f, JIT_CODE_DEBUG_INFO, (uint32_t)total, ts) ||
 	    put64(f, code_addr) || put64(f, n))
-		return -EIO;
+		return failure(f);
 	for (size_t i = 0; i < n; i++) {
 		/* The full file name every time: perf 6.1's DWARF writer
 		 * (genelf_debug.c) compares names and does not implement the
@@ -220,7 +227,7 @@ int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_a
 		if (put64(f, lines[i].addr + elf_text_offset) ||
 		    put32(f, lines[i].line) || put32(f, 0) /* discrim */ ||
 		    put(f, lines[i].file, strlen(lines[i].file) + 1))
-			return -EIO;
+			return failure(f);
 	}
 	return put(f, zeros, pad);
 }

@@ -8,10 +8,12 @@
 #    it was, the outputs are regular files (mode 0666 less the umask); a
 #    pidns-INO directory that is nobody's, or a link, is refused by name;
 # b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
-#    even when FILE is the trace's own metadata, and no temporary file.
+#    even when FILE is the trace's own metadata, and no temporary file;
+# c. a full disk is said as "No space left on device", not "Input/output
+#    error" (jitdump's record writers), with no temporary file left.
 # Before, a) the victim got the map and the dump and perf-100.map stayed a
 # link to it, and the pidns directories were used; b) FILE was emptied at
-# start.
+# start; c) jitdump said "Input/output error".
 . "$(dirname "$0")/../lib/lttng.sh"
 
 : "${LETW_BIN_DIR:?set by ctest: the bin directory of the build}"
@@ -19,6 +21,17 @@ LETW_CLI=$LETW_BIN_DIR/lttng-etw
 PY=${LETW_BT2_PYTHON:-/usr/bin/python3}
 GEN=$(dirname "$0")/output_safety_trace.py
 T=$LETW_TEST_TMP
+FULL=$T/full
+mounted=
+
+# The tmpfs of part c comes off on every way out, a failure included.
+safety_cleanup() {
+	if [ -n "$mounted" ]; then
+		umount "$FULL" 2>/dev/null || umount -l "$FULL"
+	fi
+	letw_cleanup
+}
+trap safety_cleanup EXIT
 
 [ "$(id -u)" = 0 ] || letw_fail "must run as root (the test command does)"
 id nobody >/dev/null 2>&1 || letw_fail "no user nobody"
@@ -27,7 +40,7 @@ chmod 755 "$T" # nobody reaches the shared directories below
 as_nobody() {
 	setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups -- "$@"
 }
-for k in one two empty; do
+for k in one two empty big; do
 	"$PY" "$GEN" "$k" "$T/$k" || letw_fail "cannot make the $k trace"
 done
 
@@ -121,3 +134,18 @@ regular "$T/rep/r.txt" 644
 	letw_fail "report: $(cat "$T/rep/r.txt")"
 [ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
 letw_log "b: a failed report leaves FILE as it was"
+
+# --- c. a full disk -----------------------------------------------------
+mkdir "$FULL"
+if ! mount -t tmpfs -o size=1m letw-full "$FULL" 2>"$T/mount.err"; then
+	letw_log "SKIP c (full disk): cannot mount a tmpfs here: $(cat "$T/mount.err")"
+	exit 0
+fi
+mounted=1
+rc=0
+cli jitdump "$T/big" -o "$FULL" 2>"$T/full.err" || rc=$?
+[ $rc = 1 ] && grep -q "No space left on device" "$T/full.err" &&
+	! grep -q "Input/output error" "$T/full.err" ||
+	letw_fail "jitdump on a full disk: exit $rc: $(cat "$T/full.err")"
+[ -z "$(ls -A "$FULL")" ] || letw_fail "left on the full disk: $(ls -A "$FULL")"
+letw_log "c: a full disk is said as such"

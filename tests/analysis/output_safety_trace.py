@@ -11,6 +11,9 @@ usage: output_safety_trace.py KIND DIR
   one    process 100, one complete DCStart pass of three methods
   two    process 2 in two pid namespaces (4026532001, 4026532002)
   empty  a valid trace with no lttng-etw event (the report fails on it)
+  big    process 100, 3000 methods with 1000-character names: a 3 MB
+         jitdump, which on a 1 MiB disk fails while a record's name is
+         put (not its filler, whose writer always said the errno)
 """
 import os
 import sys
@@ -84,6 +87,8 @@ def steps_of(kind):
                 process((2, 4026532002), 100, ['beta'], base=0x40000))
     if kind == 'empty':
         return []
+    if kind == 'big':
+        return process((100, ns), 10, ['m%05d_' % i + 'x' * 1000 for i in range(3000)])
     sys.exit('unknown kind %s' % kind)
 
 
