@@ -40,6 +40,25 @@ static int push(struct letw_traces *t, char *s)
 
 static struct letw_traces *walk; /* nftw has no user pointer */
 static int walk_failed;
+/* The walk runs over the resolved root (see letw_traces_find); paths are
+ * shown and kept as the user wrote them: walk_root (its trailing slashes
+ * dropped) in place of the first walk_skip characters. */
+static const char *walk_root;
+static size_t walk_root_len, walk_skip;
+
+/* PATH (under the resolved root) as the user would write it, malloc()ed
+ * (NULL: out of memory). */
+static char *shown_path(const char *path, size_t len)
+{
+	char *s;
+
+	if (len < walk_skip)
+		len = walk_skip;
+	if (asprintf(&s, "%.*s%.*s", (int)walk_root_len, walk_root,
+		     (int)(len - walk_skip), path + walk_skip) < 0)
+		return NULL;
+	return s;
+}
 
 static int on_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
@@ -53,8 +72,10 @@ static int on_entry(const char *path, const struct stat *st, int flag,
 		struct stat tmp;
 		int e = flag == FTW_NS ? (lstat(path, &tmp) != 0 ? errno : EACCES) :
 			(access(path, R_OK | X_OK) != 0 ? errno : EACCES);
+		char *shown = shown_path(path, strlen(path));
 
-		letw_err("cannot read `%s`: %s", path, strerror(e));
+		letw_err("cannot read `%s`: %s", shown ? shown : path, strerror(e));
+		free(shown);
 		walk_failed = 1;
 		return 1;
 	}
@@ -65,12 +86,13 @@ static int on_entry(const char *path, const struct stat *st, int flag,
 	    strcmp(path + ftw->base, "metadata") != 0)
 		return 0;
 	len = (size_t)ftw->base;
-	return push(walk, strndup(path, len > 1 ? len - 1 : len));
+	return push(walk, shown_path(path, len > 1 ? len - 1 : len));
 }
 
 int letw_traces_find(const char *root, struct letw_traces *t)
 {
 	struct stat st;
+	char *real;
 	int r;
 
 	memset(t, 0, sizeof(*t));
@@ -82,11 +104,25 @@ int letw_traces_find(const char *root, struct letw_traces *t)
 		letw_err("`%s` is not a directory (expected an LTTng trace or session output directory)", root);
 		return -1;
 	}
+	/* nftw's FTW_PHYS (no link followed: no loop, no trace read twice)
+	 * applies to the root too: a TRACE that is a link to a directory
+	 * would be the link alone, holding nothing. Walk where it leads. */
+	real = realpath(root, NULL);
+	if (!real) {
+		letw_err("cannot resolve the trace `%s`: %s", root, strerror(errno));
+		return -1;
+	}
 	walk = t;
 	walk_failed = 0;
+	walk_root = root;
+	walk_root_len = strlen(root);
+	while (walk_root_len > 0 && root[walk_root_len - 1] == '/')
+		walk_root_len--; /* to none when real is "/": paths start with it */
+	walk_skip = strcmp(real, "/") == 0 ? 0 : strlen(real);
 	errno = 0;
-	r = nftw(root, on_entry, 16, FTW_PHYS);
+	r = nftw(real, on_entry, 16, FTW_PHYS);
 	walk = NULL;
+	free(real);
 	if (walk_failed)
 		goto fail;
 	if (r != 0) {
