@@ -17,6 +17,7 @@
 #ifndef LETW_CLI_GRAPH_H
 #define LETW_CLI_GRAPH_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include <babeltrace2/babeltrace.h>
@@ -97,6 +98,11 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
  * *result is filled by the sink (struct letw_sink_result: plain values,
  * copied back from the child process). */
 int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *result);
+
+/* Set (never cleared) once a run of letw_graph_run was interrupted
+ * (SIGINT, SIGTERM) or its output closed (SIGPIPE): no further run is
+ * wanted. */
+extern volatile sig_atomic_t letw_graph_stopped;
 
 /* After a successful run: say whether the trace was read whole (and, for
  * the report, whether every rundown pass is complete) and return the exit

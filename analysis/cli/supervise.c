@@ -74,6 +74,7 @@ struct reader_log {
 };
 
 static volatile sig_atomic_t got_signal;
+volatile sig_atomic_t letw_graph_stopped;
 
 static void on_parent_signal(int sig)
 {
@@ -453,6 +454,13 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	wait_child(pid, &status);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	/* Asked to stop (Ctrl-C reaches the child alone when the parent's
+	 * handler has not run yet), or our output is gone: a caller with
+	 * more runs to do (the chunks of a session) does not start them. */
+	if (interrupted || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT ||
+						    WTERMSIG(status) == SIGTERM ||
+						    WTERMSIG(status) == SIGPIPE)))
+		letw_graph_stopped = 1;
 	*r = sh->result;
 	if (stalled)
 		return -1;
