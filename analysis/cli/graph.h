@@ -87,9 +87,11 @@ typedef void (*letw_chunk_done_fn)(const struct letw_chunk *c,
 
 /* Run o->sink over TRACE, or over each chunk of a rotated session in
  * chunk order (letw_trace_chunks), and judge each run (letw_graph_verdict,
- * prefixed `chunk NAME: `). Stops at the first run that fails. Returns the
- * exit status: LETW_EXIT_ERROR, else LETW_EXIT_INCOMPLETE when some run
- * was (unless o->allow_incomplete), else LETW_EXIT_OK. */
+ * prefixed `chunk NAME: `). A chunk that fails is said and the next one
+ * read all the same; an interrupted run (letw_graph_stopped) ends it all.
+ * Returns the worst exit status: LETW_EXIT_ERROR when some run failed,
+ * else LETW_EXIT_INCOMPLETE when some run was (unless
+ * o->allow_incomplete), else LETW_EXIT_OK. */
 int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 			  const char *cmd, letw_chunk_params_fn params,
 			  letw_chunk_done_fn done, void *data);

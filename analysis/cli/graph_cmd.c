@@ -104,6 +104,14 @@ static int run_one(struct letw_graph_opts *o, const char *cmd, const struct letw
 	return letw_graph_verdict(cmd, o, c->name, &res);
 }
 
+/* The worse of two exit statuses: an error, then an incomplete trace. */
+static int worst_exit(int a, int b)
+{
+	if (a == LETW_EXIT_ERROR || b == LETW_EXIT_ERROR)
+		return LETW_EXIT_ERROR;
+	return a != LETW_EXIT_OK ? a : b;
+}
+
 int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 			  const char *cmd, letw_chunk_params_fn params,
 			  letw_chunk_done_fn done, void *data)
@@ -132,12 +140,20 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 		c.trace = path;
 		r = run_one(o, cmd, &c, params, done, data);
 		free(path);
-		if (r == LETW_EXIT_ERROR) {
-			ret = r;
+		if (letw_graph_stopped) {
+			ret = LETW_EXIT_ERROR; /* interrupted: said above */
 			break;
 		}
-		if (r != LETW_EXIT_OK)
-			ret = r;
+		/* A chunk that cannot be read says so and the others are
+		 * still read: each chunk is a trace of its own, and one the
+		 * process was idle through (a timer rotation) holds no
+		 * lttng-etw event at all. perfmap and jitdump write each
+		 * chunk into a directory of its own, so the other chunks'
+		 * output stands; the exit status is still the worst. */
+		if (r == LETW_EXIT_ERROR)
+			letw_err("%s: chunk %s: not read (see above)%s", cmd, c.name,
+				 i + 1 < chunks.n ? "; going on with the next chunk" : "");
+		ret = worst_exit(ret, r);
 	}
 	letw_traces_fini(&chunks);
 	return ret;

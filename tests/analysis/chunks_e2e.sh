@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # How report, perfmap and jitdump take the directories they are given, on
 # a real rotated session: a TRACE that is a link to a trace is read where
-# it leads.
+# it leads; a chunk that cannot be read does not stop the next ones.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -32,6 +32,37 @@ ln -s "$tr/archives/${arch[0]}" "$T/tlink"
 	letw_fail "report of a link to a trace: exit $? ($(cat "$T/link.err"))"
 grep -q "dcstart pass 1 (instance 0): complete" "$T/link.txt" ||
 	letw_fail "report of a link to a trace: $(cat "$T/link.txt")"
+
+# Destroyed: chunk 2 archived too. The idle chunk 1 cannot be read (no
+# lttng-etw event): said, and chunk 2 still read, exit status 1 (the worst).
+lttng destroy "$s" >/dev/null || letw_fail "destroy"
+mapfile -t arch < <(ls "$tr/archives")
+[ ${#arch[@]} = 3 ] || letw_fail "expected 3 archived chunks: ${arch[*]}"
+"$LETW_CLI" report "$tr" --json --no-progress >"$T/all.jsonl" 2>"$T/all.err"
+rc=$?
+[ "$rc" = 1 ] || letw_fail "report with an idle chunk: exit $rc, not 1 ($(cat "$T/all.err"))"
+grep -q "report: chunk ${arch[1]}: not read" "$T/all.err" ||
+	letw_fail "report does not name the idle chunk: $(cat "$T/all.err")"
+$LETW_PY - "$T/all.jsonl" "${arch[0]}" "${arch[2]}" <<'PY' ||
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [d["chunk"] for d in docs] == sys.argv[2:], [d["chunk"] for d in docs]
+for d in docs:
+    assert d["summary"]["complete"] == 1, d["summary"]
+PY
+	letw_fail "report after the idle chunk: $(cat "$T/all.jsonl")"
+for cmd in perfmap jitdump; do
+	"$LETW_CLI" $cmd "$tr" -o "$T/$cmd" --no-progress 2>"$T/$cmd.err"
+	rc=$?
+	[ "$rc" = 1 ] || letw_fail "$cmd with an idle chunk: exit $rc, not 1 ($(cat "$T/$cmd.err"))"
+	grep -q "$cmd: chunk ${arch[1]}: not read" "$T/$cmd.err" ||
+		letw_fail "$cmd does not name the idle chunk: $(cat "$T/$cmd.err")"
+	f=perf-$pid.map
+	[ $cmd = jitdump ] && f=jit-$pid.dump
+	for c in "${arch[0]}" "${arch[2]}"; do
+		[ -s "$T/$cmd/$c/$f" ] || letw_fail "$cmd: no $c/$f ($(cat "$T/$cmd.err"))"
+	done
+done
 
 touch "$T/exit"
 wait "$pid" || letw_fail "letw-scenario failed"
