@@ -128,11 +128,11 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 		return run_one(o, cmd, &c, params, done, data);
 	}
 	for (i = 0; i < chunks.n; i++) {
-		struct letw_chunk c = { NULL, chunks.dir[i] };
+		struct letw_chunk c = { NULL, letw_trace_chunk_name(chunks.dir[i]) };
 		char *path;
 		int r;
 
-		if (asprintf(&path, "%s/%s%s", trace, chunks.under, chunks.dir[i]) < 0) {
+		if (asprintf(&path, "%s/%s", trace, chunks.dir[i]) < 0) {
 			letw_err("out of memory");
 			ret = LETW_EXIT_ERROR;
 			break;

@@ -159,6 +159,99 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "archives/NAME", malloc()ed (NULL: out of memory). */
+static char *archived(const char *name)
+{
+	char *s;
+
+	return asprintf(&s, "archives/%s", name) < 0 ? NULL : s;
+}
+
+const char *letw_trace_chunk_name(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return slash ? slash + 1 : rel;
+}
+
+/*
+ * 1 when the directory NAME in the directory AT holds a `metadata` file at any depth
+ * (what letw_traces_find looks for, links below NAME not followed either),
+ * 0 when it holds none, -1 when part of it cannot be read (it may hold
+ * one). nofollow: NAME itself is not followed when it is a link.
+ */
+static int holds_trace(int at, const char *name, int nofollow)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+				     (nofollow ? O_NOFOLLOW : 0));
+	int found = 0, failed = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	errno = 0;
+	while (!found && (de = readdir(d))) {
+		unsigned char type = de->d_type;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+				failed = 1;
+				errno = 0;
+				continue;
+			}
+			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if (type != DT_DIR)
+			found = strcmp(de->d_name, "metadata") == 0;
+		else
+			switch (holds_trace(dirfd(d), de->d_name, 1)) {
+			case 1: found = 1; break;
+			case -1: failed = 1; break;
+			}
+		errno = 0;
+	}
+	if (!found && errno)
+		failed = 1;
+	closedir(d);
+	return found ? 1 : failed ? -1 : 0;
+}
+
+/*
+ * LTTng names the chunk a rotated session records into BEGIN-N in the
+ * session's directory (BEGIN: YYYYMMDDTHHMMSS+HHMM, N: the chunk's index),
+ * and moves it to archives/BEGIN-END-N once it is over (next rotation,
+ * destroy). 1 when NAME reads as such a current chunk.
+ */
+static int current_chunk_name(const char *name)
+{
+	static const char pat[] = "DDDDDDDDTDDDDDDZDDDD-";
+	size_t i;
+
+	/* A name shorter than pat stops at its NUL, which fits nothing. */
+	for (i = 0; pat[i]; i++) {
+		char c = name[i];
+
+		if (pat[i] == 'D' ? !isdigit((unsigned char)c) :
+		    pat[i] == 'Z' ? c != '+' && c != '-' : c != pat[i])
+			return 0;
+	}
+	if (!name[i])
+		return 0;
+	for (; name[i]; i++)
+		if (!isdigit((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
 /* LTTng names a snapshot's output NAME-YYYYMMDD-HHMMSS-N (the session's
  * snapshot count N last): N, or -1 for another name. */
 static long long snapshot_number(const char *name)
@@ -221,8 +314,67 @@ static int snapshot_chunks(const char *root, struct letw_traces *t)
 		return 0;
 	}
 	qsort(t->dir, t->n, sizeof(*t->dir), cmp_snapshot);
-	t->under = "";
 	return 0;
+}
+
+/*
+ * A rotated session stopped (or still recording) but not destroyed: the
+ * chunk it records into is not in archives/ yet but beside it, as
+ * ROOT/BEGIN-N. Append it (they, should a sessiond have left several)
+ * after the archived chunks. Other directories there are no chunk of the
+ * session: the CLI's own output (`perfmap TRACE -o TRACE/maps`), or, when
+ * they hold a trace, something to say we leave unread. Files are skipped.
+ */
+static int current_chunks(const char *root, struct letw_traces *t)
+{
+	size_t first = t->n;
+	struct dirent *de;
+	DIR *d = opendir(root);
+	int ret = -1;
+
+	if (!d) {
+		letw_err("cannot read `%s`: %s", root, strerror(errno));
+		return -1;
+	}
+	errno = 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+		int held;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "archives"))
+			goto next;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0) {
+			letw_err("cannot read `%s/%s`: %s", root, de->d_name, strerror(errno));
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode))
+			goto next;
+		held = holds_trace(dirfd(d), de->d_name, 0);
+		if (!current_chunk_name(de->d_name)) {
+			if (held)
+				letw_note("`%s/%s` holds a trace but is no chunk of the rotated session (those are archives/* and the current chunk, BEGIN-INDEX): not read",
+					  root, de->d_name);
+		} else if (!held) {
+			letw_note("`%s/%s`, the session's current chunk, holds no trace yet (no `metadata`): skipped",
+				  root, de->d_name);
+		} else if (push(t, strdup(de->d_name))) {
+			/* Partly unreadable too (held < 0): letw_traces_find
+			 * then says what. */
+			letw_err("out of memory");
+			goto out;
+		}
+next:
+		errno = 0;
+	}
+	if (errno) {
+		letw_err("cannot read `%s`: %s", root, strerror(errno));
+		goto out;
+	}
+	qsort(t->dir + first, t->n - first, sizeof(*t->dir), cmp_str);
+	ret = 0;
+out:
+	closedir(d);
+	return ret;
 }
 
 int letw_trace_chunks(const char *root, struct letw_traces *t)
@@ -249,7 +401,6 @@ int letw_trace_chunks(const char *root, struct letw_traces *t)
 		free(dir);
 		return ret ? ret : snapshot_chunks(root, t);
 	}
-	t->under = "archives/";
 	errno = 0;
 	while ((de = readdir(d))) {
 		struct stat st;
@@ -267,7 +418,7 @@ int letw_trace_chunks(const char *root, struct letw_traces *t)
 				 dir, de->d_name);
 			goto out;
 		}
-		if (push(t, strdup(de->d_name))) {
+		if (push(t, archived(de->d_name))) {
 			letw_err("out of memory");
 			goto out;
 		}
@@ -279,7 +430,7 @@ int letw_trace_chunks(const char *root, struct letw_traces *t)
 	}
 	if (t->n)
 		qsort(t->dir, t->n, sizeof(*t->dir), cmp_str);
-	ret = 0;
+	ret = current_chunks(root, t);
 out:
 	closedir(d);
 	free(dir);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # How report, perfmap and jitdump take the directories they are given, on
 # a real rotated session: a TRACE that is a link to a trace is read where
-# it leads; a chunk that cannot be read does not stop the next ones.
+# it leads; a chunk that cannot be read does not stop the next ones; a
+# session stopped but not destroyed has its current chunk read too.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -32,6 +33,30 @@ ln -s "$tr/archives/${arch[0]}" "$T/tlink"
 	letw_fail "report of a link to a trace: exit $? ($(cat "$T/link.err"))"
 grep -q "dcstart pass 1 (instance 0): complete" "$T/link.txt" ||
 	letw_fail "report of a link to a trace: $(cat "$T/link.txt")"
+
+# Stopped, not destroyed: the current chunk is read too, after the archived
+# ones (it was not: archives/ alone). -o FILE beside archives/ writes
+# FILE.<chunk> there: files, not chunks, skipped without a word next time.
+cur=$(ls "$tr" | grep -vx archives)
+[[ $cur =~ ^[0-9]{8}T[0-9]{6}[+-][0-9]{4}-2$ ]] || letw_fail "current chunk: \`$cur\`"
+"$LETW_CLI" report "$tr" --json --no-progress -o "$tr/report.json" 2>/dev/null
+for run in 1 2; do
+	"$LETW_CLI" report "$tr" --json --no-progress >"$T/cur.jsonl" 2>"$T/cur.err"
+	rc=$?
+	[ "$rc" = 1 ] || letw_fail "stopped session ($run): exit $rc, not 1 ($(cat "$T/cur.err"))"
+	! grep -q "report\.json" "$T/cur.err" || letw_fail "report's own files said: $(cat "$T/cur.err")"
+	$LETW_PY - "$T/cur.jsonl" "${arch[0]}" "$cur" <<'PY' ||
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [d["chunk"] for d in docs] == sys.argv[2:], [d["chunk"] for d in docs]
+for d in docs:
+    assert d["summary"]["complete"] == 1, d["summary"]
+PY
+		letw_fail "stopped session ($run): reports $(cat "$T/cur.jsonl")"
+done
+[ -s "$tr/report.json.$cur" ] || letw_fail "report -o: no report of the current chunk"
+"$LETW_CLI" perfmap "$tr" -o "$T/curmaps" --no-progress 2>/dev/null
+[ -s "$T/curmaps/$cur/perf-$pid.map" ] || letw_fail "perfmap: no map of the current chunk"
 
 # Destroyed: chunk 2 archived too. The idle chunk 1 cannot be read (no
 # lttng-etw event): said, and chunk 2 still read, exit status 1 (the worst).
