@@ -280,41 +280,74 @@ static int cmp_snapshot(const void *a, const void *b)
 }
 
 /*
- * Two or more snapshots of one session, and nothing else, under ROOT: read
- * together they are one trace (one UUID) whose packets repeat and overlap,
- * and every pass came out "overwritten" several times over. Anything else
- * in ROOT leaves it a plain trace, as before: nothing is skipped unsaid.
- * Unreadable entries too (letw_traces_find then says why).
+ * Two or more snapshots of one session, and no other trace, under ROOT:
+ * read together they are one trace (one UUID) whose packets repeat and
+ * overlap, and every pass came out "overwritten" several times over. What
+ * holds no trace is no reason to merge them: files and directories without
+ * a `metadata` file anywhere, such as the CLI's own output written there
+ * (`report SN -o SN/report.txt`, `perfmap SN -o SN/maps`), which turned the
+ * next run's verdict around. Another trace in ROOT leaves it a plain trace
+ * (said), unreadable entries too (letw_traces_find then says why).
  */
 static int snapshot_chunks(const char *root, struct letw_traces *t)
 {
 	struct dirent *de;
 	DIR *d = opendir(root);
+	char *other = NULL; /* a trace in ROOT that is no snapshot */
 	int plain = 0;
 
 	if (!d)
 		return 0;
-	while (!plain && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		struct stat st;
+		int held;
 
 		if (de->d_name[0] == '.')
 			continue;
-		plain = fstatat(dirfd(d), de->d_name, &st, 0) != 0 || !S_ISDIR(st.st_mode) ||
-			snapshot_number(de->d_name) < 0;
-		if (!plain && push(t, strdup(de->d_name))) {
-			closedir(d);
-			letw_traces_fini(t);
-			letw_err("out of memory");
-			return -1;
+		/* ROOT itself a trace. */
+		if (!strcmp(de->d_name, "metadata")) {
+			plain = 1;
+			break;
 		}
+		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0) {
+			plain = 1;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		held = holds_trace(dirfd(d), de->d_name, 0);
+		if (held == 0)
+			continue;
+		if (held < 0) {
+			plain = 1;
+			break;
+		}
+		if (snapshot_number(de->d_name) < 0) {
+			/* Said below when ROOT holds snapshots after all. */
+			if (!other && !(other = strdup(de->d_name)))
+				goto oom;
+			continue;
+		}
+		if (push(t, strdup(de->d_name)))
+			goto oom;
 	}
 	closedir(d);
-	if (plain || t->n < 2) {
+	if (!plain && other && t->n >= 2)
+		letw_note("`%s` holds %zu snapshots and `%s`, a trace that is none: all read as one trace (the snapshots' packets overlap)",
+			  root, t->n, other);
+	free(other);
+	if (plain || other || t->n < 2) {
 		letw_traces_fini(t);
 		return 0;
 	}
 	qsort(t->dir, t->n, sizeof(*t->dir), cmp_snapshot);
 	return 0;
+oom:
+	closedir(d);
+	free(other);
+	letw_traces_fini(t);
+	letw_err("out of memory");
+	return -1;
 }
 
 /*

@@ -3,7 +3,8 @@
 # How report, perfmap and jitdump take the directories they are given, on
 # a real rotated session: a TRACE that is a link to a trace is read where
 # it leads; a chunk that cannot be read does not stop the next ones; a
-# session stopped but not destroyed has its current chunk read too.
+# session stopped but not destroyed has its current chunk read too; the
+# CLI's output written into a snapshot session's directory leaves it one.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -88,6 +89,39 @@ for cmd in perfmap jitdump; do
 		[ -s "$T/$cmd/$c/$f" ] || letw_fail "$cmd: no $c/$f ($(cat "$T/$cmd.err"))"
 	done
 done
+
+# A snapshot session's directory (two chunks copied under LTTng's snapshot
+# names: the directory's layout is what counts) with the CLI's own output
+# written into it: still read snapshot by snapshot (the output made it a
+# plain trace, the snapshots merged). Another trace there is said.
+sn=$T/sn
+mkdir "$sn"
+snaps=(snapshot-1-20260101-000000-0 snapshot-1-20260101-000001-1)
+cp -r "$tr/archives/${arch[0]}" "$sn/${snaps[0]}"
+cp -r "$tr/archives/${arch[2]}" "$sn/${snaps[1]}"
+"$LETW_CLI" report "$sn" --json --no-progress -o "$sn/report.json" 2>"$T/sn.err" ||
+	letw_fail "report -o into the snapshots: exit $? ($(cat "$T/sn.err"))"
+for cmd in perfmap jitdump; do
+	"$LETW_CLI" $cmd "$sn" -o "$sn/$cmd" --no-progress 2>"$T/sn.err" ||
+		letw_fail "$cmd -o into the snapshots: exit $? ($(cat "$T/sn.err"))"
+	f=perf-$pid.map
+	[ $cmd = jitdump ] && f=jit-$pid.dump
+	for c in "${snaps[@]}"; do
+		[ -s "$sn/$cmd/$c/$f" ] || letw_fail "$cmd: no $c/$f (snapshots merged?)"
+	done
+done
+"$LETW_CLI" report "$sn" --json --no-progress >"$T/sn.jsonl" 2>"$T/sn.err" ||
+	letw_fail "report after output into the snapshots: exit $? ($(cat "$T/sn.err"))"
+$LETW_PY - "$T/sn.jsonl" "${snaps[@]}" <<'PY' ||
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [d.get("chunk") for d in docs] == sys.argv[2:], [d.get("chunk") for d in docs]
+PY
+	letw_fail "snapshots merged after output into them: $(cut -c1-300 "$T/sn.jsonl")"
+cp -r "$tr/archives/${arch[0]}" "$sn/other"
+"$LETW_CLI" report "$sn" --no-progress >/dev/null 2>"$T/sn.err"
+grep -q "holds 2 snapshots and \`other\`" "$T/sn.err" ||
+	letw_fail "snapshots merged with another trace, unsaid: $(cat "$T/sn.err")"
 
 touch "$T/exit"
 wait "$pid" || letw_fail "letw-scenario failed"
