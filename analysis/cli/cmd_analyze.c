@@ -67,14 +67,16 @@ static void report_usage(FILE *f)
 		"                     $LETW_MEMORY_LIMIT, else half of physical memory)\n"
 		"      --progress, --no-progress, -v, --verbose, -h, --help\n"
 		"\n"
-		"A session directory whose chunks were rotated (TRACE/archives/*), or holding\n"
-		"two or more snapshots of a snapshot session (TRACE/NAME-DATE-TIME-N), is\n"
-		"reported chunk by chunk: a `chunk NAME` line before each text report, one JSON\n"
-		"document per line (its \"chunk\" member naming it), or FILE.<chunk> per chunk\n"
-		"with -o.\n"
+		"A session directory whose chunks were rotated (TRACE/archives/*, and the\n"
+		"current chunk beside it while the session is stopped but not destroyed), or\n"
+		"holding two or more snapshots of a snapshot session (TRACE/NAME-DATE-TIME-N),\n"
+		"is reported chunk by chunk: a `chunk NAME` line before each text report, one\n"
+		"JSON document per line (its \"chunk\" member naming it), or FILE.<chunk> per\n"
+		"chunk with -o. A chunk that cannot be read (one holding no lttng-etw event\n"
+		"included) is said and the others are still read.\n"
 		"\n"
 		"Exit status: 0 all passes complete and the trace read whole, 3 some pass is\n"
-		"not complete or the trace is incomplete, 1 error.\n",
+		"not complete or the trace is incomplete, 1 error (in any chunk).\n",
 		letw_prog);
 }
 
