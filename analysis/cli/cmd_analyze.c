@@ -72,8 +72,9 @@ static void report_usage(FILE *f)
 		"holding two or more snapshots of a snapshot session (TRACE/NAME-DATE-TIME-N),\n"
 		"is reported chunk by chunk: a `chunk NAME` line before each text report, one\n"
 		"JSON document per line (its \"chunk\" member naming it), or FILE.<chunk> per\n"
-		"chunk with -o. A chunk that cannot be read (one holding no lttng-etw event\n"
-		"included) is said and the others are still read.\n"
+		"chunk with -o. A chunk that cannot be read is said and the others are still\n"
+		"read; one holding no lttng-etw event (the processes idle while it recorded)\n"
+		"is said and skipped, an error only when every chunk is such.\n"
 		"\n"
 		"Exit status: 0 all passes complete and the trace read whole, 3 some pass is\n"
 		"not complete or the trace is incomplete, 1 error (in any chunk).\n",

@@ -82,7 +82,11 @@ int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
 	return ret;
 }
 
-/* One run; returns the exit status of that run. */
+/* A chunk read whole without one lttng-etw event: the traced processes
+ * were idle (or untraced) while it recorded, as a timer rotation gives. */
+#define CHUNK_EMPTY (-1)
+
+/* One run; returns the exit status of that run, or CHUNK_EMPTY. */
 static int run_one(struct letw_graph_opts *o, const char *cmd, const struct letw_chunk *c,
 		   letw_chunk_params_fn params, letw_chunk_done_fn done, void *data)
 {
@@ -97,6 +101,8 @@ static int run_one(struct letw_graph_opts *o, const char *cmd, const struct letw
 	ret = letw_graph_run(o, &res);
 	o->params = NULL;
 	bt_value_put_ref(p);
+	if (ret && c->name && res.no_letw_events)
+		return CHUNK_EMPTY;
 	if (ret)
 		return LETW_EXIT_ERROR;
 	if (done)
@@ -118,7 +124,7 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 {
 	struct letw_traces chunks;
 	int ret = LETW_EXIT_OK;
-	size_t i;
+	size_t i, empty = 0;
 
 	if (letw_trace_chunks(trace, &chunks))
 		return LETW_EXIT_ERROR;
@@ -144,16 +150,30 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 			ret = LETW_EXIT_ERROR; /* interrupted: said above */
 			break;
 		}
+		/* One the processes were idle through (a timer rotation)
+		 * holds no lttng-etw event at all: that is no error of the
+		 * session's, unless no chunk holds any (then the session did
+		 * not record lttng-etw's events, checked below). */
+		if (r == CHUNK_EMPTY) {
+			letw_note("%s: chunk %s holds no lttng-etw event (the traced processes idle, or untraced, while it recorded): skipped",
+				  cmd, c.name);
+			empty++;
+			continue;
+		}
 		/* A chunk that cannot be read says so and the others are
-		 * still read: each chunk is a trace of its own, and one the
-		 * process was idle through (a timer rotation) holds no
-		 * lttng-etw event at all. perfmap and jitdump write each
-		 * chunk into a directory of its own, so the other chunks'
-		 * output stands; the exit status is still the worst. */
+		 * still read: each chunk is a trace of its own. perfmap and
+		 * jitdump write each chunk into a directory of its own, so
+		 * the other chunks' output stands; the exit status is still
+		 * the worst. */
 		if (r == LETW_EXIT_ERROR)
 			letw_err("%s: chunk %s: not read (see above)%s", cmd, c.name,
 				 i + 1 < chunks.n ? "; going on with the next chunk" : "");
 		ret = worst_exit(ret, r);
+	}
+	if (empty && empty == chunks.n) {
+		letw_err("%s: none of the %zu chunk(s) of `%s` holds an lttng-etw event", cmd, empty,
+			 trace);
+		ret = LETW_EXIT_ERROR;
 	}
 	letw_traces_fini(&chunks);
 	return ret;

@@ -372,8 +372,10 @@ static int end_of_stream(struct letw_sink *s)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;
 	}
-	if (s->result)
+	if (s->result) {
 		s->result->incomplete_streams = bad;
+		s->result->no_letw_events = !bad && s->result->letw_events == 0;
+	}
 	if (bad && !s->ops->quiet_incomplete) {
 		/* What was written from a partial trace lacks code perf will
 		 * ask for: said before the sink's own end, which may fail on

@@ -46,6 +46,8 @@ struct letw_sink_result {
 				 * processes (passids.h), mixed in the output */
 	int pid_namespaces;     /* seen in the pid_ns context; > 1: files went
 				 * to DIR/pidns-INO/ (letw_sink_proc_dir) */
+	int no_letw_events;     /* read whole, not one lttng-etw event: the
+				 * sink's end then fails for that reason */
 };
 
 struct letw_sink;

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # How report, perfmap and jitdump take the directories they are given, on
 # a real rotated session: a TRACE that is a link to a trace is read where
-# it leads; a chunk that cannot be read does not stop the next ones; a
-# session stopped but not destroyed has its current chunk read too; the
-# CLI's output written into a snapshot session's directory leaves it one.
+# it leads; a chunk without lttng-etw events (the process idle through it)
+# is said and skipped, not an error, unless every chunk is such (it used to
+# stop the next chunks, exit 1); a session stopped but not destroyed has
+# its current chunk read too; the CLI's output written into a snapshot
+# session's directory leaves it one.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -44,7 +46,7 @@ cur=$(ls "$tr" | grep -vx archives)
 for run in 1 2; do
 	"$LETW_CLI" report "$tr" --json --no-progress >"$T/cur.jsonl" 2>"$T/cur.err"
 	rc=$?
-	[ "$rc" = 1 ] || letw_fail "stopped session ($run): exit $rc, not 1 ($(cat "$T/cur.err"))"
+	[ "$rc" = 0 ] || letw_fail "stopped session ($run): exit $rc, not 0 ($(cat "$T/cur.err"))"
 	! grep -q "report\.json" "$T/cur.err" || letw_fail "report's own files said: $(cat "$T/cur.err")"
 	$LETW_PY - "$T/cur.jsonl" "${arch[0]}" "$cur" <<'PY' ||
 import json, sys
@@ -59,15 +61,15 @@ done
 "$LETW_CLI" perfmap "$tr" -o "$T/curmaps" --no-progress 2>/dev/null
 [ -s "$T/curmaps/$cur/perf-$pid.map" ] || letw_fail "perfmap: no map of the current chunk"
 
-# Destroyed: chunk 2 archived too. The idle chunk 1 cannot be read (no
-# lttng-etw event): said, and chunk 2 still read, exit status 1 (the worst).
+# Destroyed: chunk 2 archived too. The idle chunk 1 holds no lttng-etw
+# event: said and skipped, chunk 2 still read, exit status 0.
 lttng destroy "$s" >/dev/null || letw_fail "destroy"
 mapfile -t arch < <(ls "$tr/archives")
 [ ${#arch[@]} = 3 ] || letw_fail "expected 3 archived chunks: ${arch[*]}"
 "$LETW_CLI" report "$tr" --json --no-progress >"$T/all.jsonl" 2>"$T/all.err"
 rc=$?
-[ "$rc" = 1 ] || letw_fail "report with an idle chunk: exit $rc, not 1 ($(cat "$T/all.err"))"
-grep -q "report: chunk ${arch[1]}: not read" "$T/all.err" ||
+[ "$rc" = 0 ] || letw_fail "report with an idle chunk: exit $rc, not 0 ($(cat "$T/all.err"))"
+grep -q "report: chunk ${arch[1]} holds no lttng-etw event" "$T/all.err" ||
 	letw_fail "report does not name the idle chunk: $(cat "$T/all.err")"
 $LETW_PY - "$T/all.jsonl" "${arch[0]}" "${arch[2]}" <<'PY' ||
 import json, sys
@@ -80,8 +82,8 @@ PY
 for cmd in perfmap jitdump; do
 	"$LETW_CLI" $cmd "$tr" -o "$T/$cmd" --no-progress 2>"$T/$cmd.err"
 	rc=$?
-	[ "$rc" = 1 ] || letw_fail "$cmd with an idle chunk: exit $rc, not 1 ($(cat "$T/$cmd.err"))"
-	grep -q "$cmd: chunk ${arch[1]}: not read" "$T/$cmd.err" ||
+	[ "$rc" = 0 ] || letw_fail "$cmd with an idle chunk: exit $rc, not 0 ($(cat "$T/$cmd.err"))"
+	grep -q "$cmd: chunk ${arch[1]} holds no lttng-etw event" "$T/$cmd.err" ||
 		letw_fail "$cmd does not name the idle chunk: $(cat "$T/$cmd.err")"
 	f=perf-$pid.map
 	[ $cmd = jitdump ] && f=jit-$pid.dump
@@ -89,6 +91,14 @@ for cmd in perfmap jitdump; do
 		[ -s "$T/$cmd/$c/$f" ] || letw_fail "$cmd: no $c/$f ($(cat "$T/$cmd.err"))"
 	done
 done
+
+# Only idle chunks: the session recorded nothing of lttng-etw's, an error.
+mkdir -p "$T/idle/archives"
+cp -r "$tr/archives/${arch[1]}" "$T/idle/archives/"
+"$LETW_CLI" report "$T/idle" --no-progress >/dev/null 2>"$T/idle.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "none of the 1 chunk(s) of \`$T/idle\` holds an lttng-etw event" "$T/idle.err" ||
+	letw_fail "report with only an idle chunk: exit $rc ($(cat "$T/idle.err"))"
 
 # A snapshot session's directory (two chunks copied under LTTng's snapshot
 # names: the directory's layout is what counts) with the CLI's own output
