@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -81,28 +82,47 @@ static int sockaddr_of(pid_t pid, struct sockaddr_un *sa, socklen_t *len)
  * when it called listen() and given in our pid namespace, must name the
  * process we asked for; else its answers would be taken for that
  * process's.
+ *
+ * The provider accepts between passes only, and a request whose reply we
+ * stopped waiting for stays queued until then: during a long pass (a
+ * blocking channel paced by the consumer) the listen backlog fills, and a
+ * blocking connect() would wait for the pass's end whatever the caller's
+ * timeout. So the connect is non-blocking (a full backlog answers EAGAIN
+ * at once on AF_UNIX) and retried until the deadline (0: none).
  */
-static int connect_to(pid_t pid)
+static int connect_to(pid_t pid, double deadline)
 {
 	struct sockaddr_un sa;
 	struct ucred cred;
 	socklen_t len = 0, clen = sizeof(cred);
-	int fd, ret = sockaddr_of(pid, &sa, &len);
+	int fd, e, ret = sockaddr_of(pid, &sa, &len);
 
 	if (ret)
 		return ret;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
-		int e = errno;
-
+	for (;;) {
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -errno;
+		if (connect(fd, (struct sockaddr *)&sa, len) == 0)
+			break;
+		e = errno;
 		close(fd);
-		return -e;
+		if (e != EAGAIN)
+			return -e;
+		if (deadline > 0 && letw_now_s() >= deadline)
+			return -ETIMEDOUT;
+		letw_sleep_ms(10);
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.pid != pid) {
 		close(fd);
 		return -EADDRINUSE;
+	}
+	/* Connected: the request and the reply as before (poll bounds the
+	 * wait for the reply). */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		e = errno;
+		close(fd);
+		return -e;
 	}
 	return fd;
 }
@@ -123,11 +143,12 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		.type = type, .match_any_keyword = mask,
 		.request_id = ((uint64_t)getpid() << 32) | next_id++,
 	};
+	double deadline = timeout_ms > 0 ? letw_now_s() + timeout_ms / 1000.0 : 0;
 	struct pollfd pfd;
 	ssize_t n;
 	int fd, ret;
 
-	fd = connect_to(pid);
+	fd = connect_to(pid, deadline);
 	if (fd < 0)
 		return fd;
 	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
@@ -139,9 +160,16 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		goto out;
 	}
 	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	do
-		ret = poll(&pfd, 1, timeout_ms > 0 ? timeout_ms : -1);
-	while (ret < 0 && errno == EINTR);
+	do {
+		int left = -1;
+
+		if (deadline > 0) {
+			double s = deadline - letw_now_s();
+
+			left = s > 0 ? (int)(s * 1000) + 1 : 0;
+		}
+		ret = poll(&pfd, 1, left);
+	} while (ret < 0 && errno == EINTR);
 	if (ret == 0) {
 		ret = -ETIMEDOUT;
 		goto out;

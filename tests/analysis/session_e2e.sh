@@ -138,6 +138,44 @@ rc=0
 kill "$fake" 2>/dev/null
 wait "$fake" 2>/dev/null
 letw_untrack "$fake"
+
+# A process that accepts nothing for a long time (a provider in a long pass
+# on a blocking channel: it accepts between passes) with its listen backlog
+# full (requests whose replies were given up on stay queued): the commands
+# still end within their timeouts. connect() used to wait for the backlog,
+# past any timeout.
+$LETW_PY - <<'PY' >"$T/stuck.log" 2>&1 &
+import os, socket, time
+name = ("\0lttng-etw/%d/%d" % (os.stat("/proc/self/ns/pid").st_ino, os.getpid())).encode()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(name)
+s.listen(0)
+held = []
+while True:
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.setblocking(False)
+    try:
+        c.connect(name)
+    except BlockingIOError:
+        break
+    held.append(c)
+print("ready", len(held), flush=True)
+time.sleep(120)
+PY
+stuck=$!
+letw_track "$stuck"
+letw_wait_for grep -q ready "$T/stuck.log" || letw_fail "the stuck server: $(cat "$T/stuck.log")"
+rc=0
+timeout 60 "$LETW_CLI" status --pid "$stuck" >"$T/stuck.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "no reply before the timeout" "$T/stuck.out" ||
+	letw_fail "status of a process whose backlog is full: exit $rc (124: hung): $(cat "$T/stuck.out")"
+rc=0
+timeout 60 "$LETW_CLI" capture-state --pid "$stuck" --wait --timeout 2 >"$T/stuck.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "no reply before the timeout" "$T/stuck.out" ||
+	letw_fail "capture-state --timeout 2 of a process whose backlog is full: exit $rc (124: hung): $(cat "$T/stuck.out")"
+kill "$stuck" 2>/dev/null
+wait "$stuck" 2>/dev/null
+letw_untrack "$stuck"
 kill "$other" 2>/dev/null
 wait "$other" 2>/dev/null
 letw_untrack "$other"
