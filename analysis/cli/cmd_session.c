@@ -34,10 +34,13 @@
  * A statedump-served process is done when it has no statedump pass queued
  * or running. A polling process is done when it completed a pass of the
  * flavour after list_procs, or, after give_up_s, if its live mask still
- * lacks the flavour's keyword (the session does not trace it).
+ * lacks the flavour's keyword (the session does not trace it). With named
+ * (the user's --pid list), a process done without a pass of the flavour
+ * is said and counted: the session does not trace it, or does not enable
+ * the flavour's events, and the user asked for its pass.
  */
 static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
-		       double give_up_s)
+		       double give_up_s, int named)
 {
 	uint64_t kw = dcend ? LETW_KW_RUNDOWN_END : LETW_KW_RUNDOWN_START;
 	double t0 = letw_now_s();
@@ -60,21 +63,23 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 				pending++;
 				continue;
 			}
+			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 			if (v[i].hook) {
 				v[i].done = r.pending_statedumps == 0;
+				v[i].ran = last > v[i].last_before;
 				pending += !v[i].done;
 				continue;
 			}
-			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 			if (last > v[i].last_before ||
 			    (!(r.rundown_mask & kw) && letw_now_s() - t0 > give_up_s)) {
 				v[i].done = 1;
+				v[i].ran = last > v[i].last_before;
 				continue;
 			}
 			pending++;
 		}
 		if (!pending)
-			return 0;
+			break;
 		if (letw_now_s() - t0 > timeout_s)
 			break;
 		letw_sleep_ms(POLL_MS);
@@ -83,6 +88,10 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 		if (v[i].alive && !v[i].done) {
 			letw_err("pid %d: %s not done within %.0f s", (int)v[i].pid,
 				 dcend ? "DCEnd pass" : "rundown pass", timeout_s);
+			late++;
+		} else if (named && v[i].alive && !v[i].ran) {
+			letw_err("pid %d: ran no %s pass: is it traced by the session (lttng track), with letw_rundown:*%s* enabled?",
+				 (int)v[i].pid, dcend ? "DCEnd" : "DCStart", dcend ? "dcend" : "dcstart");
 			late++;
 		}
 	}
@@ -231,7 +240,7 @@ int letw_cmd_start(int argc, char **argv)
 		       (int)v[i].pid);
 		failed |= letw_proc_capture(&v[i], 0, o.timeout_s) != 0;
 	}
-	failed |= wait_passes(v, n, 0, o.timeout_s, 1.0) != 0;
+	failed |= wait_passes(v, n, 0, o.timeout_s, 1.0, o.npids > 0) != 0;
 out:
 	free(v);
 	free(o.pids);
@@ -335,7 +344,7 @@ int letw_cmd_stop(int argc, char **argv)
 		if (v[i].alive && !v[i].hook && (v[i].mask_before & LETW_KW_RUNDOWN_END))
 			failed |= letw_proc_capture(&v[i], (v[i].mask_before & ~LETW_KW_RUNDOWN_START) |
 						 LETW_KW_RUNDOWN_END, o.timeout_s) != 0;
-	failed |= wait_passes(v, n, 1, o.timeout_s, 1.0) != 0;
+	failed |= wait_passes(v, n, 1, o.timeout_s, 1.0, o.npids > 0) != 0;
 stop:
 	if (letw_lttng_stop(o.session))
 		failed = 1;
@@ -377,7 +386,7 @@ int letw_cmd_snapshot(int argc, char **argv)
 		failed = 1;
 	} else {
 		failed |= letw_procs_capture_polling(v, n, o.timeout_s) != 0;
-		failed |= wait_passes(v, n, 0, o.timeout_s, 1.0) != 0;
+		failed |= wait_passes(v, n, 0, o.timeout_s, 1.0, o.npids > 0) != 0;
 	}
 	if (letw_lttng_snapshot(o.session))
 		failed = 1;

@@ -19,6 +19,7 @@ struct letw_proc {
 	int alive;
 	int done;
 	int hook;             /* serves statedumps (else: polls) */
+	int ran;              /* a pass of the flavour since the list */
 	uint64_t mask_before, last_before;
 };
 

@@ -102,6 +102,25 @@ got=$(passes_of "$T/c.json")
 all_complete || letw_fail "session C: a pass is not complete: $got"
 [ "$(count dcend)" -ge 2 ] ||
 	letw_fail "session C: expected the start pass's DCEnd and the stop's DCEnd: $got"
+# A --pid that is an lttng-etw process the session does not trace (D
+# tracks $pid only): it answers, but runs no pass into D. Said, exit 1;
+# start and stop used to exit 0 (and stop's filter then kept the traced
+# process's DCEnd out).
+"$LETW_SCENARIO" load 0x30000 0x100 z touch "$f.p2ready" wait "$f.p2exit" &
+p2=$!
+letw_track "$p2"
+anl_wait_file "$f.p2ready"
+d=$(anl_session sess-d "$pid" "") || exit 1
+for cmd in start stop; do
+	rc=0
+	"$LETW_CLI" $cmd "$d" --pid "$p2" >"$T/$cmd-d.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q "pid $p2: ran no D.* pass: is it traced by the session" "$T/$cmd-d.out" ||
+		letw_fail "$cmd D --pid of an untraced process: exit $rc: $(cat "$T/$cmd-d.out")"
+done
+touch "$f.p2exit"
+wait "$p2" || letw_fail "the second letw-scenario failed"
+letw_untrack "$p2"
+
 touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
 letw_untrack "$pid"
