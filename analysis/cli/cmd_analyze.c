@@ -32,8 +32,9 @@ static void perfmap_usage(FILE *f)
 		"                     latest (default) writes the most recent code there,\n"
 		"                     all writes every region (a summary goes to stderr)\n"
 		"      --allow-incomplete  exit 0 even when the trace was not read whole\n"
-		"                     (streams missing, cut short, events discarded: listed\n"
-		"                     on stderr either way)\n"
+		"                     (streams missing, cut short, events discarded) or a\n"
+		"                     rundown pass is not complete (truncated, records lost\n"
+		"                     or filtered out): listed on stderr either way\n"
 		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
 		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"
 		"      --memory-limit MIB  heap the CTF reader may take (default\n"
@@ -43,7 +44,8 @@ static void perfmap_usage(FILE *f)
 		"  -v, --verbose      log what the components do\n"
 		"  -h, --help\n"
 		"\n"
-		"Exit status: 0 maps written, 3 maps written from an incomplete trace, 1 error.\n",
+		"Exit status: 0 maps written, 3 maps written from an incomplete trace or\n"
+		"rundown passes not complete, 1 error.\n",
 		letw_prog);
 }
 

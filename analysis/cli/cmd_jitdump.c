@@ -41,8 +41,9 @@ static void jitdump_usage(FILE *f)
 		"                          perf 5.8 and later; 64 for older perfs, which did not\n"
 		"                          add the ELF header size of their jitted-*.so themselves)\n"
 		"      --allow-incomplete  exit 0 even when the trace was not read whole\n"
-		"                          (streams missing, cut short, events discarded: listed\n"
-		"                          on stderr either way)\n"
+		"                          (streams missing, cut short, events discarded) or a\n"
+		"                          rundown pass is not complete (truncated, records lost\n"
+		"                          or filtered out): listed on stderr either way\n"
 		"      --stall-timeout S   stop the CTF reader after S s of CPU time without\n"
 		"                          progress (default $LETW_STALL_TIMEOUT, else 10)\n"
 		"      --memory-limit MIB  heap the CTF reader may take (default\n"
@@ -52,7 +53,8 @@ static void jitdump_usage(FILE *f)
 		"  -v, --verbose           log what the components do\n"
 		"  -h, --help\n"
 		"\n"
-		"Exit status: 0 dumps written, 3 dumps written from an incomplete trace, 1 error.\n",
+		"Exit status: 0 dumps written, 3 dumps written from an incomplete trace or\n"
+		"rundown passes not complete, 1 error.\n",
 		letw_prog, letw_prog);
 }
 

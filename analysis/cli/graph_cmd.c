@@ -74,10 +74,20 @@ int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
 		if (!o->allow_incomplete)
 			ret = LETW_EXIT_INCOMPLETE;
 	}
-	if (r->incomplete_passes) {
+	if (r->incomplete_passes && o->sink == LETW_SINK_REPORT) {
 		letw_err("%s: %s%s%s%d rundown pass(es) not complete", cmd, pre, name, sep,
 			 r->incomplete_passes);
 		ret = LETW_EXIT_INCOMPLETE;
+	} else if (r->incomplete_passes) {
+		/* perfmap, jitdump: passes truncated or lossy (listed above by
+		 * the sink), whose missing records are code the output lacks. */
+		letw_err("%s: %s%s%s%d rundown pass(es) not complete (see above): the %s may lack code%s",
+			 cmd, pre, name, sep, r->incomplete_passes,
+			 o->sink == LETW_SINK_PERFMAP ? "map" : "dump",
+			 o->allow_incomplete ? "; --allow-incomplete: exit status 0" :
+					       "; exit status 3 (--allow-incomplete to accept)");
+		if (!o->allow_incomplete)
+			ret = LETW_EXIT_INCOMPLETE;
 	}
 	return ret;
 }

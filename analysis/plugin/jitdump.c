@@ -373,6 +373,11 @@ static int jitdump_end(struct letw_sink *s)
 					  s->facts.problems);
 		return -1;
 	}
+	if (s->acct.truncated + s->acct.lossy && jd->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("dumps written from %d rundown pass(es) not complete (see the warnings)",
+					  s->acct.truncated + s->acct.lossy);
+		return -1;
+	}
 	if (mixed && jd->fail_on_incomplete) {
 		BT_COMP_LOGE_APPEND_CAUSE("%d dump(s) mix processes that shared a vpid (see the warnings)",
 					  mixed);
@@ -386,6 +391,7 @@ static const struct letw_sink_ops jitdump_ops = {
 	.other = jitdump_other,
 	.end = jitdump_end,
 	.name = "jitdump",
+	.count_passes = 1,
 };
 
 static int param_offset(struct jitdump *jd, const bt_value *params)

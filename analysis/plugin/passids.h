@@ -41,6 +41,75 @@ static inline void letw_pass_ids_see(struct letw_pass_ids *p, enum letw_flavour 
 	p->any[f] = 1;
 }
 
+/*
+ * Whether a pass is whole, for the sinks that do not judge passes as the
+ * report does (report_check.c, whose "truncated" and "lossy" these are):
+ * per process and flavour the pass whose Init was seen last, and how many
+ * records came while it was open. A Complete that closes it with more
+ * records emitted than seen: lossy (records lost, overwritten, or left out
+ * by a filter); an Init without its Complete, or a Complete without its
+ * Init: truncated. Runtime events never come here.
+ */
+struct letw_pass_open {
+	uint64_t id, seen;
+	uint8_t open;
+};
+
+#define LETW_PASS_ACCT_EX 5
+
+struct letw_pass_acct {
+	int truncated, lossy;
+	unsigned nex;
+	struct letw_pass_bad {
+		int64_t proc;
+		uint64_t id, seen, emitted;
+		uint8_t fl, lossy, no_init;
+	} ex[LETW_PASS_ACCT_EX];
+};
+
+static inline void letw_pass_acct_bad(struct letw_pass_acct *a, int64_t proc,
+				      enum letw_flavour fl, uint64_t id, uint64_t seen,
+				      uint64_t emitted, int lossy, int no_init)
+{
+	if (lossy)
+		a->lossy++;
+	else
+		a->truncated++;
+	if (a->nex < LETW_PASS_ACCT_EX)
+		a->ex[a->nex++] = (struct letw_pass_bad){ proc, id, seen, emitted,
+							  (uint8_t)fl, (uint8_t)lossy,
+							  (uint8_t)no_init };
+}
+
+/* An Init, then a Complete, of flavour fl of process proc, whose open
+ * pass of that flavour is o (records: o->seen++ while o->open). */
+static inline void letw_pass_acct_init(struct letw_pass_acct *a, struct letw_pass_open *o,
+				       int64_t proc, enum letw_flavour fl, uint64_t id)
+{
+	/* The previous pass never completed (its Complete was lost). */
+	if (o->open)
+		letw_pass_acct_bad(a, proc, fl, o->id, o->seen, 0, 0, 0);
+	o->open = 1;
+	o->id = id;
+	o->seen = 0;
+}
+
+static inline void letw_pass_acct_complete(struct letw_pass_acct *a, struct letw_pass_open *o,
+					   int64_t proc, enum letw_flavour fl, uint64_t id,
+					   uint64_t emitted)
+{
+	if (o->open && o->id == id) {
+		if (o->seen < emitted)
+			letw_pass_acct_bad(a, proc, fl, id, o->seen, emitted, 1, 0);
+	} else {
+		if (o->open) /* another pass, never completed */
+			letw_pass_acct_bad(a, proc, fl, o->id, o->seen, 0, 0, 0);
+		/* Its Init is not in the trace. */
+		letw_pass_acct_bad(a, proc, fl, id, 0, emitted, 0, 1);
+	}
+	o->open = 0;
+}
+
 /* What the sinks say of a vpid with repeats (its text after "process N: "). */
 #define LETW_PASS_IDS_WHY \
 	"more than one process had this vpid in the trace (a pid reused, separate pid " \

@@ -10,7 +10,8 @@
  *               range that held different code over time (see codemap.h)
  *   fail-on-incomplete  yes (default): the maps are written, then the
  *               component fails when the trace is incomplete
- *               (trace_facts.h), so the loss is never silent
+ *               (trace_facts.h) or a rundown pass is truncated or
+ *               lossy (passids.h), so the loss is never silent
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
@@ -348,6 +349,11 @@ static int perfmap_end(struct letw_sink *s)
 					  s->facts.problems);
 		return -1;
 	}
+	if (s->acct.truncated + s->acct.lossy && pm->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("maps written from %d rundown pass(es) not complete (see the warnings)",
+					  s->acct.truncated + s->acct.lossy);
+		return -1;
+	}
 	if (mixed && pm->fail_on_incomplete) {
 		BT_COMP_LOGE_APPEND_CAUSE("%d map(s) mix processes that shared a vpid (see the warnings)",
 					  mixed);
@@ -360,6 +366,7 @@ static const struct letw_sink_ops perfmap_ops = {
 	.event = perfmap_event,
 	.end = perfmap_end,
 	.name = "perfmap",
+	.count_passes = 1,
 };
 
 bt_component_class_initialize_method_status

@@ -160,10 +160,13 @@ static struct letw_vpid_ids *vid_find(const struct letw_sink *s, int64_t vpid)
 	return NULL;
 }
 
-static int see_pass(struct letw_sink *s, int64_t vpid, enum letw_flavour fl, uint64_t id,
-		    int64_t ts_ns)
+/* A rundown event (Init, Complete, record) of ev->proc: the pass ids of
+ * its Inits (all sinks) and, for ops->count_passes, its passes. */
+static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 {
-	struct letw_vpid_ids *v = vid_find(s, vpid);
+	struct letw_vpid_ids *v = vid_find(s, ev->proc);
+	enum letw_flavour fl = letw_ev_flavour(ev->kind);
+	enum letw_ev_object obj = letw_ev_object(ev->kind);
 
 	if (!v) {
 		if (s->nvids == s->capvids) {
@@ -177,10 +180,19 @@ static int see_pass(struct letw_sink *s, int64_t vpid, enum letw_flavour fl, uin
 		}
 		v = &s->vids[s->nvids++];
 		memset(v, 0, sizeof(*v));
-		v->vpid = vpid;
+		v->vpid = ev->proc;
 	}
 	s->last_vid = (size_t)(v - s->vids);
-	letw_pass_ids_see(&v->ids, fl, id, ts_ns);
+	if (obj == LETW_OBJ_INIT) {
+		letw_pass_ids_see(&v->ids, fl, ev->pass_id, ev->ts_ns);
+		if (s->ops->count_passes)
+			letw_pass_acct_init(&s->acct, &v->open[fl], ev->proc, fl, ev->pass_id);
+	} else if (obj == LETW_OBJ_COMPLETE) {
+		letw_pass_acct_complete(&s->acct, &v->open[fl], ev->proc, fl, ev->pass_id,
+					ev->emitted);
+	} else if (v->open[fl].open) {
+		v->open[fl].seen++;
+	}
 	return 0;
 }
 
@@ -189,6 +201,52 @@ const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_
 	const struct letw_vpid_ids *v = vid_find(s, vpid);
 
 	return v ? &v->ids : NULL;
+}
+
+int letw_sink_say_passes(struct letw_sink *s)
+{
+	struct letw_pass_acct *a = &s->acct;
+	char label[LETW_PROC_LABEL_MAX];
+	const char *name = s->ops->name;
+	int n;
+
+	for (size_t i = 0; i < s->nvids; i++)
+		for (int fl = 0; fl < 2; fl++) {
+			struct letw_pass_open *o = &s->vids[i].open[fl];
+
+			if (o->open)
+				letw_pass_acct_bad(a, s->vids[i].vpid, (enum letw_flavour)fl,
+						   o->id, o->seen, 0, 0, 0);
+			o->open = 0;
+		}
+	n = a->truncated + a->lossy;
+	if (!n)
+		return 0;
+	/* Always on stderr, as the trace's incompleteness: what was written
+	 * lacks the code of the records the passes did not deliver. */
+	fprintf(stderr, "%s: %d rundown pass(es) not complete (%d truncated, %d lossy): the output may lack code\n",
+		name, n, a->truncated, a->lossy);
+	for (unsigned i = 0; i < a->nex; i++) {
+		const struct letw_pass_bad *b = &a->ex[i];
+
+		letw_sink_proc_label(s, b->proc, label);
+		if (b->lossy)
+			fprintf(stderr, "%s:   process %s: %s pass %llu lossy: %llu of %llu record(s) in the trace (lost, overwritten or filtered out)\n",
+				name, label, letw_flavour_name((enum letw_flavour)b->fl),
+				(unsigned long long)b->id, (unsigned long long)b->seen,
+				(unsigned long long)b->emitted);
+		else if (b->no_init)
+			fprintf(stderr, "%s:   process %s: %s pass %llu truncated: its complete event (%llu record(s) emitted) without its init\n",
+				name, label, letw_flavour_name((enum letw_flavour)b->fl),
+				(unsigned long long)b->id, (unsigned long long)b->emitted);
+		else
+			fprintf(stderr, "%s:   process %s: %s pass %llu truncated: its init without its complete event (%llu record(s) seen)\n",
+				name, label, letw_flavour_name((enum letw_flavour)b->fl),
+				(unsigned long long)b->id, (unsigned long long)b->seen);
+	}
+	if ((unsigned)n > a->nex)
+		fprintf(stderr, "%s:   ... and %u more\n", name, n - a->nex);
+	return n;
 }
 
 int letw_sink_say_mixed(struct letw_sink *s, const char *what)
@@ -336,9 +394,11 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 				goto nomem;
 			return 0;
 		}
-		if (letw_ev_object(ev.kind) == LETW_OBJ_INIT &&
-		    see_pass(s, ev.proc, letw_ev_flavour(ev.kind), ev.pass_id,
-			     ev.ts_ns))
+		/* Runtime events pay one comparison; rundown records one
+		 * more for the sinks that do not count passes. */
+		if (ev.kind >= LETW_EV_DCSTART_INIT &&
+		    (s->ops->count_passes || letw_ev_object(ev.kind) == LETW_OBJ_INIT) &&
+		    see_rundown(s, &ev))
 			goto nomem;
 		return s->ops->event(s, &ev);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
@@ -384,6 +444,12 @@ static int end_of_stream(struct letw_sink *s)
 			s->ops->name, bad);
 		snprintf(prefix, sizeof(prefix), "%s:   ", s->ops->name);
 		letw_facts_write_text(&s->facts, stderr, prefix);
+	}
+	if (s->ops->count_passes) {
+		int passes = letw_sink_say_passes(s);
+
+		if (s->result)
+			s->result->incomplete_passes = passes;
 	}
 	return s->ops->end(s);
 }

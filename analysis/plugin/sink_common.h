@@ -35,7 +35,8 @@ struct letw_sink_result {
 	uint64_t messages;      /* updated while consuming */
 	uint64_t letw_events;
 	int stage;              /* enum letw_sink_stage */
-	int incomplete_passes;  /* report sink: passes not "complete" */
+	int incomplete_passes;  /* report: passes not "complete"; perfmap,
+				 * jitdump: truncated or lossy (passids.h) */
 	int incomplete_streams; /* streams with a problem (trace_facts.h) */
 	int processes;
 	uint64_t map_lines;     /* perfmap sink */
@@ -68,6 +69,11 @@ struct letw_sink_ops {
 	 * not gated by the log level) before ops->end, and no sink can
 	 * forget to. */
 	int quiet_incomplete;
+	/* perfmap, jitdump: pair each process's Init and Complete events
+	 * and count its rundown records (passids.h, letw_pass_acct), to say
+	 * which passes are truncated or lossy; the report judges its passes
+	 * itself. */
+	int count_passes;
 };
 
 struct letw_sink {
@@ -88,8 +94,11 @@ struct letw_sink {
 	struct letw_vpid_ids {
 		int64_t vpid;
 		struct letw_pass_ids ids;
+		struct letw_pass_open open[2]; /* ops->count_passes */
 	} *vids;
 	size_t nvids, capvids, last_vid;
+	/* ops->count_passes: passes not complete, and the first few. */
+	struct letw_pass_acct acct;
 };
 
 /*
@@ -157,8 +166,12 @@ int letw_sink_add_port(bt_self_component_sink *self);
 void letw_sink_fini(struct letw_sink *s);
 
 /* The pass ids seen for a process key (passids.h), or NULL when it had no
- * Init. */
+ * rundown event (none counted: no Init). */
 const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t key);
+/* ops->count_passes, at the end: the passes still open are truncated;
+ * returns how many passes are not complete (s->acct), having warned of
+ * them on stderr ("NAME: ..."). */
+int letw_sink_say_passes(struct letw_sink *s);
 /* perfmap and jitdump at the end: warn of every process key that was
  * several processes, whose `what` (map, dump) mixes them; returns how
  * many. */

@@ -159,6 +159,25 @@ def perfmap_fails(plugin, steps):
     return perfmap_run(plugin, steps)[0]
 
 
+def sink_run(plugin, cls, steps):
+    """sink.etw.CLS (fail-on-incomplete, the default) into a new directory:
+    whether it failed the graph, and the files it wrote."""
+    d = tempfile.mkdtemp()
+    try:
+        g = bt2.Graph()
+        src = g.add_component(Source, 'src', obj=(steps, True))
+        sink = g.add_component(plugin.sink_component_classes[cls], 'sink',
+                               params={'output-dir': d})
+        g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+        try:
+            g.run()
+            return False, os.listdir(d)
+        except bt2._Error:
+            return True, os.listdir(d)
+    finally:
+        shutil.rmtree(d)
+
+
 def passes(r, vpid=100):
     return [p for x in r['processes'] if x['vpid'] == vpid for p in x['passes']]
 
@@ -261,6 +280,28 @@ def main():
     r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 3)])
     p = passes(r)[0]
     check('fewer records than emitted is lossy', p['status'] == 'lossy', p)
+
+    # perfmap and jitdump judge the same passes truncated or lossy: they
+    # write what there is, then fail (the CLI: exit 3), never a silent
+    # map that lacks code. A complete pass and runtime events alone pass.
+    whole = [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'),
+             method('method_dcstart', 12, 0x2000, 'b'), complete(13, 1, 2)]
+    for cls in ('perfmap', 'jitdump'):
+        for what, steps, fails in (
+                ('a complete pass', whole, False),
+                ('runtime events and a complete pass',
+                 [method('method_load', 5, 0x3000, 'c')] + whole, False),
+                ('a lossy pass (emitted 3, 2 seen)', whole[:3] + [complete(13, 1, 3)], True),
+                ('an init without its complete', whole[:3], True),
+                ('a complete without its init', whole[1:], True),
+                ('a pass cut by the next init', whole[:2] + [init(12, 2)] + whole[2:3] +
+                 [complete(13, 2, 1)], True),
+                ('one flavour lossy of a walk\'s two',
+                 whole[:1] + [init(10, 1, fl='dcend')] + whole[1:] +
+                 [complete(14, 1, 1, fl='dcend')], True)):
+            failed, files = sink_run(plugin, cls, steps)
+            check('%s %s on %s' % (cls, 'fails' if fails else 'passes', what),
+                  failed == fails and files, (failed, files))
 
     r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a'),
                         ('discard', 11, 12, 5), complete(13, 1, 2),
