@@ -21,7 +21,7 @@ import sys
 import bt2
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_logic import EVENTS, complete, init, method  # noqa: E402
+from report_logic import complete, event_classes, init, method  # noqa: E402
 
 
 class Iter(bt2._UserMessageIterator):
@@ -58,13 +58,7 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
         self.sc = tc.create_stream_class(default_clock_class=cc,
                                          event_common_context_field_class=ctx,
                                          supports_packets=True)
-        self.ec = {}
-        for name, layout in EVENTS.items():
-            fc = tc.create_structure_field_class()
-            for fname, kind, bits in layout:
-                fc.append_member(fname, tc.create_string_field_class() if kind == 's'
-                                 else tc.create_unsigned_integer_field_class(bits))
-            self.ec[name] = self.sc.create_event_class(name=name, payload_field_class=fc)
+        self.ec = event_classes(tc, self.sc)
         self.trace = tc()
         self.steps = steps
         self._add_output_port('out', self)

@@ -35,6 +35,19 @@ EVENTS = {
 MASK = 0x1000000000058  # DCStart, methods + stubs + modules
 
 
+def event_classes(tc, sc):
+    """EVENTS' event classes in stream class sc (of trace class tc), by
+    name: the schema every synthetic trace of these tests shares."""
+    ec = {}
+    for name, layout in EVENTS.items():
+        fc = tc.create_structure_field_class()
+        for fname, kind, bits in layout:
+            fc.append_member(fname, tc.create_string_field_class() if kind == 's'
+                             else tc.create_unsigned_integer_field_class(bits))
+        ec[name] = sc.create_event_class(name=name, payload_field_class=fc)
+    return ec
+
+
 class Iter(bt2._UserMessageIterator):
     def __init__(self, config, port):
         self._src = port.user_data
@@ -82,13 +95,7 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
         self.sc = tc.create_stream_class(
             default_clock_class=cc, event_common_context_field_class=ctx,
             supports_discarded_events=True, discarded_events_have_default_clock_snapshots=True)
-        self.ec = {}
-        for name, layout in EVENTS.items():
-            fc = tc.create_structure_field_class()
-            for fname, kind, bits in layout:
-                fc.append_member(fname, tc.create_string_field_class() if kind == 's'
-                                 else tc.create_unsigned_integer_field_class(bits))
-            self.ec[name] = self.sc.create_event_class(name=name, payload_field_class=fc)
+        self.ec = event_classes(tc, self.sc)
         self.trace = tc()
         self.steps = steps
         self.with_vpid = with_vpid
