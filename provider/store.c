@@ -24,7 +24,8 @@ _Static_assert(2097152 == LETW_STORE_CHUNK_MAX, "the last class is the largest c
 
 #define BLOCK_MIN (64u * 1024)          /* chunk-class commit grain */
 #define DEFAULT_EXPECTED 16384u
-#define DEFAULT_MAX_SLOTS (1u << 24)    /* 1 GiB of address space */
+#define DEFAULT_MAX_SLOTS (1u << 24)    /* 1.25 GiB of address space, with the room */
+#define MAX_RECORDS_CAP (1ull << 30)    /* slot indexes stay below 2^31 */
 #define CHUNK_REGION (4ull << 30)       /* 4 GiB of address space */
 #define STOCKED_AT_INIT 256u            /* 15 classes, 960 KiB committed */
 
@@ -143,12 +144,20 @@ static int grow_class(struct letw_store *st, int c, int prefault, uint32_t *keep
 int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_records)
 {
 	uint64_t max = max_records ? max_records : DEFAULT_MAX_SLOTS;
+	uint64_t room;
 	uint32_t nchunks;
 
 	memset(st, 0, sizeof(*st));
-	if (max > (1ull << 31))
-		max = 1ull << 31;
-	nchunks = (uint32_t)((max + LETW_STORE_SLOT_CHUNK - 1) / LETW_STORE_SLOT_CHUNK);
+	if (max > MAX_RECORDS_CAP)
+		max = MAX_RECORDS_CAP;
+	st->records_max = max;
+	/* max_records bounds live records (record.c slot_new), not slots:
+	 * an unpublished record, or a refused publish's slot, holds its slot
+	 * until a grace period has passed (the free list's ABA safety,
+	 * above), so the region has room beyond the bound for those. */
+	room = max + (max / 4 > 2ull * LETW_STORE_SLOT_CHUNK ? max / 4 :
+		      2ull * LETW_STORE_SLOT_CHUNK);
+	nchunks = (uint32_t)((room + LETW_STORE_SLOT_CHUNK - 1) / LETW_STORE_SLOT_CHUNK);
 	st->slots_max = nchunks * LETW_STORE_SLOT_CHUNK;
 	st->slots = reserve((size_t)st->slots_max * sizeof(struct letw_slot));
 	/* The per-chunk flags: one page per 4096 chunks, committed now. */

@@ -23,8 +23,10 @@
  * and touches it, so a publisher neither allocates nor page-faults. When a
  * publisher still finds a free list empty it commits a block itself — the
  * one slow path: an mprotect() system call, no lock of ours, counted in
- * letw_stats.store_slow_grows. Only when a region is exhausted does a
- * publish fail with -ENOMEM.
+ * letw_stats.store_slow_grows. A publish fails with -ENOMEM when the
+ * live records reach records_max, or when a region is exhausted (the slot
+ * region only if more than its room beyond records_max are waiting for a
+ * grace period).
  */
 #ifndef LETW_STORE_H
 #define LETW_STORE_H
@@ -84,13 +86,17 @@ struct letw_store {
 	struct letw_store_class cls[LETW_STORE_NR_CLASSES];
 
 	long slow_grows;             /* publisher-side commits (uatomic) */
+	uint64_t records_max;        /* live records at most; set at init */
 
 	/* Method names of 4..128 bytes, byte-exact (names.h). */
 	struct letw_names names;
 };
 
 /* Reserve the regions and commit room for `expected` records (0: a
- * default); `max_records` bounds the slot region (0: a default). */
+ * default). `max_records` (0: a default) becomes records_max, the bound
+ * the publish paths keep live records under; the slot region is larger
+ * by a quarter (at least two commit chunks) for the slots waiting for
+ * their grace period. */
 int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_records);
 /* Unmap everything. No reader or writer may remain. */
 void letw_store_fini(struct letw_store *st);

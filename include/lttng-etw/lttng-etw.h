@@ -327,9 +327,12 @@ struct letw_config {
 	void *log_ctx;
 	/* Since 0.2. The record store (DESIGN §5): records it commits room
 	 * for at init (0: 16384; it grows ahead of demand from then on), and
-	 * the most it will ever hold (0: 2^24; publishes beyond fail with
-	 * -ENOMEM). Address space is reserved for the maximum up front
-	 * (64 bytes per record, not backed until used). */
+	 * the most it will ever hold live (0: 2^24, at most 2^30; publishes
+	 * beyond fail with -ENOMEM; threads publishing at once at the bound
+	 * may each get one record past it). Unpublished records waiting for
+	 * their grace period do not count. Address space is reserved for the
+	 * maximum and a quarter more for those up front (64 bytes per record,
+	 * not backed until used). */
 	uint64_t expected_records;
 	uint64_t max_records;
 	/* Since 0.2, read only when size covers it. */

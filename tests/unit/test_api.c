@@ -484,3 +484,87 @@ Test(control, set_control_fn_from_the_callback_is_refused)
 	cr_assert_eq(callback_calls, 2);
 	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0, "fine off the control thread");
 }
+
+/* max_records bounds live records, exactly, and nothing else: not the
+ * slots that unpublished records and refused publishes hold until their
+ * grace period (no control thread here, so none ever comes back). It used
+ * to bound slots, rounded up to the 16384-slot commit chunk: 100 let 16384
+ * in, and a table at its bound refused every publish, even after an
+ * unpublish, with -ENOMEM. */
+static void setup_bounded(uint64_t max)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_THREAD,
+		.max_records = max,
+	};
+
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(letw_init(&cfg), 0);
+}
+
+static void setup_bounded_100(void)
+{
+	setup_bounded(100);
+}
+
+static void setup_bounded_chunk(void)
+{
+	setup_bounded(16384);
+}
+
+Test(bounded, max_records_is_exact, .init = setup_bounded_100, .fini = letw_test_table_teardown)
+{
+	struct letw_stub stub = { .start = 0x900000, .size = 16, .kind = LETW_STUB_JUMP,
+				  .name = "s" };
+	struct letw_module mod = { .module_id = 7, .name = "m" };
+
+	for (uint64_t i = 0; i < 99; i++) {
+		struct letw_method m = method_at(0x10000 + i * 0x100, 0x80, "f");
+
+		cr_assert_eq(letw_method_publish(&m), 0, "method %llu", (unsigned long long)i);
+	}
+	cr_assert_eq(letw_module_publish(&mod), 0);
+	/* 100 live: methods, stubs and modules alike are refused. */
+	{
+		struct letw_method m = method_at(0x800000, 0x80, "g");
+
+		cr_assert_eq(letw_method_publish(&m), -ENOMEM);
+	}
+	cr_assert_eq(letw_stub_publish(&stub), -ENOMEM);
+	cr_assert_eq(live_methods(), 99);
+	/* One out (its slot waits for a grace period): one in. */
+	cr_assert_eq(letw_module_unpublish(7), 0);
+	cr_assert_eq(letw_stub_publish(&stub), 0);
+	cr_assert_eq(letw_module_publish(&mod), -ENOMEM);
+}
+
+Test(bounded, max_records_leaves_room_for_the_grace_period, .init = setup_bounded_chunk,
+     .fini = letw_test_table_teardown)
+{
+	const uint64_t n = 16384;
+	struct letw_method last = method_at(0x100000 + (n - 1) * 0x40, 0x40, "last");
+
+	for (uint64_t i = 0; i < n - 1; i++) {
+		struct letw_method m = method_at(0x100000 + i * 0x40, 0x40, "f");
+
+		cr_assert_eq(letw_method_publish(&m), 0, "method %llu", (unsigned long long)i);
+	}
+	/* Refused publishes' slots go through a grace period too: they
+	 * must not take the bound's last place. */
+	for (int i = 0; i < 1000; i++) {
+		struct letw_method over = method_at(0x100000 + 0x20, 0x40, "over");
+
+		cr_assert_eq(letw_method_publish(&over), -EEXIST, "round %d", i);
+	}
+	cr_assert_eq(letw_method_publish(&last), 0);
+	cr_assert_eq(live_methods(), n);
+	/* Re-versioning at the bound: out, then in again. */
+	for (int i = 0; i < 1000; i++) {
+		struct letw_method same = method_at(0x100000, 0x40, "again");
+
+		cr_assert_eq(letw_method_unpublish(0x100000), 0, "round %d", i);
+		cr_assert_eq(letw_method_publish(&same), 0, "round %d", i);
+	}
+	cr_assert_eq(live_methods(), n);
+}
