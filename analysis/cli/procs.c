@@ -81,6 +81,9 @@ int letw_proc_capture(struct letw_proc *p, uint64_t mask, double timeout_s)
 		return -1;
 	}
 	p->done = 1;
+	/* No pass (nothing enabled for it): the session does not trace it,
+	 * which wait_passes says for a --pid. */
+	p->ran = r.passes != 0;
 	return 0;
 }
 

@@ -125,6 +125,42 @@ touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
 letw_untrack "$pid"
 
+# 5. A process that polls (LETW_STATEDUMP=0) and two `start`s of two
+# sessions at the same moment: each session holds a DCStart pass. Each
+# start used to decide from the mask it read before `lttng start`; the
+# second session to start then saw no switch, took the first's pass for
+# its own, and held none (3 of 8 rounds). Five rounds, fresh sessions.
+LETW_STATEDUMP=0 "$LETW_SCENARIO" load 0x40000 0x100 p load 0x40100 0x80 q \
+	touch "$f.pollready" wait "$f.pollexit" &
+pp=$!
+letw_track "$pp"
+anl_wait_file "$f.pollready"
+for round in 1 2 3 4 5; do
+	s1=$(anl_session "poll$round-a" "$pp" "" 'letw_rundown:*dcstart*') || exit 1
+	s2=$(anl_session "poll$round-b" "$pp" "" 'letw_rundown:*dcstart*') || exit 1
+	"$LETW_CLI" start "$s1" --pid "$pp" >"$T/poll-a.out" 2>&1 &
+	j1=$!
+	"$LETW_CLI" start "$s2" --pid "$pp" >"$T/poll-b.out" 2>&1 &
+	j2=$!
+	wait "$j1" || letw_fail "round $round: start A: $(cat "$T/poll-a.out")"
+	wait "$j2" || letw_fail "round $round: start B: $(cat "$T/poll-b.out")"
+	for s in "$s1" "$s2"; do
+		lttng stop "$s" >/dev/null || letw_fail "lttng stop $s"
+		"$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/poll.json" --no-progress ||
+			letw_fail "round $round: report $s: exit $?"
+		got=$(anl_json "$T/poll.json" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'])")
+		echo "$got" | tr ' ' '\n' | grep -q '^dcstart:complete:2$' ||
+			letw_fail "round $round: session $s holds no complete DCStart pass: '$got'"
+		letw_destroy_session "$s"
+	done
+	# The next round starts from rundown events switched off.
+	letw_wait_for bash -c "'$LETW_CLI' status --pid $pp | grep -q 'rundown mask 0x0,'" ||
+		letw_log "round $round: the rundown mask did not return to 0"
+done
+touch "$f.pollexit"
+wait "$pp" || letw_fail "the polling letw-scenario failed"
+letw_untrack "$pp"
+
 # A control socket name bound by another user for a process without one
 # (abstract names are first come, first served): the CLI checks the
 # server's credentials and says so, instead of taking its answers for
