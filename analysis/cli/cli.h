@@ -52,7 +52,8 @@ int letw_lttng_snapshot(const char *session);
 int letw_lttng_enable_dcend(const char *session, const char *channel,
 			    const char *filter);
 /* The channel of SESSION's user-space domain that holds letw_rundown event
- * rules, malloc()ed; NULL when none or on error. */
+ * rules, else one holding other letw_ rules, else its only channel;
+ * malloc()ed; NULL when none or on error. */
 char *letw_session_rundown_channel(const char *session);
 /* Names of every session (malloc()ed, NULL-terminated); count or -1. */
 int letw_lttng_sessions(char ***names);

@@ -274,6 +274,7 @@ static void stop_usage(FILE *f)
 		"                     ignored, and makes the exit status 1\n"
 		"  -c, --channel NAME channel to enable the dcend events in (default: the\n"
 		"                     channel holding the session's letw_rundown events,\n"
+		"                     else its other letw_ events, else its only channel,\n"
 		"                     else channel0)\n"
 		"  -h, --help\n", letw_prog);
 }

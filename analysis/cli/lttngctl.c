@@ -95,24 +95,36 @@ char *letw_session_rundown_channel(const char *session)
 {
 	struct lttng_handle *h = ust_handle(session);
 	struct lttng_channel *chans = NULL;
-	char *found = NULL;
+	char *rundown = NULL, *runtime = NULL;
 	int n, i;
 
 	if (!h)
 		return NULL;
 	n = lttng_list_channels(h, &chans);
-	for (i = 0; i < n && !found; i++) {
+	for (i = 0; i < n && !rundown; i++) {
 		struct lttng_event *evs = NULL;
 		int ne = lttng_list_events(h, chans[i].name, &evs);
 
-		for (int k = 0; k < ne && !found; k++)
+		for (int k = 0; k < ne && !rundown; k++) {
 			if (!strncmp(evs[k].name, "letw_rundown", strlen("letw_rundown")))
-				found = strdup(chans[i].name);
+				rundown = strdup(chans[i].name);
+			else if (!runtime && !strncmp(evs[k].name, "letw_", strlen("letw_")))
+				runtime = strdup(chans[i].name);
+		}
 		free(evs);
 	}
+	/* No rundown events: the channel of the runtime's, else the only
+	 * channel there is. A started session takes no new channel, so the
+	 * lttng default (channel0) would be refused where it does not exist
+	 * (stop then failed for a session recording runtime events only in a
+	 * channel of its own). */
+	if (!rundown && !runtime && n == 1)
+		runtime = strdup(chans[0].name);
+	if (rundown)
+		free(runtime);
 	free(chans);
 	lttng_destroy_handle(h);
-	return found;
+	return rundown ? rundown : runtime;
 }
 
 int letw_lttng_session_exists(const char *session)

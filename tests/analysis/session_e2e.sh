@@ -121,6 +121,25 @@ touch "$f.p2exit"
 wait "$p2" || letw_fail "the second letw-scenario failed"
 letw_untrack "$p2"
 
+# 6. A session recording only runtime events, in a channel of its own:
+# `stop` enables the DCEnd events there. It used to pick channel0, which
+# a started session cannot add: stop failed and ran no DCEnd.
+e=$(letw_session_create sess-e) || exit 1
+letw_session_track "$e" "$pid"
+lttng enable-channel -u -s "$e" rt >/dev/null || letw_fail "enable-channel rt"
+lttng enable-event -u -s "$e" -c rt 'letw_runtime:*' --filter "\$ctx.vpid == $pid" >/dev/null ||
+	letw_fail "enable-event letw_runtime:* in rt"
+lttng add-context -u -s "$e" -c rt -t vpid -t vtid >/dev/null || letw_fail "add-context rt"
+"$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || true # no rundown events: no pass
+"$LETW_CLI" stop "$e" --pid "$pid" >"$T/stop-e.out" 2>&1 ||
+	letw_fail "stop of a runtime-only session: exit $?: $(cat "$T/stop-e.out")"
+"$LETW_CLI" report "$(anl_trace "$e")" --json -o "$T/e.json" --no-progress ||
+	letw_fail "report E: exit $?"
+got=$(passes_of "$T/e.json")
+[ "$(count dcend)" -ge 1 ] || letw_fail "session E: no complete DCEnd pass: '$got'"
+[ -n "$(find "$(anl_trace "$e")" -name 'rt_*' -size +0)" ] ||
+	letw_fail "session E: no stream of channel rt"
+
 touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
 letw_untrack "$pid"
