@@ -22,8 +22,18 @@
  * fork too: letw_fork_prepare holds pass_lock (no pass can run) while it
  * waits for ust_fork_mutex, which a waiting listener holds (internal.h).
  *
- * hook_lock guards the queue, `serving` and the done counter. Taken, each
- * time for a few stores or a condition wait, by:
+ * Requests coalesce: one for a session that already has a request queued
+ * and not yet taken is merged into it (the later event set wins), since
+ * that pass starts after both arrived and a statedump asks for the state
+ * at or after it. So a burst of `lttng regenerate statedump` during a long
+ * pass costs one more pass, not one each, and the queue holds at most one
+ * request per session: only QUEUE_LEN sessions each waiting for a pass
+ * fill it, and a further session's request is then dropped (logged by
+ * the control thread).
+ *
+ * hook_lock guards the queue, `serving`, the done counter and the drop
+ * count. Taken, each time for a few stores, a scan of at most QUEUE_LEN
+ * entries or a condition wait, by:
  *  - the listener (holding ust_lock and ust_fork_mutex), in the callback;
  *  - the control thread, always under pass_lock (letw_hook_take/done
  *    around each pass it serves, letw_hook_pending for the socket's
@@ -106,14 +116,28 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	 * it before the control thread's eventfd is closed, so a callback never
 	 * writes to a closed (or reused) descriptor. */
 	pthread_mutex_lock(&hook_lock);
-	if (q_tail - q_head == QUEUE_LEN) {
-		dropped++;
-		pthread_mutex_unlock(&hook_lock);
-		return;
+	seq = 0;
+	/* Not taken yet (q_head+1..q_tail): its pass starts after now, and so
+	 * answers this statedump too, with the session's latest event set. */
+	for (uint64_t s = q_head + 1; s <= q_tail; s++) {
+		struct letw_hook_req *r = &queue[s % QUEUE_LEN];
+
+		if (r->target.session == session) {
+			r->target.events = events;
+			seq = s;
+			break;
+		}
 	}
-	seq = ++q_tail;
-	queue[seq % QUEUE_LEN] = (struct letw_hook_req){
-		.target = { .session = session, .events = events }, .seq = seq };
+	if (!seq) {
+		if (q_tail - q_head == QUEUE_LEN) { /* QUEUE_LEN other sessions */
+			dropped++;
+			pthread_mutex_unlock(&hook_lock);
+			return;
+		}
+		seq = ++q_tail;
+		queue[seq % QUEUE_LEN] = (struct letw_hook_req){
+			.target = { .session = session, .events = events }, .seq = seq };
+	}
 	wait = serving;
 	if (wait)
 		(void)!write(letw_g.wake_fd, &one, sizeof(one));
@@ -193,8 +217,8 @@ void letw_hook_serving(int on)
 static void report_dropped(uint64_t lost)
 {
 	if (lost)
-		letw_warn("%llu statedump requests dropped: more than %d queued",
-			  (unsigned long long)lost, QUEUE_LEN);
+		letw_warn("%llu statedump requests dropped: %d other sessions "
+			  "were waiting for a pass", (unsigned long long)lost, QUEUE_LEN);
 }
 
 void letw_hook_stop(void)

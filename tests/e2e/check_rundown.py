@@ -10,6 +10,9 @@ pass: init/complete paired by pass_id, the records between them are
 exactly the live list (methods: start, size, namespace, name, version;
 stubs: start, size, kind, owner), no duplicates, and the complete's
 `emitted` equals the records seen (methods + stubs + modules).
+
+usage: check_rundown.py --list TRACE_DIR VPID
+  prints FLAVOUR:CONTROL_CODE:PASS_ID of each pass begun, in trace order.
 """
 import os
 import sys
@@ -40,7 +43,18 @@ def events(trace, vpid):
         raise SystemExit("FAIL: the trace has discarded events")
 
 
+def list_passes(trace, vpid):
+    for name, p in events(trace, vpid):
+        prov, ev = name.split(":")
+        if prov == "letw_rundown" and ev.endswith("_init"):
+            print("%s:%d:%d" % ("dcstart" if "dcstart" in ev else "dcend",
+                                int(p["control_code"]), int(p["pass_id"])))
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--list":
+        return list_passes(sys.argv[2], int(sys.argv[3]))
     trace, vpid, live = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     expects = [e.split(":") for e in sys.argv[4:]]
     methods, stubs = load_live(live)

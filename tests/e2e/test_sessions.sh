@@ -8,7 +8,10 @@
 #  3. with the hook disabled (LETW_STATEDUMP=0) the polling fallback still
 #     gives a DCStart pass at `lttng start`;
 #  4. a trigger (event notifier) on letw_rundown events runs no pass, in
-#     either process.
+#     either process;
+#  5. 100 `lttng regenerate statedump -s D` while the control thread cannot
+#     run a pass (the last one after enabling D's DCEnd events) coalesce
+#     into one pass, with the last request's event set: none is dropped.
 # Every pass is checked against the runtime's own list of its live code.
 # usage: test_sessions.sh BUILD_DIR
 set -u
@@ -102,4 +105,68 @@ wait "$pid" || letw_fail "runtime exited with $?"
 letw_untrack "$pid"
 wait "$pid2" || letw_fail "fallback runtime exited with $?"
 letw_untrack "$pid2"
-echo "PASS: one pass per session and statedump, none for a trigger, polling fallback"
+
+# A burst of statedumps for one session during a long pass. The pass is
+# made as long as the burst by stopping the control thread (ptrace, that
+# thread alone, in poll(2)): every request arrives before any is taken,
+# whatever the machine's speed. Each callback returns at once
+# (LETW_STATEDUMP_WAIT_MS=0), so 100 regenerates take a few seconds. When
+# each request took a place in the queue, 64 held D's first ones and the
+# 36 past them were dropped, the last among them: the only one asking for
+# D's DCEnd events, so D never got a DCEnd pass.
+live3="$LETW_TEST_TMP/live3.txt"
+err3="$LETW_TEST_TMP/burst.err"
+LETW_STATEDUMP_WAIT_MS=0 "$jit" --functions 2000 --seconds 120 --list "$live3" 2>"$err3" &
+pid3=$!
+letw_track "$pid3"
+letw_wait_for test -e "$live3.ready" || letw_fail "burst runtime did not publish its list"
+d=$(new_session sessD "$pid3") || exit 1
+lttng start "$d" >/dev/null || letw_fail "start D"
+settled "$pid3" || letw_fail "D's pass never ended"
+id_d=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
+[ "$id_d" != 0 ] || letw_fail "no DCStart pass at lttng start D"
+"$LETW_PY" "$here/hold_thread.py" "$pid3" letw-control "$LETW_TEST_TMP/held" \
+	"$LETW_TEST_TMP/release" 2>"$LETW_TEST_TMP/hold.err" &
+hold=$!
+letw_track "$hold"
+letw_wait_for test -s "$LETW_TEST_TMP/held" ||
+	letw_fail "cannot stop the control thread: $(cat "$LETW_TEST_TMP/hold.err")"
+for i in $(seq 1 99); do
+	lttng regenerate statedump -s "$d" >/dev/null || letw_fail "regenerate statedump D ($i)"
+done
+lttng enable-event -u -s "$d" 'letw_rundown:*dcend*' >/dev/null || letw_fail "enable dcend in D"
+lttng regenerate statedump -s "$d" >/dev/null || letw_fail "regenerate statedump D (100)"
+touch "$LETW_TEST_TMP/release"
+wait "$hold" || letw_fail "hold_thread: $(cat "$LETW_TEST_TMP/hold.err")"
+letw_untrack "$hold"
+settled "$pid3" || letw_fail "the burst's passes never ended"
+[ "$(letw_ctl_field "$pid3" last_dcend_pass_id)" != 0 ] ||
+	letw_fail "the last regenerate (D's DCEnd events enabled) ran no pass: $(grep -m3 . "$err3")"
+! grep -i 'dropped' "$err3" >&2 || letw_fail "statedump requests dropped (above)"
+lttng stop "$d" >/dev/null || letw_fail "stop D"
+# The start's pass, then one for the 100 requests: the DCEnd keyword D
+# gained (ENABLE). A capture-state sent to every lttng-etw process on the
+# machine (`lttng-etw capture-state --all`, another test running at the
+# same time) adds passes of control code 2 into D, none of which answers
+# the burst; up to 3 are let through, where each request run apart would
+# have made 100.
+passes_d=$("$LETW_PY" "$here/check_rundown.py" --list "$LETW_TEST_TMP/$d" "$pid3") ||
+	letw_fail "cannot list D's passes"
+want=() enables=0 captures=()
+for p in $passes_d; do
+	case $p in
+	"dcstart:1:$id_d") ;;
+	dcend:1:*) enables=$((enables + 1)) ;;
+	*:2:*) [[ " ${captures[*]} " == *" ${p##*:} "* ]] || captures+=("${p##*:}") ;;
+	*) letw_fail "D holds a pass that answers nothing: $p (passes: $passes_d)" ;;
+	esac
+	want+=("$p")
+done
+[ "$enables" = 1 ] || letw_fail "D holds $enables DCEnd ENABLE passes, expected 1: $passes_d"
+[ "${#captures[@]}" -le 3 ] || letw_fail "D holds ${#captures[@]} capture-state passes: $passes_d"
+[ "${#captures[@]}" = 0 ] || letw_log "capture-state passes from outside the test: ${captures[*]}"
+check "$d" "$pid3" "$live3" "${want[@]}"
+kill -TERM "$pid3"
+wait "$pid3" || letw_fail "burst runtime exited with $?"
+letw_untrack "$pid3"
+echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced"
