@@ -56,6 +56,9 @@ struct letw_ctl_request {
  * statedump`); without it the process polls (fallback) and answers
  * statedumps with nothing. */
 #define LETW_CTL_STATUS_HOOK 0x1u
+/* ... and this one when it dropped a session's statedump since letw_init
+ * (64 other sessions each waiting for a pass; statedump.c). */
+#define LETW_CTL_STATUS_DROPPED 0x2u
 
 struct letw_ctl_reply {
 	uint32_t magic;

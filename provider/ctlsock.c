@@ -192,6 +192,7 @@ static int handle_request(int fd)
 		break;
 	case LETW_CTL_STATUS: {
 		uint32_t pending;
+		uint64_t coalesced, dropped;
 
 		/* hook_lock only under pass_lock on this thread (control.c,
 		 * serve_statedumps); read once: it moves. */
@@ -201,7 +202,9 @@ static int handle_request(int fd)
 
 		r = reply_for(req.type, 0, req.request_id);
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
-		r.passes = letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0;
+		letw_hook_counts(&coalesced, &dropped);
+		r.passes = (letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0) |
+			   (dropped ? LETW_CTL_STATUS_DROPPED : 0);
 		r.pending_statedumps = (uint16_t)(pending > 0xffff ? 0xffff : pending);
 		break;
 	}

@@ -28,12 +28,12 @@
  * at or after it. So a burst of `lttng regenerate statedump` during a long
  * pass costs one more pass, not one each, and the queue holds at most one
  * request per session: only QUEUE_LEN sessions each waiting for a pass
- * fill it, and a further session's request is then dropped (logged by
- * the control thread).
+ * fill it, and a further session's request is then dropped (counted in
+ * letw_store_stats and the socket's STATUS, logged by the control thread).
  *
  * hook_lock guards the queue, `serving`, the done counter and the drop
- * count. Taken, each time for a few stores, a scan of at most QUEUE_LEN
- * entries or a condition wait, by:
+ * count not yet logged. Taken, each time for a few stores, a scan of at
+ * most QUEUE_LEN entries or a condition wait, by:
  *  - the listener (holding ust_lock and ust_fork_mutex), in the callback;
  *  - the control thread, always under pass_lock (letw_hook_take/done
  *    around each pass it serves, letw_hook_pending for the socket's
@@ -46,7 +46,11 @@
  *    and letw_hook_stop;
  *  - letw_hook_fork_child re-initialises it (a parent's thread may have
  *    held it at the fork).
- * Nothing is taken while holding it, so no cycle can go through it.
+ * Nothing is taken while holding it, so no cycle can go through it. The
+ * running totals (letw_hook_counts) are atomics read without it: their
+ * reader, letw_get_store_stats, runs on any runtime thread, and one that
+ * held hook_lock across the runtime's fork would leave it locked for the
+ * child's listener (see the control thread's case above).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -84,7 +88,9 @@ static pthread_cond_t hook_cond;
 static struct letw_hook_req queue[QUEUE_LEN];
 static uint64_t q_head, q_tail;  /* seq of the next request to take / to give */
 static uint64_t done_seq;        /* every request <= done_seq is over */
-static uint64_t dropped;
+static uint64_t dropped;         /* not logged yet */
+/* Since letw_init; written under hook_lock, read with atomics anywhere. */
+static uint64_t total_coalesced, total_dropped;
 
 static void init_cond(void)
 {
@@ -125,12 +131,14 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 		if (r->target.session == session) {
 			r->target.events = events;
 			seq = s;
+			__atomic_add_fetch(&total_coalesced, 1, __ATOMIC_RELAXED);
 			break;
 		}
 	}
 	if (!seq) {
 		if (q_tail - q_head == QUEUE_LEN) { /* QUEUE_LEN other sessions */
 			dropped++;
+			__atomic_add_fetch(&total_dropped, 1, __ATOMIC_RELAXED);
 			pthread_mutex_unlock(&hook_lock);
 			return;
 		}
@@ -240,6 +248,8 @@ void letw_hook_stop(void)
 	pthread_mutex_lock(&hook_lock);
 	lost = dropped;
 	q_head = q_tail = done_seq = dropped = 0;
+	__atomic_store_n(&total_coalesced, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&total_dropped, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&hook_lock);
 	report_dropped(lost);
 }
@@ -273,6 +283,12 @@ void letw_hook_done(uint64_t seq)
 		done_seq = seq;
 	pthread_cond_broadcast(&hook_cond);
 	pthread_mutex_unlock(&hook_lock);
+}
+
+void letw_hook_counts(uint64_t *coalesced, uint64_t *dropped_out)
+{
+	*coalesced = __atomic_load_n(&total_coalesced, __ATOMIC_RELAXED);
+	*dropped_out = __atomic_load_n(&total_dropped, __ATOMIC_RELAXED);
 }
 
 uint32_t letw_hook_pending(void)

@@ -35,8 +35,13 @@ int letw_hook_active(void);
 int letw_hook_take(struct letw_hook_req *out);
 /* Control thread: the request's pass is over (or ran nothing). */
 void letw_hook_done(uint64_t seq);
-/* Requests queued or being served (for STATUS). */
+/* Requests queued or being served (for STATUS); requests coalesced into
+ * one count once. */
 uint32_t letw_hook_pending(void);
+/* Statedumps merged into a request already queued for their session, and
+ * dropped (the queue full of other sessions' requests), since letw_init.
+ * Any thread; takes no lock. */
+void letw_hook_counts(uint64_t *coalesced, uint64_t *dropped);
 
 /* Fork child, before lttng-ust restarts its listeners in it. */
 void letw_hook_fork_child(void);

@@ -154,7 +154,8 @@ static void status_usage(FILE *f)
 		"\n"
 		"Print, for each lttng-etw process, the rundown keyword mask its started\n"
 		"sessions enable and the ids of its last completed DCStart and DCEnd passes\n"
-		"(what `start` and `stop` wait on). Default: --all.\n"
+		"(what `start` and `stop` wait on), and whether it dropped a session's\n"
+		"statedump (64 other sessions each waiting for a pass). Default: --all.\n"
 		"\n"
 		"  -p, --pid PID   a process (repeatable)\n"
 		"  -a, --all       every process with an lttng-etw control socket\n"
@@ -216,9 +217,11 @@ int letw_cmd_status(int argc, char **argv)
 			continue;
 		}
 		printf("pid %d: instance %u, rundown mask 0x%" PRIx64
-		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64 "\n",
+		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64 "%s\n",
 		       (int)pids[i], r.instance_id, r.rundown_mask,
-		       r.last_dcstart_pass_id, r.last_dcend_pass_id);
+		       r.last_dcstart_pass_id, r.last_dcend_pass_id,
+		       (r.passes & LETW_CTL_STATUS_DROPPED) ?
+		       ", dropped session statedumps" : "");
 	}
 	free(pids);
 	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;

@@ -411,6 +411,12 @@ struct letw_store_stats {
 	 * last_pass_max_section_ns once the pass has returned (read after
 	 * letw_capture_state() with wait, as bench/stall.c does). */
 	uint64_t last_pass_max_section_start_ns;
+	/* Session statedumps (`lttng start`, `lttng regenerate statedump`)
+	 * answered by the pass already queued for their session rather than
+	 * a pass of their own; and dropped, unanswered, because 64 other
+	 * sessions were each waiting for a pass. */
+	uint64_t statedumps_coalesced;
+	uint64_t statedumps_dropped;
 };
 LETW_API int letw_get_store_stats(struct letw_store_stats *out);
 

@@ -11,7 +11,9 @@
 #     either process;
 #  5. 100 `lttng regenerate statedump -s D` while the control thread cannot
 #     run a pass (the last one after enabling D's DCEnd events) coalesce
-#     into one pass, with the last request's event set: none is dropped.
+#     into one pass, with the last request's event set: none is dropped;
+#  6. 65 sessions started while it cannot: 64 passes, the 65th session's
+#     statedump dropped and said so (log, STATUS, `lttng-etw status`).
 # Every pass is checked against the runtime's own list of its live code.
 # usage: test_sessions.sh BUILD_DIR
 set -u
@@ -166,7 +168,57 @@ done
 [ "${#captures[@]}" -le 3 ] || letw_fail "D holds ${#captures[@]} capture-state passes: $passes_d"
 [ "${#captures[@]}" = 0 ] || letw_log "capture-state passes from outside the test: ${captures[*]}"
 check "$d" "$pid3" "$live3" "${want[@]}"
+[ $(($(letw_ctl_field "$pid3" passes) & 2)) = 0 ] || letw_fail "STATUS says a statedump was dropped"
+
+# Only distinct sessions fill the queue: 64 started while the control
+# thread is stopped get a pass each, a regenerate of one of them joins its
+# queued request, and the 65th session's statedump is the one dropped.
+# The sessions record the passes' Complete only, in small buffers.
+sessions=()
+for i in $(seq 1 65); do
+	s=$(letw_session_create "sessQ$i") || exit 1
+	letw_session_track "$s" "$pid3"
+	lttng enable-channel -u -s "$s" --subbuf-size=4096 --num-subbuf=2 ch >/dev/null ||
+		letw_fail "enable-channel"
+	lttng enable-event -u -s "$s" -c ch letw_rundown:dcstart_complete >/dev/null ||
+		letw_fail "enable dcstart_complete"
+	sessions+=("$s")
+done
+id_q=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
+id_e=$(letw_ctl_field "$pid3" last_dcend_pass_id)
+[ "$id_e" -gt "$id_q" ] && id_q=$id_e
+rm -f "$LETW_TEST_TMP/held" "$LETW_TEST_TMP/release"
+"$LETW_PY" "$here/hold_thread.py" "$pid3" letw-control "$LETW_TEST_TMP/held" \
+	"$LETW_TEST_TMP/release" 2>"$LETW_TEST_TMP/hold.err" &
+hold=$!
+letw_track "$hold"
+letw_wait_for test -s "$LETW_TEST_TMP/held" ||
+	letw_fail "cannot stop the control thread: $(cat "$LETW_TEST_TMP/hold.err")"
+for i in $(seq 0 63); do
+	lttng start "${sessions[$i]}" >/dev/null || letw_fail "start ${sessions[$i]}"
+done
+lttng regenerate statedump -s "${sessions[0]}" >/dev/null || letw_fail "regenerate statedump"
+lttng start "${sessions[64]}" >/dev/null || letw_fail "start ${sessions[64]}"
+touch "$LETW_TEST_TMP/release"
+wait "$hold" || letw_fail "hold_thread: $(cat "$LETW_TEST_TMP/hold.err")"
+letw_untrack "$hold"
+settled "$pid3" || letw_fail "the 64 sessions' passes never ended"
+[ "$(letw_ctl_field "$pid3" last_dcstart_pass_id)" -ge $((id_q + 64)) ] ||
+	letw_fail "$(($(letw_ctl_field "$pid3" last_dcstart_pass_id) - id_q)) passes for 64 sessions"
+[ $(($(letw_ctl_field "$pid3" passes) & 2)) = 2 ] || letw_fail "STATUS does not say a statedump was dropped"
+st=$("$build/bin/lttng-etw" status --pid "$pid3") || letw_fail "lttng-etw status: $st"
+[[ "$st" == *"dropped session statedumps"* ]] ||
+	letw_fail "lttng-etw status does not say a statedump was dropped: $st"
+grep -q ': 1 statedump requests dropped' "$err3" ||
+	letw_fail "not one statedump request dropped: $(grep -i dropped "$err3")"
 kill -TERM "$pid3"
 wait "$pid3" || letw_fail "burst runtime exited with $?"
 letw_untrack "$pid3"
-echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced"
+# `lttng destroy` waits about 0.5 s for the session's data: all at once.
+destroys=()
+for s in "${sessions[@]}"; do
+	letw_destroy_session "$s" &
+	destroys+=($!)
+done
+wait "${destroys[@]}"
+echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, drops counted"
