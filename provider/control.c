@@ -260,20 +260,25 @@ static void serve_in_process_request(void)
 /* Sessions served through the statedump hook; this thread only. */
 static struct letw_sessmem served;
 
-/* Caller holds pass_lock. */
-static void serve_session_locked(const struct letw_sess *target)
+/* Caller holds pass_lock. `merged`: the request answers several
+ * statedumps (statedump.h), so it captures the session's whole event set
+ * whatever the change since the last one served. */
+static void serve_session_locked(const struct letw_sess *target, int merged)
 {
-	uint64_t run_mask;
-	int code = letw_sessmem_statedump(&served, target->session,
-					  letw_rd_events_mask(target->events), &run_mask);
+	uint64_t mask = letw_rd_events_mask(target->events), run_mask;
+	int code = letw_sessmem_statedump(&served, target->session, mask, &run_mask);
 
+	if (merged) {
+		code = LETW_CONTROL_CAPTURE_STATE;
+		run_mask = mask;
+	}
 	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, target, NULL);
 }
 
 static void serve_session(const struct letw_sess *target)
 {
 	pthread_mutex_lock(&letw_g.pass_lock);
-	serve_session_locked(target);
+	serve_session_locked(target, 0);
 	pthread_mutex_unlock(&letw_g.pass_lock);
 }
 
@@ -292,7 +297,7 @@ static void serve_statedumps(void)
 	pthread_mutex_lock(&letw_g.pass_lock);
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
-		serve_session_locked(&r.target);
+		serve_session_locked(&r.target, r.merged);
 		letw_hook_done(r.seq);
 	}
 	pthread_mutex_unlock(&letw_g.pass_lock);

@@ -23,7 +23,8 @@
  * waits for ust_fork_mutex, which a waiting listener holds (internal.h).
  *
  * Requests coalesce: one for a session that already has a request queued
- * and not yet taken is merged into it (the later event set wins), since
+ * and not yet taken is merged into it (the later event set wins, and the
+ * pass is a capture-state of all of it: see struct letw_hook_req), since
  * that pass starts after both arrived and a statedump asks for the state
  * at or after it. So a burst of `lttng regenerate statedump` during a long
  * pass costs one more pass, not one each, and the queue holds at most one
@@ -130,6 +131,7 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 
 		if (r->target.session == session) {
 			r->target.events = events;
+			r->merged = 1;
 			seq = s;
 			__atomic_add_fetch(&total_coalesced, 1, __ATOMIC_RELAXED);
 			break;

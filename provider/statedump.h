@@ -15,6 +15,11 @@ struct letw_hook_req {
 	struct letw_sess target; /* the session (compared by address only) and
 				    its rundown events at the statedump */
 	uint64_t seq;
+	/* Later statedumps of the session were merged into it: served as a
+	 * capture-state of its whole event set (control.c), which answers
+	 * each of them, where its own event set's change alone (an ENABLE
+	 * of the keywords gained) would not answer a regenerate. */
+	int merged;
 };
 
 /*
