@@ -153,3 +153,54 @@ void letw_idx_fini(struct letw_idx *idx)
 {
 	memset(idx, 0, sizeof(*idx));
 }
+
+#define CTF_MAGIC 0xC1FC1FC1u
+#define PK_TS_BEGIN 32 /* after magic, uuid, stream_id, stream_instance_id */
+#define PK_CONTENT 48
+#define PK_SIZE 56
+#define PK_SEQ 64
+#define PK_DISCARDED 72
+#define PK_MIN 84      /* the context ends with cpu_id (80 with a 32-bit
+			  events_discarded) */
+
+static uint64_t rd(const unsigned char *p, unsigned bytes, int be)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[be ? bytes - 1 - i : i] << (8 * i);
+	return v;
+}
+
+int letw_ctf_first_packet(const char *path, unsigned long_bits,
+			  struct letw_first_packet *fp)
+{
+	unsigned char h[PK_MIN];
+	unsigned dbytes = long_bits == 32 ? 4 : 8;
+	uint64_t cs, ps;
+	ssize_t got;
+	int fd, be;
+
+	/* O_NONBLOCK: a FIFO put in its place since must not hang us. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, h, sizeof(h), 0);
+	close(fd);
+	if (got < PK_DISCARDED + (ssize_t)dbytes + 4)
+		return got < 0 ? -EIO : -EINVAL;
+	if (rd(h, 4, 0) == CTF_MAGIC)
+		be = 0;
+	else if (rd(h, 4, 1) == CTF_MAGIC)
+		be = 1;
+	else
+		return -EINVAL;
+	cs = rd(h + PK_CONTENT, 8, be);
+	ps = rd(h + PK_SIZE, 8, be);
+	if (cs > ps || cs < 8 * (uint64_t)(PK_DISCARDED + dbytes + 4))
+		return -EINVAL;
+	fp->ts_begin = rd(h + PK_TS_BEGIN, 8, be);
+	fp->seq = rd(h + PK_SEQ, 8, be);
+	fp->discarded = rd(h + PK_DISCARDED, dbytes, be);
+	return 0;
+}

@@ -5,6 +5,10 @@
  * as each packet is closed). They say what a stream file should hold, so
  * the sinks can tell a stream file that lost packets, or vanished, from
  * one that was read whole (trace_facts.c).
+ *
+ * Also the context of a stream file's first packet, which babeltrace2
+ * keeps from its sinks (its packet context holds cpu_id only) and reports
+ * no gap for: whether packets were lost before the first one kept.
  */
 #ifndef LETW_BT_CTF_INDEX_H
 #define LETW_BT_CTF_INDEX_H
@@ -29,5 +33,23 @@ char *letw_idx_path(const char *stream_path);
  * damaged index, not a damaged stream), or another negative errno. */
 int letw_idx_read(const char *path, struct letw_idx *idx, const char **why);
 void letw_idx_fini(struct letw_idx *idx);
+
+/* The first packet of an LTTng stream file (2.8 and later, UST and kernel:
+ * packet header magic, uuid, stream_id, stream_instance_id, then the
+ * context timestamp_begin, timestamp_end, content_size, packet_size,
+ * packet_seq_num, events_discarded, cpu_id). */
+struct letw_first_packet {
+	uint64_t ts_begin;  /* raw clock value */
+	uint64_t seq;       /* packet_seq_num: packets before it were lost */
+	uint64_t discarded; /* events_discarded: the channel's count so far */
+};
+
+/* Read it (long_bits: the width of `unsigned long`, events_discarded's
+ * type: the trace's architecture_bit_width). Returns 0, -EINVAL when the
+ * file does not start with such a packet, or another negative errno. The
+ * caller checks ts_begin against the reader's first packet: only then is
+ * the layout known to be this one. */
+int letw_ctf_first_packet(const char *path, unsigned long_bits,
+			  struct letw_first_packet *fp);
 
 #endif /* LETW_BT_CTF_INDEX_H */

@@ -92,7 +92,8 @@ static int on_init(struct letw_report *r, struct letw_rproc *p,
 	if (!ps)
 		return -ENOMEM;
 	ps->has_init = 1;
-	ps->init_ns = ev->ts_ns;
+	ps->init_ns = p->last_pass_ns = ev->ts_ns;
+	p->last_pass_id = ev->pass_id;
 	ps->control_code = ev->control_code;
 	ps->match_any_keyword = ev->match_any_keyword;
 	p->open[fl] = (long)(ps - r->passes);
@@ -115,7 +116,8 @@ static int on_complete(struct letw_report *r, struct letw_rproc *p,
 			return -ENOMEM;
 	}
 	ps->has_complete = 1;
-	ps->complete_ns = ps->last_ns = ev->ts_ns;
+	ps->complete_ns = ps->last_ns = p->last_pass_ns = ev->ts_ns;
+	p->last_pass_id = ev->pass_id;
 	ps->emitted = ev->emitted;
 	ps->skipped_raced = ev->skipped_raced;
 	ps->duration_ns = ev->duration_ns;
@@ -211,7 +213,12 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 
 	if (!p)
 		goto nomem;
-	p->events++;
+	/* Whether a process went on after a pass that did not complete
+	 * (report_cause.c): one compare an event. */
+	if (!p->events++)
+		p->first_ns = ev->ts_ns;
+	if (ev->ts_ns > p->last_ns)
+		p->last_ns = ev->ts_ns;
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
@@ -288,6 +295,10 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 	/* Per-process buffers name their process in the trace environment;
 	 * per-user buffers are shared, so a discard may hit any process. */
 	d->has_vpid = letw_trace_env_vpid(stream, &d->vpid);
+	/* The shared loop has just fed this message to the facts, which
+	 * looked its stream up last. */
+	d->facts_idx = s->facts.last < s->facts.n &&
+		       s->facts.s[s->facts.last].stream == stream ? s->facts.last : SIZE_MAX;
 	if (!packets && d->has_count)
 		r->discarded_total = letw_count_add(r->discarded_total, d->count);
 	BT_COMP_LOGI("%s discarded %s%llu in [%lld, %lld]",

@@ -22,11 +22,51 @@ enum letw_pass_status {
 	LETW_PASS_LOSSY,        /* paired, but records or events were lost */
 	LETW_PASS_INCONSISTENT, /* paired, nothing lost, wrong contents */
 	LETW_PASS_TRUNCATED,    /* init without complete, or the reverse */
-	LETW_PASS_OVERWRITTEN,  /* not whole, and the ring buffer overwrote
-				   packets in its window (snapshot, overwrite
-				   channel): undersized buffers, not a bug */
+	LETW_PASS_OVERWRITTEN,  /* not whole, and packets of its window are
+				   missing from a channel that discarded no
+				   event: an overwrite-mode ring buffer
+				   (snapshot, flight recorder) overwrote them;
+				   undersized buffers, not a bug */
 	LETW_PASS_NR_STATUS,
 };
+
+/* Why a pass is not complete, from what the trace shows (report_cause.c):
+ * the status says what is wrong with the pass, this what made it so. */
+enum letw_pass_cause {
+	LETW_CAUSE_NONE = 0,       /* complete */
+	LETW_CAUSE_OVERWRITTEN,    /* packets of its window missing, the
+				      channel discarded no event */
+	LETW_CAUSE_PACKETS_LOST,   /* packets missing from a channel that
+				      discards events: not its ring buffer */
+	LETW_CAUSE_EVENTS_DISCARDED, /* the channel discarded events in its
+					window: sub-buffers full */
+	LETW_CAUSE_MAYBE_OVERWRITTEN, /* a stream begins late, and the trace
+					 cannot say whether it lost packets */
+	LETW_CAUSE_TRACE_ENDS,     /* no Complete, nothing later in the trace */
+	LETW_CAUSE_PROCESS_ENDS,   /* no Complete, the process's events end in
+				      the pass while others' go on */
+	LETW_CAUSE_COMPLETE_MISSING, /* no Complete, the process went on */
+	LETW_CAUSE_TRACE_BEGINS,   /* no Init, the pass began before the trace */
+	LETW_CAUSE_INIT_MISSING,   /* no Init, otherwise */
+	LETW_CAUSE_RECORDS_MISSING, /* fewer records, no loss in its window */
+	LETW_CAUSE_PASS_ID_REPEATS, /* inconsistent: */
+	LETW_CAUSE_MORE_RECORDS,
+	LETW_CAUSE_DUPLICATES,
+	LETW_CAUSE_UNLOADED_BEFORE,
+	LETW_CAUSE_MISSING,
+};
+
+/* Times read from a trace may be anything: compared and moved without
+ * signed overflow. */
+static inline int letw_ns_after(int64_t a, int64_t b, uint64_t by)
+{
+	return a > b && (uint64_t)a - (uint64_t)b > by;
+}
+
+static inline int64_t letw_ns_minus(int64_t t, uint64_t d)
+{
+	return d > (uint64_t)t - (uint64_t)INT64_MIN ? INT64_MIN : (int64_t)((uint64_t)t - d);
+}
 
 struct letw_example {
 	uint64_t start;
@@ -62,6 +102,8 @@ struct letw_pass {
 	struct letw_example stale_ex[LETW_EXAMPLES], missing_ex[LETW_EXAMPLES];
 	unsigned n_stale_ex, n_missing_ex;
 	enum letw_pass_status status;
+	enum letw_pass_cause cause;
+	const struct letw_gap *gap; /* the lost packets the cause names */
 };
 
 struct letw_rproc {
@@ -71,6 +113,9 @@ struct letw_rproc {
 	uint64_t orphan_records; /* rundown records outside any pass */
 	uint64_t orphan_bytes;   /* their estimated size (see record_bytes) */
 	uint64_t events;
+	int64_t first_ns, last_ns; /* its first and latest event */
+	int64_t last_pass_ns;      /* its latest Init or Complete, */
+	uint64_t last_pass_id;     /* ... of this pass */
 };
 
 struct letw_discard {
@@ -79,13 +124,35 @@ struct letw_discard {
 	uint64_t count;
 	int64_t vpid; /* from the trace environment, or -1: any process */
 	int has_vpid;
+	/* Its stream's entry in the trace facts (which hold a reference to
+	 * every stream a message named), or SIZE_MAX. */
+	size_t facts_idx;
 };
 
-/* A window in which a stream may have lost events: [begin, end]. */
+struct letw_stream_facts;
+
+enum letw_gap_kind {
+	LETW_GAP_SEQ_SKIP,  /* packet sequence numbers skip (discarded-packets
+			       message): count packets lost */
+	LETW_GAP_FIRST_SEQ, /* a stream beginning late whose first packet is
+			       numbered count: the packets before it lost */
+	LETW_GAP_LATE,      /* a stream beginning late (count ms) whose
+			       packet numbers are unknown: it may have lost
+			       packets before its first */
+};
+
+/* A window in which a stream lost (or may have lost) packets: [begin, end]. */
 struct letw_gap {
 	int64_t begin_ns, end_ns;
 	int has_vpid;
 	int64_t vpid;
+	enum letw_gap_kind kind;
+	uint64_t count;
+	/* Its channel discarded events (in the trace or, per its first
+	 * packet, before it): a discard-mode channel, whose ring buffer
+	 * never overwrites; its packets went missing after it. */
+	int discard_mode;
+	const struct letw_stream_facts *sf; /* the stream, or NULL */
 };
 
 struct letw_report {
@@ -108,6 +175,9 @@ struct letw_report {
 	uint64_t discarded_total, discarded_unattributed;
 	struct letw_gap *gaps; /* built by letw_report_gaps */
 	size_t ngaps;
+	/* The trace's first packet or event and its last event (also by
+	 * letw_report_gaps): whether a pass was cut by the trace's ends. */
+	int64_t span_first, span_last;
 };
 
 bt_component_class_initialize_method_status
@@ -120,9 +190,28 @@ void letw_report_finalize(bt_self_component_sink *self);
  * messages, streams whose first packet begins after the trace's: from the
  * trace facts). */
 int letw_report_gaps(struct letw_report *r);
-/* 1 when a stream that may carry the events of process key proc
- * (sink_common.h) lost packets in [a, b]. */
-int letw_report_gap_in(const struct letw_report *r, int64_t proc, int64_t a, int64_t b);
+/* The gap of a stream that may carry the events of process key proc
+ * (sink_common.h) in [a, b], the surest first (packets known lost from a
+ * channel that discarded no event, then from one that did, then maybe
+ * lost); NULL when none. */
+const struct letw_gap *letw_report_gap_in(const struct letw_report *r, int64_t proc,
+					  int64_t a, int64_t b);
+/* 1 when the gap's packets are known lost (not only maybe). */
+static inline int letw_gap_certain(const struct letw_gap *g)
+{
+	return g->kind != LETW_GAP_LATE;
+}
+
+/* report_cause.c: a pass's final status (overwritten or not) and its
+ * cause, once the analysis fields are filled; and the words for it, the
+ * same in the text and the JSON report. */
+void letw_report_cause(const struct letw_report *r, struct letw_pass *ps,
+		       const struct letw_rproc *p);
+const char *letw_pass_cause_name(enum letw_pass_cause c);
+/* The cause in words into buf (NUL-terminated, cut to len); "" when the
+ * pass is complete. */
+void letw_pass_cause_text(const struct letw_report *r, const struct letw_pass *ps,
+			  char *buf, size_t len);
 
 /* report_check.c: fills the analysis fields of every pass; returns the
  * number of passes that are not complete, or -ENOMEM. */

@@ -86,7 +86,7 @@ static void check_missing(const struct letw_report *r, struct letw_pass *ps,
 			continue;
 		if (contains(ps->code_keys, ps->ncode, rg->start))
 			continue;
-		/* Its unload may sit in packets the ring buffer overwrote
+		/* Its unload may sit in packets lost (or maybe lost)
 		 * between its load and the pass: the trace cannot tell. */
 		if (letw_report_gap_in(r, ps->vpid, rg->birth_ns, ps->init_ns)) {
 			ps->missing_overwritten++;
@@ -133,37 +133,6 @@ static void check_discards(struct letw_report *r, struct letw_pass *ps)
 	}
 }
 
-/*
- * A pass that is not whole, with packets of its process lost inside its
- * window (for a pass without its Init: from where the Init would be), was
- * overwritten by the ring buffer: say so, and how big the pass is, rather
- * than calling it truncated, lossy or inconsistent.
- */
-static void check_overwritten(const struct letw_report *r, struct letw_pass *ps,
-			      const struct letw_rproc *p)
-{
-	uint64_t seen = ps->seen_methods + ps->seen_stubs + ps->seen_modules;
-	uint64_t n = seen, bytes = ps->bytes_seen;
-	int64_t b = ps->has_init ? ps->init_ns :
-		    ps->has_complete ? ps->complete_ns - (int64_t)ps->duration_ns :
-		    ps->first_ns;
-	int64_t e = ps->has_complete ? ps->complete_ns : ps->last_ns;
-
-	if (ps->status == LETW_PASS_COMPLETE || !letw_report_gap_in(r, ps->vpid, b, e))
-		return;
-	ps->status = LETW_PASS_OVERWRITTEN;
-	/* Records of a pass whose Init was overwritten belong to no pass:
-	 * size them from those when the pass itself kept none. */
-	if (!n && p && p->orphan_records) {
-		n = p->orphan_records;
-		bytes = p->orphan_bytes;
-	}
-	/* Init + Complete + every record, at the size of those seen. */
-	ps->bytes_needed = bytes + 2 * 48;
-	if (ps->has_complete && n && ps->emitted > seen)
-		ps->bytes_needed = bytes / n * ps->emitted + 2 * 48;
-}
-
 int letw_report_check(struct letw_report *r)
 {
 	size_t i;
@@ -203,7 +172,7 @@ int letw_report_check(struct letw_report *r)
 			ps->status = LETW_PASS_INCONSISTENT;
 		else
 			ps->status = LETW_PASS_COMPLETE;
-		check_overwritten(r, ps, p);
+		letw_report_cause(r, ps, p);
 		bad += ps->status != LETW_PASS_COMPLETE;
 	}
 	return bad;

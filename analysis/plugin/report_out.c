@@ -11,17 +11,19 @@ static uint64_t seen_of(const struct letw_pass *ps)
 	return ps->seen_methods + ps->seen_stubs + ps->seen_modules;
 }
 
-static void text_pass(const struct letw_pass *ps, FILE *f)
+/* A cause names at most a stream's path and a few figures. */
+#define CAUSE_MAX (4096 + 512)
+
+static void text_pass(const struct letw_report *r, const struct letw_pass *ps, FILE *f)
 {
+	char cause[CAUSE_MAX];
 	unsigned i;
 
+	letw_pass_cause_text(r, ps, cause, sizeof(cause));
 	fprintf(f, "  %s pass %" PRIu64 " (instance %u): %s", letw_flavour_name(ps->fl),
 		ps->pass_id, ps->instance_id, letw_pass_status_name(ps->status));
-	if (!ps->has_init)
-		fprintf(f, " (no %s_init in the trace)", letw_flavour_name(ps->fl));
-	else if (!ps->has_complete)
-		fprintf(f, " (no %s_complete: process killed, or the event lost)",
-			letw_flavour_name(ps->fl));
+	if (cause[0])
+		fprintf(f, " (%s)", cause);
 	fprintf(f, "\n");
 	if (ps->has_complete)
 		fprintf(f, "    records: %" PRIu64 " seen / %" PRIu64
@@ -42,14 +44,13 @@ static void text_pass(const struct letw_pass *ps, FILE *f)
 		fprintf(f, " (+%" PRIu64 " absent but unloaded just after: may have raced)",
 			ps->missing_maybe_raced);
 	if (ps->missing_overwritten)
-		fprintf(f, " (+%" PRIu64 " absent whose unload may have been overwritten)",
+		fprintf(f, " (+%" PRIu64 " absent whose unload may be in lost packets)",
 			ps->missing_overwritten);
 	fprintf(f, "\n");
 	if (ps->status == LETW_PASS_OVERWRITTEN)
-		fprintf(f, "    overwritten: the ring buffer dropped packets in this pass's window;"
-			" the pass needs about %" PRIu64 " bytes of sub-buffer space in the channel"
-			" recording letw_rundown events (give them a channel of their own)\n",
-			ps->bytes_needed);
+		fprintf(f, "    overwritten: the pass needs about %" PRIu64 " bytes of sub-buffer"
+			" space in the channel recording letw_rundown events (give them a channel"
+			" of their own)\n", ps->bytes_needed);
 	for (i = 0; i < ps->n_stale_ex; i++)
 		fprintf(f, "      unloaded before the pass: 0x%" PRIx64 " %s (unload at %" PRId64 ")\n",
 			ps->stale_ex[i].start, ps->stale_ex[i].name, ps->stale_ex[i].ts_ns);
@@ -76,7 +77,7 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 				ids->repeats, ids->first_id, ids->first_ns);
 		for (j = 0; j < r->npasses; j++)
 			if (r->passes[j].vpid == p->vpid)
-				text_pass(&r->passes[j], f);
+				text_pass(r, &r->passes[j], f);
 		if (p->orphan_records)
 			fprintf(f, "  rundown records outside any pass: %" PRIu64 "\n",
 				p->orphan_records);
@@ -109,13 +110,25 @@ static void json_examples(FILE *f, const char *key, const struct letw_example *e
 	fputc(']', f);
 }
 
-static void json_pass(const struct letw_pass *ps, FILE *f)
+static void json_pass(const struct letw_report *r, const struct letw_pass *ps, FILE *f)
 {
+	char cause[CAUSE_MAX];
+
 	fprintf(f, "{\"flavour\":\"%s\",\"pass_id\":%" PRIu64 ",\"instance_id\":%u,"
-		"\"status\":\"%s\",\"has_init\":%s,\"has_complete\":%s,",
+		"\"status\":\"%s\",",
 		letw_flavour_name(ps->fl), ps->pass_id, ps->instance_id,
-		letw_pass_status_name(ps->status), ps->has_init ? "true" : "false",
-		ps->has_complete ? "true" : "false");
+		letw_pass_status_name(ps->status));
+	/* The words of the text report's status line, and their key. */
+	letw_pass_cause_text(r, ps, cause, sizeof(cause));
+	if (cause[0]) {
+		fprintf(f, "\"cause\":\"%s\",\"cause_text\":", letw_pass_cause_name(ps->cause));
+		letw_json_str(f, cause);
+		fputc(',', f);
+	} else {
+		fprintf(f, "\"cause\":null,\"cause_text\":null,");
+	}
+	fprintf(f, "\"has_init\":%s,\"has_complete\":%s,",
+		ps->has_init ? "true" : "false", ps->has_complete ? "true" : "false");
 	if (ps->has_init)
 		fprintf(f, "\"init_ns\":%" PRId64 ",\"control_code\":%u,"
 			"\"match_any_keyword\":\"0x%" PRIx64 "\",",
@@ -171,7 +184,7 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 			if (!first)
 				fputc(',', f);
 			first = 0;
-			json_pass(&r->passes[j], f);
+			json_pass(r, &r->passes[j], f);
 		}
 		fprintf(f, "]}");
 	}

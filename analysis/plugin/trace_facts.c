@@ -98,9 +98,11 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 			    bt_stream_borrow_class_const(sf->stream))) {
 			int ok = 0;
 
-			sf->first_ns = letw_clock_ns(
-				bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg),
-				&ok);
+			const bt_clock_snapshot *cs =
+				bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
+
+			sf->first_ns = letw_clock_ns(cs, &ok);
+			sf->first_raw = bt_clock_snapshot_get_value(cs);
 			sf->has_first = ok;
 		}
 		break;
@@ -230,6 +232,46 @@ static int is_read(const struct letw_trace_facts *f, const char *path)
 	return 0;
 }
 
+/* An integer of the trace environment, or -1. */
+static int64_t env_int(const bt_trace *trace, const char *name)
+{
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
+
+	if (v && bt_value_is_signed_integer(v))
+		return bt_value_integer_signed_get(v);
+	if (v && bt_value_is_unsigned_integer(v))
+		return (int64_t)bt_value_integer_unsigned_get(v);
+	return -1;
+}
+
+/*
+ * The first packet's sequence number and discarded-events count, when the
+ * stream is LTTng's (2.8 and later have packet_seq_num) and its file's
+ * first packet is the one the reader began the stream with (the same
+ * timestamp_begin, to the cycle): a stream file of another layout, or one
+ * changed since, leaves them unknown.
+ */
+static void read_first_packet(struct letw_stream_facts *sf)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(sf->stream);
+	const bt_value *name = bt_trace_borrow_environment_entry_value_by_name_const(trace,
+										  "tracer_name");
+	int64_t major = env_int(trace, "tracer_major"), minor = env_int(trace, "tracer_minor");
+	struct letw_first_packet fp;
+
+	if (!sf->has_first || !name || !bt_value_is_string(name) ||
+	    (strcmp(bt_value_string_get(name), "lttng-ust") != 0 &&
+	     strcmp(bt_value_string_get(name), "lttng-modules") != 0) ||
+	    major < 2 || (major == 2 && minor < 8))
+		return;
+	if (letw_ctf_first_packet(sf->path, env_int(trace, "architecture_bit_width") == 32 ? 32 : 64,
+				  &fp) || fp.ts_begin != sf->first_raw)
+		return;
+	sf->first_known = 1;
+	sf->first_seq = fp.seq;
+	sf->first_discarded = fp.discarded;
+}
+
 /* An index file of dir whose stream file no stream came from. */
 static int check_unread_file(struct letw_trace_facts *f, const char *dir,
 			     const char *base)
@@ -340,6 +382,8 @@ int letw_facts_finish(struct letw_trace_facts *f)
 		ret = check_read_stream(&f->s[i]);
 		if (ret || !f->s[i].path[0] || stat(f->s[i].path, &st) != 0)
 			continue;
+		if (f->s[i].stream && S_ISREG(st.st_mode))
+			read_first_packet(&f->s[i]);
 		d = dir_of(f->s[i].path);
 		if (!d) {
 			ret = -ENOMEM;
@@ -412,9 +456,14 @@ void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out)
 		else
 			fprintf(out, "%" PRId64, sf->indexed);
 		fprintf(out, ",\"discarded_events\":%" PRIu64 ",\"discarded_uncounted\":%s"
-			",\"discarded_packets\":%" PRIu64 ",\"absurd_records\":%" PRIu64 ",\"problem\":",
+			",\"discarded_packets\":%" PRIu64 ",\"absurd_records\":%" PRIu64,
 			sf->discarded_events, sf->discarded_uncounted ? "true" : "false",
 			sf->discarded_packets, sf->absurd);
+		if (sf->first_known)
+			fprintf(out, ",\"first_packet_seq_num\":%" PRIu64, sf->first_seq);
+		else
+			fprintf(out, ",\"first_packet_seq_num\":null");
+		fprintf(out, ",\"problem\":");
 		if (sf->problem)
 			letw_json_str(out, sf->problem);
 		else

@@ -37,6 +37,14 @@ struct letw_stream_facts {
 	uint64_t packets;        /* packet-beginning messages */
 	int has_first;           /* first_ns is known (the first packet's clock) */
 	int64_t first_ns;        /* when the stream's first retained packet begins */
+	uint64_t first_raw;      /* the same, in clock cycles */
+	/* From the first packet's context in the stream file (LTTng's layout,
+	 * letw_ctf_first_packet), after finish: its packet_seq_num (> 0:
+	 * packets before it are not in the trace: overwritten, or in an
+	 * earlier chunk) and events_discarded (> 0: its channel discards
+	 * events, so it is no overwrite-mode one). */
+	int first_known;
+	uint64_t first_seq, first_discarded;
 	int64_t indexed;         /* packets its index file lists; -1: no index */
 	uint64_t discarded_events;
 	int discarded_uncounted; /* a discarded-events message without a count */

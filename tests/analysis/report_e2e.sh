@@ -3,7 +3,10 @@
 # sink.etw.report on real traces: a complete pass reports complete (with
 # the runtime churning code during the rundowns); a pass cut by killing
 # the process mid-rundown reports truncated and a non-zero exit; a
-# discard-mode channel with tiny buffers reports the discarded events.
+# discard-mode channel with tiny buffers reports the discarded events as
+# the cause (not an overwrite); a pass cut by `lttng stop --no-wait`
+# is said cut by the trace's end, and, the session started again, by a
+# stop while its process went on (not "killed").
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -118,4 +121,72 @@ rc=$?
 "$LETW_CLI" report "$(anl_trace "$s")" --no-progress >"$T/d.txt" 2>/dev/null
 grep -E "discarded events in the pass window: [1-9]" "$T/d.txt" >&2 ||
 	letw_fail "discard: text report shows no discarded events in a pass"
+# A discard-mode channel's ring buffer overwrites nothing: every pass it
+# cut is so by the events it discarded (was: "overwritten", when one CPU's
+# stream began late).
+got=$(anl_json "$T/d.json" "sorted(set((p['status'], p['cause']) for x in r['processes'] for p in x['passes'] if p['status'] != 'complete'))")
+case "$got" in
+"[]" | *overwrit* | *"'records_missing'"* | *"'trace_"*) letw_fail "discard: passes not complete are $got" ;;
+esac
+echo "$got" | grep -q "events_discarded" || letw_fail "discard: no pass cut by discarded events: $got"
+
+# 4. `lttng stop --no-wait` while a DCStart pass is being written; the
+# process lives on. The statedump callback does not wait for the pass
+# (LETW_STATEDUMP_WAIT_MS=0), so `lttng start` returns as it begins, and
+# the blocking channel of 4 KiB sub-buffers makes it run at the
+# consumer's pace (~2,000 records/s here: 64 KiB ones let a pass of 50k
+# methods end within 0.2 s one run in two). Session `end` is destroyed at
+# once: its trace ends during the pass. Session `again` is started again:
+# the process runs its next pass into it, after the cut one. A pass that
+# ended before the stop (a faster machine) is tried again with four times
+# the methods.
+nowait() { # TAG FUNCTIONS: cuts a pass of process $nw_pid in session $nw_s
+	LETW_STATEDUMP_WAIT_MS=0 LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions "$2" \
+		--seconds 120 --list "$T/$1.list" >/dev/null 2>&1 &
+	nw_pid=$!
+	letw_track "$nw_pid"
+	anl_wait_file "$T/$1.list.ready"
+	nw_s=$(anl_session "rep-nowait-$1" "$nw_pid" "--blocking-timeout=inf --subbuf-size=4k --num-subbuf=2 blk")
+	lttng start "$nw_s" >/dev/null || letw_fail "nowait: lttng start"
+	sleep 0.1
+	lttng stop --no-wait "$nw_s" >/dev/null || letw_fail "nowait: lttng stop --no-wait"
+}
+# count TRACE EVENT
+count() { babeltrace2 "$1" 2>/dev/null | grep -c "letw_rundown:$2"; }
+n=5000
+for attempt in 1 2 3; do
+	nowait "e$attempt" "$n"
+	pe=$nw_pid se=$nw_s
+	nowait "a$attempt" "$n"
+	pa=$nw_pid sa=$nw_s
+	lttng destroy "$se" >/dev/null || letw_fail "nowait: lttng destroy"
+	"$LETW_CLI" start "$sa" --pid "$pa" >&2 || letw_fail "nowait: lttng-etw start again"
+	lttng stop "$sa" >/dev/null || letw_fail "nowait: lttng stop"
+	lttng destroy "$sa" >/dev/null || letw_fail "nowait: lttng destroy"
+	kill -TERM "$pe" "$pa"
+	wait "$pe" "$pa"
+	letw_untrack "$pe"
+	letw_untrack "$pa"
+	ce="$(count "$(anl_trace "$se")" dcstart_init) $(count "$(anl_trace "$se")" dcstart_complete)"
+	ca="$(count "$(anl_trace "$sa")" dcstart_init) $(count "$(anl_trace "$sa")" dcstart_complete)"
+	[ "$ce;$ca" = "1 0;2 1" ] && break
+	letw_log "attempt $attempt: the stop missed a pass of $n methods (init, complete: $ce and $ca); next: $((n * 4))"
+	n=$((n * 4))
+	se=
+done
+[ -n "$se" ] || letw_fail "nowait: could not stop a session during a pass"
+"$LETW_CLI" report "$(anl_trace "$se")" --json -o "$T/ne.json" --no-progress
+rc=$?
+[ "$rc" = 3 ] || letw_fail "nowait: report exit $rc, expected 3"
+got=$(anl_json "$T/ne.json" "[(p['status'], p['cause']) for x in r['processes'] if x['vpid']==$pe for p in x['passes']]")
+[ "$got" = "[('truncated', 'trace_ends')]" ] || letw_fail "nowait: passes are $got"
+"$LETW_CLI" report "$(anl_trace "$se")" --no-progress >"$T/ne.txt" 2>/dev/null
+grep -F "truncated (no dcstart_complete in the trace: the trace ends during the pass (session stopped" \
+	"$T/ne.txt" >&2 || letw_fail "nowait: the text report does not say the trace ends: $(cat "$T/ne.txt")"
+"$LETW_CLI" report "$(anl_trace "$sa")" --json -o "$T/na.json" --no-progress
+rc=$?
+[ "$rc" = 3 ] || letw_fail "nowait, started again: report exit $rc, expected 3"
+got=$(anl_json "$T/na.json" "[(p['status'], p['cause'], 'killed' in (p['cause_text'] or '')) for x in r['processes'] if x['vpid']==$pa for p in x['passes']]")
+[ "$got" = "[('truncated', 'complete_missing', False), ('complete', None, False)]" ] ||
+	letw_fail "nowait, started again: passes are $got"
 echo "report_e2e: ok"

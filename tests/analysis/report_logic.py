@@ -114,10 +114,10 @@ def init(ts, pass_id, vpid=100, fl='dcstart'):
             {'instance_id': 0, 'pass_id': pass_id, 'control_code': 1, 'match_any_keyword': MASK})
 
 
-def complete(ts, pass_id, emitted, skipped=0, vpid=100, fl='dcstart'):
+def complete(ts, pass_id, emitted, skipped=0, vpid=100, fl='dcstart', duration=1000):
     return ('letw_rundown:%s_complete' % fl, ts, vpid,
             {'instance_id': 0, 'pass_id': pass_id, 'emitted': emitted,
-             'skipped_raced': skipped, 'duration_ns': 1000})
+             'skipped_raced': skipped, 'duration_ns': duration})
 
 
 def report(plugin, steps, with_vpid=True):
@@ -203,6 +203,10 @@ def main():
     plugins = bt2.find_plugins_in_path(sys.argv[1])
     plugin = [p for p in plugins if p.name == 'etw'][0]
 
+    # Imported here: report_causes uses this file's schema and helpers.
+    from report_causes import check_causes
+    check_causes(plugin, check)
+
     r = report(plugin, [init(10, 1),
                         method('method_dcstart', 11, 0x1000, 'a'),
                         method('method_dcstart', 12, 0x2000, 'b'), complete(13, 1, 2)])
@@ -272,11 +276,17 @@ def main():
     p = passes(r)[0]
     check('an init without its complete is truncated',
           p['status'] == 'truncated' and p['has_init'] and not p['has_complete'], p)
+    # Nothing after it in the trace: not "the process killed" alone.
+    check('... and the trace ends during it', p.get('cause') == 'trace_ends' and
+          'the trace ends during the pass' in p.get('cause_text', ''), p)
 
     r = report(plugin, [init(10, 1), init(20, 2), complete(21, 2, 0)])
     p = passes(r)
     check('a pass followed by the next init is truncated, the next one complete',
           [(q['pass_id'], q['status']) for q in p] == [(1, 'truncated'), (2, 'complete')], p)
+    check('... its process went on: not killed',
+          p[0].get('cause') == 'complete_missing' and 'killed' not in p[0].get('cause_text', '') and
+          p[1].get('cause', 0) is None and p[1].get('cause_text', 0) is None, p)
 
     r = report(plugin, [method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 1)])
     x = r['processes'][0]
