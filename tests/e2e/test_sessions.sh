@@ -116,6 +116,22 @@ letw_untrack "$pid2"
 # each request took a place in the queue, 64 held D's first ones and the
 # 36 past them were dropped, the last among them: the only one asking for
 # D's DCEnd events, so D never got a DCEnd pass.
+# hold_control PID: stop PID's control thread (in poll(2), holding none of
+# our locks) until release_control.
+hold_control() {
+	rm -f "$LETW_TEST_TMP/held" "$LETW_TEST_TMP/release"
+	"$LETW_PY" "$here/hold_thread.py" "$1" letw-control "$LETW_TEST_TMP/held" \
+		"$LETW_TEST_TMP/release" 2>"$LETW_TEST_TMP/hold.err" &
+	hold=$!
+	letw_track "$hold"
+	letw_wait_for test -s "$LETW_TEST_TMP/held" ||
+		letw_fail "cannot stop the control thread: $(cat "$LETW_TEST_TMP/hold.err")"
+}
+release_control() {
+	touch "$LETW_TEST_TMP/release"
+	wait "$hold" || letw_fail "hold_thread: $(cat "$LETW_TEST_TMP/hold.err")"
+	letw_untrack "$hold"
+}
 live3="$LETW_TEST_TMP/live3.txt"
 err3="$LETW_TEST_TMP/burst.err"
 LETW_STATEDUMP_WAIT_MS=0 "$jit" --functions 2000 --seconds 120 --list "$live3" 2>"$err3" &
@@ -127,20 +143,13 @@ lttng start "$d" >/dev/null || letw_fail "start D"
 settled "$pid3" || letw_fail "D's pass never ended"
 id_d=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
 [ "$id_d" != 0 ] || letw_fail "no DCStart pass at lttng start D"
-"$LETW_PY" "$here/hold_thread.py" "$pid3" letw-control "$LETW_TEST_TMP/held" \
-	"$LETW_TEST_TMP/release" 2>"$LETW_TEST_TMP/hold.err" &
-hold=$!
-letw_track "$hold"
-letw_wait_for test -s "$LETW_TEST_TMP/held" ||
-	letw_fail "cannot stop the control thread: $(cat "$LETW_TEST_TMP/hold.err")"
+hold_control "$pid3"
 for i in $(seq 1 99); do
 	lttng regenerate statedump -s "$d" >/dev/null || letw_fail "regenerate statedump D ($i)"
 done
 lttng enable-event -u -s "$d" 'letw_rundown:*dcend*' >/dev/null || letw_fail "enable dcend in D"
 lttng regenerate statedump -s "$d" >/dev/null || letw_fail "regenerate statedump D (100)"
-touch "$LETW_TEST_TMP/release"
-wait "$hold" || letw_fail "hold_thread: $(cat "$LETW_TEST_TMP/hold.err")"
-letw_untrack "$hold"
+release_control
 settled "$pid3" || letw_fail "the burst's passes never ended"
 [ "$(letw_ctl_field "$pid3" last_dcend_pass_id)" != 0 ] ||
 	letw_fail "the last regenerate (D's DCEnd events enabled) ran no pass: $(grep -m3 . "$err3")"
@@ -193,21 +202,13 @@ done
 id_q=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
 id_e=$(letw_ctl_field "$pid3" last_dcend_pass_id)
 [ "$id_e" -gt "$id_q" ] && id_q=$id_e
-rm -f "$LETW_TEST_TMP/held" "$LETW_TEST_TMP/release"
-"$LETW_PY" "$here/hold_thread.py" "$pid3" letw-control "$LETW_TEST_TMP/held" \
-	"$LETW_TEST_TMP/release" 2>"$LETW_TEST_TMP/hold.err" &
-hold=$!
-letw_track "$hold"
-letw_wait_for test -s "$LETW_TEST_TMP/held" ||
-	letw_fail "cannot stop the control thread: $(cat "$LETW_TEST_TMP/hold.err")"
+hold_control "$pid3"
 for i in $(seq 0 63); do
 	lttng start "${sessions[$i]}" >/dev/null || letw_fail "start ${sessions[$i]}"
 done
 lttng regenerate statedump -s "${sessions[0]}" >/dev/null || letw_fail "regenerate statedump"
 lttng start "${sessions[64]}" >/dev/null || letw_fail "start ${sessions[64]}"
-touch "$LETW_TEST_TMP/release"
-wait "$hold" || letw_fail "hold_thread: $(cat "$LETW_TEST_TMP/hold.err")"
-letw_untrack "$hold"
+release_control
 settled "$pid3" || letw_fail "the 64 sessions' passes never ended"
 [ "$(letw_ctl_field "$pid3" last_dcstart_pass_id)" -ge $((id_q + 64)) ] ||
 	letw_fail "$(($(letw_ctl_field "$pid3" last_dcstart_pass_id) - id_q)) passes for 64 sessions"
