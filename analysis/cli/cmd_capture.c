@@ -216,11 +216,17 @@ int letw_cmd_status(int argc, char **argv)
 			failed = 1;
 			continue;
 		}
+		/* How sessions reach it, and what a session command would
+		 * wait for: said, so a slow `start` or a missing pass can be
+		 * told apart from a process that polls. */
 		printf("pid %d: instance %u, rundown mask 0x%" PRIx64
-		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64 "%s\n",
+		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64 ", %s",
 		       (int)pids[i], r.instance_id, r.rundown_mask,
 		       r.last_dcstart_pass_id, r.last_dcend_pass_id,
-		       (r.passes & LETW_CTL_STATUS_DROPPED) ?
+		       (r.passes & LETW_CTL_STATUS_HOOK) ? "statedump hook" : "polls");
+		if (r.pending_statedumps)
+			printf(", %u statedump pass(es) queued or running", r.pending_statedumps);
+		printf("%s\n", (r.passes & LETW_CTL_STATUS_DROPPED) ?
 		       ", dropped session statedumps" : "");
 	}
 	free(pids);

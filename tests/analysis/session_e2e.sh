@@ -59,6 +59,8 @@ last_dcstart() {
 }
 before=$(last_dcstart)
 [ -n "$before" ] || letw_fail "lttng-etw status printed no pass id"
+"$LETW_CLI" status --pid "$pid" | grep -q ", statedump hook$" ||
+	letw_fail "lttng-etw status does not say the statedump hook serves $pid: $("$LETW_CLI" status --pid "$pid")"
 "$LETW_CLI" capture-state --all >"$T/all.out" || letw_fail "capture-state --all"
 grep -q "^pid $pid: capture-state requested" "$T/all.out" ||
 	letw_fail "capture-state --all did not find pid $pid"
@@ -154,6 +156,8 @@ LETW_STATEDUMP=0 "$LETW_SCENARIO" load 0x40000 0x100 p load 0x40100 0x80 q \
 pp=$!
 letw_track "$pp"
 anl_wait_file "$f.pollready"
+"$LETW_CLI" status --pid "$pp" | grep -q ", polls$" ||
+	letw_fail "lttng-etw status does not say $pp polls: $("$LETW_CLI" status --pid "$pp")"
 for round in 1 2 3 4 5; do
 	s1=$(anl_session "poll$round-a" "$pp" "" 'letw_rundown:*dcstart*') || exit 1
 	s2=$(anl_session "poll$round-b" "$pp" "" 'letw_rundown:*dcstart*') || exit 1
