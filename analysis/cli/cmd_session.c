@@ -245,7 +245,7 @@ int letw_cmd_start(int argc, char **argv)
 		if (!v[i].alive || v[i].hook)
 			continue;
 		printf("pid %d: polls: capture-state\n", (int)v[i].pid);
-		failed |= letw_proc_capture(&v[i], 0, o.timeout_s) != 0;
+		failed |= letw_proc_capture(&v[i], 0, 0, o.timeout_s) != 0;
 	}
 	failed |= wait_passes(v, n, 0, o.timeout_s, 1.0, o.npids > 0) != 0;
 out:
@@ -349,11 +349,24 @@ int letw_cmd_stop(int argc, char **argv)
 	/* A polling process hears nothing of the statedump, and the DCEnd
 	 * pass its events' switching on may run is no proof that this
 	 * session was enabled by then (another `stop` at the same moment):
-	 * a capture-state, as at start. */
-	for (i = 0; i < n; i++)
-		if (v[i].alive && !v[i].hook)
-			failed |= letw_proc_capture(&v[i], (v[i].mask_before & ~LETW_KW_RUNDOWN_START) |
-						 LETW_KW_RUNDOWN_END, o.timeout_s) != 0;
+	 * a capture-state, as at start, of the DCEnd flavour only, and only
+	 * where some session now records DCEnd for it. Where none does, a
+	 * forced DCEnd walk would write into no session and still look like
+	 * an answer: wait_passes gives up on it and says so for a --pid. */
+	for (i = 0; i < n; i++) {
+		struct letw_ctl_reply r;
+
+		if (!v[i].alive || v[i].hook)
+			continue;
+		ret = letw_proc_status(v[i].pid, &r, o.timeout_s);
+		if (letw_proc_gone(ret)) {
+			v[i].alive = 0;
+			continue;
+		}
+		if (!ret && (r.rundown_mask & LETW_KW_RUNDOWN_END))
+			failed |= letw_proc_capture(&v[i], r.rundown_mask & ~LETW_KW_RUNDOWN_START,
+						 1, o.timeout_s) != 0;
+	}
 	failed |= wait_passes(v, n, 1, o.timeout_s, 1.0, o.npids > 0) != 0;
 stop:
 	if (letw_lttng_stop(o.session))

@@ -66,7 +66,7 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 }
 
 /* A polling process the statedump does not reach: ask it directly. */
-int letw_proc_capture(struct letw_proc *p, uint64_t mask, double timeout_s)
+int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double timeout_s)
 {
 	struct letw_ctl_reply r;
 	int ret = letw_ctl_call(p->pid, LETW_CTL_CAPTURE_STATE, mask, 1,
@@ -81,9 +81,10 @@ int letw_proc_capture(struct letw_proc *p, uint64_t mask, double timeout_s)
 		return -1;
 	}
 	p->done = 1;
-	/* No pass (nothing enabled for it): the session does not trace it,
-	 * which wait_passes says for a --pid. */
-	p->ran = r.passes != 0;
+	/* No pass of the flavour (its keyword not enabled): the session does
+	 * not trace it, or does not record that flavour, which wait_passes
+	 * says for a --pid. Another flavour's pass is no answer. */
+	p->ran = (r.passes & (dcend ? LETW_PASS_DCEND : LETW_PASS_DCSTART)) != 0;
 	return 0;
 }
 
@@ -94,6 +95,6 @@ int letw_procs_capture_polling(struct letw_proc *v, int n, double timeout_s)
 	for (int i = 0; i < n; i++)
 		if (v[i].alive && !v[i].hook &&
 		    (v[i].mask_before & (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)))
-			failed += letw_proc_capture(&v[i], 0, timeout_s) != 0;
+			failed += letw_proc_capture(&v[i], 0, 0, timeout_s) != 0;
 	return failed;
 }

@@ -13,6 +13,9 @@
 
 #define LETW_KW_RUNDOWN_START 0x40ull
 #define LETW_KW_RUNDOWN_END   0x100ull
+/* The wire's `passes` bits of a capture-state reply (lttng-etw.h). */
+#define LETW_PASS_DCSTART 0x1u
+#define LETW_PASS_DCEND   0x2u
 
 struct letw_proc {
 	pid_t pid;
@@ -33,9 +36,10 @@ int letw_proc_gone(int err);
  * why. */
 struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcend,
 				  double timeout_s);
-/* Ask one process for a capture-state pass of mask (0: its live mask);
- * 0 (also when it exited meanwhile), -1 after printing why. */
-int letw_proc_capture(struct letw_proc *p, uint64_t mask, double timeout_s);
+/* Ask one process for a capture-state pass of mask (0: its live mask),
+ * done then, and `ran` when a pass of the flavour waited for (DCEnd if
+ * dcend) ran; 0 (also when it exited meanwhile), -1 after printing why. */
+int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double timeout_s);
 /* A statedump (lttng regenerate) reaches hook processes only: a capture-
  * state for each live polling process with rundown events enabled.
  * Returns how many failed (each printed). */

@@ -180,6 +180,32 @@ for round in 1 2 3 4 5; do
 	letw_wait_for bash -c "'$LETW_CLI' status --pid $pp | grep -q 'rundown mask 0x0,'" ||
 		letw_log "round $round: the rundown mask did not return to 0"
 done
+# A polling process's capture-state answers for the flavour waited for
+# only: `stop` of a session that does not trace it, and `start` of one that
+# records DCEnd only, say so and exit 1, as for a process the statedump
+# hook serves. The first capture-states (f90d06e) counted any pass: exit 0.
+u=$(anl_session poll-untraced "$other" "" 'letw_rundown:*dcstart*') || exit 1
+"$LETW_CLI" start "$u" >/dev/null 2>&1 || true
+rc=0
+"$LETW_CLI" stop "$u" --pid "$pp" >"$T/poll-stop.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "pid $pp: ran no DCEnd pass" "$T/poll-stop.out" ||
+	letw_fail "stop, polling process the session does not trace: exit $rc: $(cat "$T/poll-stop.out")"
+letw_destroy_session "$u"
+v=$(anl_session poll-dcend "$pp" "" 'letw_rundown:*dcend*') || exit 1
+rc=0
+"$LETW_CLI" start "$v" --pid "$pp" >"$T/poll-start.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "pid $pp: ran no DCStart pass" "$T/poll-start.out" ||
+	letw_fail "start, a session recording DCEnd only: exit $rc: $(cat "$T/poll-start.out")"
+# The same session stopped with lttng-etw: the polling process's DCEnd
+# capture-state reaches it.
+"$LETW_CLI" stop "$v" --pid "$pp" >"$T/poll-stop2.out" 2>&1 ||
+	letw_fail "stop, polling process: exit $?: $(cat "$T/poll-stop2.out")"
+"$LETW_CLI" report "$(anl_trace "$v")" --json -o "$T/poll.json" --no-progress ||
+	letw_fail "report of the DCEnd-only session: exit $?"
+got=$(anl_json "$T/poll.json" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'])")
+echo "$got" | tr ' ' '\n' | grep -q '^dcend:complete:2$' ||
+	letw_fail "the DCEnd-only session holds no complete DCEnd pass: '$got'"
+letw_destroy_session "$v"
 touch "$f.pollexit"
 wait "$pp" || letw_fail "the polling letw-scenario failed"
 letw_untrack "$pp"
