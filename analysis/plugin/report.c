@@ -216,8 +216,8 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 	/* Whether a process went on after a pass that did not complete
 	 * (report_cause.c): one compare an event. */
 	if (!p->events++)
-		p->first_ns = ev->ts_ns;
-	if (ev->ts_ns > p->last_ns)
+		p->first_ns = p->last_ns = ev->ts_ns; /* times may be < 0 (clock offset) */
+	else if (ev->ts_ns > p->last_ns)
 		p->last_ns = ev->ts_ns;
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:

@@ -68,6 +68,11 @@ LTTNG_ENV = {'domain': 'ust', 'tracer_name': 'lttng-ust', 'tracer_major': 2,
              'tracer_minor': 13, 'architecture_bit_width': 64}
 
 
+# The clock class's offset from the origin, in seconds: < 0 puts every
+# time of the trace before it (negative ns).
+CLOCK_OFFSET_S = 0
+
+
 class StreamsSource(bt2._UserSourceComponent, message_iterator_class=StreamsIter):
     """obj: (streams: [(name, channel)], steps, env). A stream's name is
     its path, as src.ctf.fs names it; channels are stream classes."""
@@ -75,7 +80,8 @@ class StreamsSource(bt2._UserSourceComponent, message_iterator_class=StreamsIter
     def __init__(self, config, params, obj):
         self.streams, self.steps, env = obj
         tc = self._create_trace_class()
-        cc = self._create_clock_class(frequency=1000000000)
+        cc = self._create_clock_class(frequency=1000000000,
+                                      offset=bt2.ClockClassOffset(CLOCK_OFFSET_S, 0))
         self.scs, self.ec = {}, {}
         for cls in sorted(set(c for _, c in self.streams)):
             ctx = tc.create_structure_field_class()
@@ -246,6 +252,16 @@ def cause_cases(plugin, check, d):
         check('no complete, %s: %s' % (what, cause),
               (ps[0]['status'], ps[0]['cause']) == ('truncated', cause) and
               ('killed' in ps[0]['cause_text']) == (cause != 'complete_missing'), ps)
+    # The same, every time before the clock's origin: a process's latest
+    # time began at 0, above them all, and it "went on" (review, f10890a).
+    global CLOCK_OFFSET_S
+    CLOCK_OFFSET_S = -100000
+    try:
+        ps, _ = judged(plugin, check, one, start)
+    finally:
+        CLOCK_OFFSET_S = 0
+    check('no complete, nothing later, times before the origin: trace_ends',
+          (ps[0]['status'], ps[0]['cause']) == ('truncated', 'trace_ends'), ps)
     # One walk of both flavours (one pass id, Inits side by side): the
     # other flavour's Init is no sign the process went on, its Complete is.
     both = [('packet', 0, 0), ('on', 0, init(100 * MS, 1)),
