@@ -73,15 +73,21 @@ static enum letw_pass_cause inconsistency(const struct letw_report *r,
 }
 
 /* The same walk's other flavour (one walk runs both when the session
- * records both: one pass id, Inits side by side) reached its Complete. */
+ * records both: one pass id, Inits side by side) reached its Complete.
+ * Side by side in the process's stream; other processes' passes, muxed in
+ * by time from other streams, may land between: a few are looked past. */
+#define TWIN_SPAN 8
+
 static int twin_completed(const struct letw_report *r, const struct letw_pass *ps)
 {
 	size_t i = (size_t)(ps - r->passes);
+	size_t lo = i > TWIN_SPAN ? i - TWIN_SPAN : 0;
 
-	for (size_t j = i ? i - 1 : i + 1; j <= i + 1 && j < r->npasses; j += 2) {
+	for (size_t j = lo; j <= i + TWIN_SPAN && j < r->npasses; j++) {
 		const struct letw_pass *o = &r->passes[j];
 
-		if (o->vpid == ps->vpid && o->pass_id == ps->pass_id && o->fl != ps->fl)
+		if (o->vpid == ps->vpid && o->pass_id == ps->pass_id && o->fl != ps->fl &&
+		    o->instance_id == ps->instance_id)
 			return o->has_complete;
 	}
 	return 0;

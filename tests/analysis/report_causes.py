@@ -274,6 +274,16 @@ def cause_cases(plugin, check, d):
     check('... its other flavour completed: the process went on',
           [(p['flavour'], p['status'], p['cause']) for p in ps] ==
           [('dcstart', 'truncated', 'complete_missing'), ('dcend', 'complete', None)], ps)
+    # ... with another process's pass begun between the two Inits (another
+    # stream's, muxed in by time): still the same walk.
+    between = [('packet', 0, 0), ('on', 0, init(100 * MS, 1)),
+               ('on', 0, init(100 * MS + 500, 1, vpid=7)),
+               ('on', 0, init(100 * MS + 1000, 1, fl='dcend')),
+               ('on', 0, complete(101 * MS, 1, 0, fl='dcend'))]
+    ps, _ = judged(plugin, check, one, between)
+    check('... another process\'s Init between the two: the process went on',
+          [(p['flavour'], p['status'], p['cause']) for p in ps] ==
+          [('dcstart', 'truncated', 'complete_missing'), ('dcend', 'complete', None)], ps)
     # A Complete without its Init: the pass began before the trace, or not.
     for what, dur, cause in (('before the trace', 200 * MS, 'trace_begins'),
                              ('in the trace', 1000, 'init_missing')):
