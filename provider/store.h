@@ -116,7 +116,12 @@ static inline uint32_t letw_store_slot_index(const struct letw_store *st,
  * them is safe to read only if letw_store_slot_chunk_ready says so. */
 static inline uint32_t letw_store_slot_bound(const struct letw_store *st)
 {
-	return __atomic_load_n(&st->slots_claimed, __ATOMIC_ACQUIRE);
+	uint32_t n = __atomic_load_n(&st->slots_claimed, __ATOMIC_ACQUIRE);
+
+	/* A grower that found the region exhausted takes its claim back
+	 * (grow_slots): until then the count is past the region, and
+	 * slot_chunk_ready has no flag for that chunk. */
+	return n < st->slots_max ? n : st->slots_max;
 }
 
 static inline int letw_store_slot_chunk_ready(const struct letw_store *st, uint32_t chunk)
