@@ -17,9 +17,10 @@ letw_track "$pid"
 anl_wait_file "$f.ready"
 published=4
 
-# passes_of JSON: "flavour:status:seen" of every pass of our process.
+# passes_of JSON [VPID]: "flavour:status:seen" of every pass of our process
+# (or of VPID).
 passes_of() {
-	anl_json "$1" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==$pid for p in x['passes'])"
+	anl_json "$1" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==${2:-$pid} for p in x['passes'])"
 }
 
 # 1. Session A starts first: the process notices and runs its DCStart.
@@ -171,7 +172,7 @@ for round in 1 2 3 4 5; do
 		lttng stop "$s" >/dev/null || letw_fail "lttng stop $s"
 		"$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/poll.json" --no-progress ||
 			letw_fail "round $round: report $s: exit $?"
-		got=$(anl_json "$T/poll.json" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'])")
+		got=$(passes_of "$T/poll.json" "$pp")
 		echo "$got" | tr ' ' '\n' | grep -q '^dcstart:complete:2$' ||
 			letw_fail "round $round: session $s holds no complete DCStart pass: '$got'"
 		letw_destroy_session "$s"
@@ -202,7 +203,7 @@ rc=0
 	letw_fail "stop, polling process: exit $?: $(cat "$T/poll-stop2.out")"
 "$LETW_CLI" report "$(anl_trace "$v")" --json -o "$T/poll.json" --no-progress ||
 	letw_fail "report of the DCEnd-only session: exit $?"
-got=$(anl_json "$T/poll.json" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'])")
+got=$(passes_of "$T/poll.json" "$pp")
 echo "$got" | tr ' ' '\n' | grep -q '^dcend:complete:2$' ||
 	letw_fail "the DCEnd-only session holds no complete DCEnd pass: '$got'"
 letw_destroy_session "$v"
