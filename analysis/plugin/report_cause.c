@@ -298,7 +298,13 @@ void letw_pass_cause_text(const struct letw_report *r, const struct letw_pass *p
 		    " a chunk rotated while it ran, or the trace's first packets overwritten)");
 		break;
 	case LETW_CAUSE_INIT_MISSING:
-		add(buf, len, &at, ": the event lost");
+		/* Nothing lost is seen in its window (that cause comes
+		 * first): more often than a loss, the session's events were
+		 * switched on in the process after its buffers began (a
+		 * polling process's pass, which goes to every session, while
+		 * this one was starting). */
+		add(buf, len, &at, ": the session did not record it (its events switched on while the"
+		    " pass ran, e.g. started during another session's pass, or the event lost)");
 		break;
 	case LETW_CAUSE_RECORDS_MISSING:
 		add(buf, len, &at, ", no loss seen in its window: records filtered out (an event"
