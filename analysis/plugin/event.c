@@ -152,21 +152,24 @@ int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok)
 	return *ok ? ns : 0;
 }
 
-int letw_trace_env_vpid(const bt_stream *stream, int64_t *vpid)
+int letw_trace_env_int(const bt_trace *trace, const char *name, int64_t *out)
 {
-	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	const bt_value *v =
-		bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid");
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
 
 	if (!v)
 		return 0;
 	if (bt_value_is_signed_integer(v))
-		*vpid = bt_value_integer_signed_get(v);
+		*out = bt_value_integer_signed_get(v);
 	else if (bt_value_is_unsigned_integer(v))
-		*vpid = (int64_t)bt_value_integer_unsigned_get(v);
+		*out = (int64_t)bt_value_integer_unsigned_get(v);
 	else
 		return 0;
 	return 1;
+}
+
+int letw_trace_env_vpid(const bt_stream *stream, int64_t *vpid)
+{
+	return letw_trace_env_int(bt_stream_borrow_trace_const(stream), "vpid", vpid);
 }
 
 /* The schema's fields of each object, in decode order: where each goes

@@ -178,6 +178,9 @@ uint64_t letw_cycles_ns(uint64_t cycles, uint64_t freq);
 /* Timestamp of a message's clock snapshot, or 0 with *ok = 0. */
 int64_t letw_clock_ns(const bt_clock_snapshot *cs, int *ok);
 
+/* An integer entry of the trace environment: 1 and *out, or 0 when there
+ * is none (or it is not an integer). */
+int letw_trace_env_int(const bt_trace *trace, const char *name, int64_t *out);
 /* The trace environment's "vpid" entry (per-process buffers), if any. */
 int letw_trace_env_vpid(const bt_stream *stream, int64_t *vpid);
 

@@ -73,17 +73,12 @@ static enum letw_pass_cause inconsistency(const struct letw_report *r,
 }
 
 /* The same walk's other flavour (one walk runs both when the session
- * records both: one pass id, Inits side by side) reached its Complete.
- * Side by side in the process's stream; other processes' passes, muxed in
- * by time from other streams, may land between: a few are looked past. */
-#define TWIN_SPAN 8
-
+ * records both: one pass id) reached its Complete. Looked for in the whole
+ * list: other processes' passes, muxed in by time from other streams, can
+ * land between the two, and this runs only for a pass that was cut. */
 static int twin_completed(const struct letw_report *r, const struct letw_pass *ps)
 {
-	size_t i = (size_t)(ps - r->passes);
-	size_t lo = i > TWIN_SPAN ? i - TWIN_SPAN : 0;
-
-	for (size_t j = lo; j <= i + TWIN_SPAN && j < r->npasses; j++) {
+	for (size_t j = 0; j < r->npasses; j++) {
 		const struct letw_pass *o = &r->passes[j];
 
 		if (o->vpid == ps->vpid && o->pass_id == ps->pass_id && o->fl != ps->fl &&

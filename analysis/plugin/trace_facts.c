@@ -235,13 +235,9 @@ static int is_read(const struct letw_trace_facts *f, const char *path)
 /* An integer of the trace environment, or -1. */
 static int64_t env_int(const bt_trace *trace, const char *name)
 {
-	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, name);
+	int64_t v;
 
-	if (v && bt_value_is_signed_integer(v))
-		return bt_value_integer_signed_get(v);
-	if (v && bt_value_is_unsigned_integer(v))
-		return (int64_t)bt_value_integer_unsigned_get(v);
-	return -1;
+	return letw_trace_env_int(trace, name, &v) ? v : -1;
 }
 
 /*
