@@ -103,27 +103,14 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
-/* lttng-ust's listener thread; see the top of the file for what it holds. */
-static void on_statedump_start(void *data, struct lttng_ust_session *session)
+uint64_t letw_hook_request(struct lttng_ust_session *session, uint32_t events)
 {
-	uint32_t events;
-	uint64_t seq;
-	struct timespec until;
-	uint64_t one = 1;
-	int wait;
+	uint64_t seq = 0, one = 1;
 
-	if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
-		return;
-	/* Most statedumps are other sessions' (every `lttng start` on the
-	 * machine reaches every traced process): answer those at once. */
-	events = letw_sess_events(session);
-	if (!events)
-		return;
 	/* The wake-up is written under hook_lock: letw_hook_serving(0) takes
 	 * it before the control thread's eventfd is closed, so a callback never
 	 * writes to a closed (or reused) descriptor. */
 	pthread_mutex_lock(&hook_lock);
-	seq = 0;
 	/* Not taken yet (q_head+1..q_tail): its pass starts after now, and so
 	 * answers this statedump too, with the session's latest event set. */
 	for (uint64_t s = q_head + 1; s <= q_tail; s++) {
@@ -142,20 +129,39 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 			dropped++;
 			__atomic_add_fetch(&total_dropped, 1, __ATOMIC_RELAXED);
 			pthread_mutex_unlock(&hook_lock);
-			return;
+			return 0;
 		}
 		seq = ++q_tail;
 		queue[seq % QUEUE_LEN] = (struct letw_hook_req){
 			.target = { .session = session, .events = events }, .seq = seq };
 	}
-	wait = serving;
-	if (wait)
+	if (serving)
 		(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	pthread_mutex_unlock(&hook_lock);
-	if (!wait)
-		return; /* queued for a control thread that is not there yet */
+	return seq;
+}
+
+/* lttng-ust's listener thread; see the top of the file for what it holds. */
+static void on_statedump_start(void *data, struct lttng_ust_session *session)
+{
+	uint32_t events;
+	uint64_t seq;
+	struct timespec until;
+
+	(void)data;
+	if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
+		return;
+	/* Most statedumps are other sessions' (every `lttng start` on the
+	 * machine reaches every traced process): answer those at once. */
+	events = letw_sess_events(session);
+	if (!events)
+		return;
+	seq = letw_hook_request(session, events);
+	if (!seq)
+		return; /* dropped */
 	letw_deadline_after(CLOCK_MONOTONIC, &until, wait_ms); /* hook_cond's clock */
 	pthread_mutex_lock(&hook_lock);
+	/* Not serving: queued for a control thread that is not there yet. */
 	while (done_seq < seq && serving &&
 	       pthread_cond_timedwait(&hook_cond, &hook_lock, &until) != ETIMEDOUT)
 		;
@@ -312,4 +318,9 @@ void letw_hook_fork_child(void)
 	if (active)
 		init_cond();
 	q_head = q_tail = done_seq = dropped = 0;
+	/* The child's totals count its own sessions' statedumps: the
+	 * parent's drops are not the child's to report (STATUS, `lttng-etw
+	 * status --pid CHILD`). */
+	__atomic_store_n(&total_coalesced, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&total_dropped, 0, __ATOMIC_RELAXED);
 }

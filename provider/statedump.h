@@ -36,6 +36,13 @@ void letw_hook_stop(void);
 /* 1 while the hook is connected. */
 int letw_hook_active(void);
 
+/* The listener's half of a statedump (and the unit tests' way in): queue a
+ * request of session with its rundown events, or merge it into the one
+ * already queued for that session; wake the control thread when it
+ * serves. Returns the request's seq, or 0 when the queue was full of other
+ * sessions' requests (counted as dropped). Takes hook_lock only. */
+uint64_t letw_hook_request(struct lttng_ust_session *session, uint32_t events);
+
 /* Control thread: the oldest queued request (1), or 0 when none. */
 int letw_hook_take(struct letw_hook_req *out);
 /* Control thread: the request's pass is over (or ran nothing). */
