@@ -36,13 +36,24 @@ struct letw_state letw_g = {
 	.req_cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* Serialises letw_init and letw_shutdown (and the exit handler) against
- * each other; never taken by the control thread, the fork hooks or a
- * publish path. Taken under it: hook_lock and req_lock (starting and
- * stopping the control thread) and the wait for its join; neither the
+/* Serialises letw_init, letw_shutdown and letw_capture_state's request
+ * against each other; never taken by the control thread, the fork hooks,
+ * the exit handler or a publish path. Taken under it: hook_lock and
+ * req_lock (starting and stopping the control thread, queueing a
+ * capture-state) and the wait for the control thread's join; neither the
  * control thread nor any holder of those takes lifecycle_lock, so no
- * cycle. */
+ * cycle. letw_capture_state waits for its pass after releasing it. */
 static pthread_mutex_t lifecycle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Fork child: the parent's holder of lifecycle_lock is gone. Most often
+ * a letw_capture_state queueing its request (a few stores): the state it
+ * guards is whole then. A fork in the middle of the parent's letw_init or
+ * letw_shutdown is the caller's mistake (fork.c: the hooks assume neither
+ * runs), but the child at least does not find the lock held forever. */
+void letw_lifecycle_fork_child(void)
+{
+	pthread_mutex_init(&lifecycle_lock, NULL);
+}
 
 #define DEFAULT_POLL_MS 5u
 
@@ -398,17 +409,33 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	uint64_t seq, one = 1;
 	int ret;
 
-	if (!letw_g.control_running)
-		return letw_g.table ? -ENOTSUP : -ESHUTDOWN;
-	if (letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)
-		return -ENOTSUP;
-	if (pthread_equal(pthread_self(), letw_g.control_thread))
+	/* Before lifecycle_lock: a control callback's letw_shutdown holds it
+	 * while it joins this very thread. */
+	if (letw_on_control_thread())
 		return -EDEADLK;
+	/* Against letw_init and letw_shutdown: between init's publishing the
+	 * table and starting the control thread, and between shutdown's
+	 * joining it and withdrawing the table, control_running alone would
+	 * say "no control thread" (-ENOTSUP) where the caller only raced a
+	 * lifecycle call; and shutdown closes wake_fd, which a caller that
+	 * read control_running before could still write its wake-up into
+	 * once the descriptor number was reused. So the check, the request
+	 * and the wake-up run under the lock (order: lifecycle_lock ->
+	 * req_lock, as in init/shutdown; the wait below runs after it). */
+	pthread_mutex_lock(&lifecycle_lock);
+	if (!letw_g.control_running) {
+		ret = letw_g.table ? -ENOTSUP : -ESHUTDOWN;
+		goto out_unlock;
+	}
+	ret = -ENOTSUP;
+	if (letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)
+		goto out_unlock;
 	/* A child forked without letw_fork_child inherited control_running
 	 * but not the thread: nobody would ever answer. getpid() is a
 	 * system call, but this is not a publish path. */
+	ret = -ESRCH;
 	if (getpid() != letw_g.control_pid)
-		return -ESRCH;
+		goto out_unlock;
 	pthread_mutex_lock(&letw_g.req_lock);
 	seq = ++letw_g.req_seq;
 	/* Requests arriving before the control thread wakes share one pass
@@ -416,6 +443,7 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	letw_g.req_mask |= match_any_keyword;
 	pthread_mutex_unlock(&letw_g.req_lock);
 	(void)!write(letw_g.wake_fd, &one, sizeof(one));
+	pthread_mutex_unlock(&lifecycle_lock);
 	if (!wait)
 		return 0;
 	pthread_mutex_lock(&letw_g.req_lock);
@@ -423,6 +451,10 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 		pthread_cond_wait(&letw_g.req_cond, &letw_g.req_lock);
 	ret = letw_g.req_done_seq >= seq ? letw_g.req_result.passes : -ESHUTDOWN;
 	pthread_mutex_unlock(&letw_g.req_lock);
+	return ret;
+
+out_unlock:
+	pthread_mutex_unlock(&lifecycle_lock);
 	return ret;
 }
 

@@ -20,7 +20,8 @@
  *          only for LETW_STATEDUMP_WAIT_MS (statedump.c): a forker holding
  *          pass_lock and waiting for ust_fork_mutex waits that long at most.
  * parent:  releases in the reverse order.
- * child:   the same, but the statedump hook is reset first; the control
+ * child:   the same, but the statedump hook and the lifecycle lock
+ *          (letw_capture_state may have held it) are reset first; the control
  *          thread did not survive the fork, so a new one starts with a
  *          socket named after the child's pid. The table is kept: the
  *          child's address space holds the same code. Events from the child
@@ -77,6 +78,7 @@ LETW_API void letw_fork_child(void)
 		return;
 	fork_prepared = 0;
 	letw_hook_fork_child();
+	letw_lifecycle_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
 	letw_probe_fork_child();

@@ -113,6 +113,9 @@ static inline int letw_on_control_thread(void)
 	return letw_g.control_running && pthread_equal(pthread_self(), letw_g.control_thread);
 }
 
+/* api.c */
+void letw_lifecycle_fork_child(void);
+
 /* control.c */
 int letw_control_start(void);
 void letw_control_stop(void);

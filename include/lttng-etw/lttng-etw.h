@@ -377,7 +377,10 @@ LETW_API int letw_tracing_available(void);
  * socket does. Waits for the pass's Complete event when wait is non-zero.
  * Returns the LETW_PASS_* bits run (0: nothing enabled, nothing run), or a
  * negative errno: -EDEADLK from a control callback, -ESRCH in a child
- * forked without letw_fork_child (no control thread runs there).
+ * forked without letw_fork_child (no control thread runs there), -ENOTSUP
+ * with LETW_CONFIG_NO_CONTROL_THREAD, -ESHUTDOWN before letw_init or after
+ * letw_shutdown. While letw_init or letw_shutdown runs on another thread
+ * it waits for that call to return, then answers as after it.
  */
 LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait);
 

@@ -9,6 +9,7 @@
  * without tracing.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -218,4 +219,48 @@ Test(misuse, child_without_fork_hooks)
 Test(misuse, fork_child_without_prepare)
 {
 	child_capture(1);
+}
+
+/*
+ * letw_capture_state on one thread while another runs letw_init and
+ * letw_shutdown: every call is queued (0) or finds the library shut down
+ * (-ESHUTDOWN), never -ENOTSUP ("no control thread configured") from the
+ * moments init has published the table but not yet started the thread, or
+ * shutdown has joined the thread but not yet withdrawn the table; and no
+ * call writes its wake-up into a descriptor shutdown closed.
+ */
+static int lc_stop, lc_calls, lc_bad, lc_bad_ret;
+
+static void *capture_loop(void *arg)
+{
+	(void)arg;
+	while (!uatomic_read(&lc_stop)) {
+		int r = letw_capture_state(0, 0);
+
+		lc_calls++;
+		if (r != 0 && r != -ESHUTDOWN && !lc_bad++)
+			lc_bad_ret = r;
+	}
+	return NULL;
+}
+
+Test(lifecycle, capture_state_while_init_and_shutdown_run, .timeout = 120)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+	};
+	pthread_t th;
+
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(pthread_create(&th, NULL, capture_loop, NULL), 0);
+	for (int i = 0; i < 300; i++) {
+		cr_assert_eq(letw_init(&cfg), 0);
+		cr_assert_eq(letw_shutdown(), 0);
+	}
+	uatomic_set(&lc_stop, 1);
+	pthread_join(th, NULL);
+	cr_assert_gt(lc_calls, 0);
+	cr_assert_eq(lc_bad, 0, "%d of %d calls returned %d (%s)", lc_bad, lc_calls,
+		     lc_bad_ret, strerror(-lc_bad_ret));
 }
