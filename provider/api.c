@@ -36,9 +36,9 @@ struct letw_state letw_g = {
 	.req_cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* Serialises letw_init, letw_shutdown and letw_capture_state's request
- * against each other; never taken by the control thread, the fork hooks,
- * the exit handler or a publish path. Taken under it: hook_lock and
+/* Serialises letw_init, letw_shutdown, letw_capture_state's request and
+ * the exit handler (bounded wait) against each other; never taken by the
+ * control thread, the fork hooks or a publish path. Taken under it: hook_lock and
  * req_lock (starting and stopping the control thread, queueing a
  * capture-state) and the wait for the control thread's join; neither the
  * control thread nor any holder of those takes lifecycle_lock, so no
@@ -69,9 +69,21 @@ void letw_lifecycle_fork_child(void)
 
 static void stop_at_exit(void)
 {
+	struct timespec until;
+	int locked;
+
+	/* Under lifecycle_lock when it can be had soon: a runtime thread in
+	 * letw_capture_state then never writes its wake-up into the eventfd
+	 * this closes (the lock's other holders, init and shutdown, are done
+	 * in well under the bound unless a pass is stuck, and the exit goes
+	 * on without it then, as it did before). */
+	letw_deadline_after(CLOCK_REALTIME, &until, EXIT_JOIN_MS);
+	locked = !pthread_mutex_timedlock(&lifecycle_lock, &until);
 	if (letw_control_stop_timed(EXIT_JOIN_MS) == -ETIMEDOUT)
 		letw_warn("exit: the control thread is stuck in a pass; "
 			  "tracing may fault during exit");
+	if (locked)
+		pthread_mutex_unlock(&lifecycle_lock);
 }
 
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
@@ -424,7 +436,10 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	 * req_lock, as in init/shutdown; the wait below runs after it). */
 	pthread_mutex_lock(&lifecycle_lock);
 	if (!letw_g.control_running) {
-		ret = letw_g.table ? -ENOTSUP : -ESHUTDOWN;
+		/* Stopped by the exit handler (the table stays for the
+		 * exit's last publishers): shut down, not unsupported. */
+		ret = letw_g.table && !__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) ?
+			-ENOTSUP : -ESHUTDOWN;
 		goto out_unlock;
 	}
 	ret = -ENOTSUP;

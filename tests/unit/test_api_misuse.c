@@ -264,3 +264,41 @@ Test(lifecycle, capture_state_while_init_and_shutdown_run, .timeout = 120)
 	cr_assert_eq(lc_bad, 0, "%d of %d calls returned %d (%s)", lc_bad, lc_calls,
 		     lc_bad_ret, strerror(-lc_bad_ret));
 }
+
+/* An atexit handler of the runtime's, registered before letw_init, runs
+ * after the library's own (which stops the control thread, the table left
+ * for late publishers): a capture-state asked there finds the library
+ * shut down, not a library without a control thread. */
+static void capture_after_exit_handler(void)
+{
+	int r = letw_capture_state(0, 0);
+
+	_exit(r == -ESHUTDOWN ? 0 : 100 + (r < 0 ? -r : r) % 100);
+}
+
+Test(lifecycle, capture_state_after_the_exit_handler, .timeout = 30)
+{
+	pid_t pid = fork();
+	int status;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct letw_config cfg = {
+			.size = sizeof(cfg),
+			.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+		};
+
+		alarm(10);
+		setenv("LETW_DISABLE", "1", 1);
+		atexit(capture_after_exit_handler);
+		if (letw_init(&cfg))
+			_exit(2);
+		exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "child: %s %d (100 + errno %d: not -ESHUTDOWN)",
+		  WIFEXITED(status) ? "exit" : "signal",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		  WIFEXITED(status) ? WEXITSTATUS(status) - 100 : 0);
+}
