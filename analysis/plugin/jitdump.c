@@ -240,6 +240,11 @@ static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_
 	return 0;
 }
 
+static int interrupted(void *jd)
+{
+	return letw_sink_interrupted(&((struct jitdump *)jd)->base);
+}
+
 static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 {
 	GArray *order = letw_jd_proc_finish(p);
@@ -272,6 +277,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		goto out;
 	}
 	err = letw_jd_out_init(&o, fd);
+	o.stop = interrupted;
+	o.stop_data = jd;
 	if (!err)
 		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)vpid, p->first_ns);
 	if (!err)
@@ -284,6 +291,10 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	close_err = letw_jd_out_close(&o);
 	if (close_err)
 		err = close_err;
+	if (err == -EINTR) {
+		letw_sink_say_interrupted(&jd->base, path);
+		goto out;
+	}
 	if (err) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(-err));
 		goto out;
@@ -292,6 +303,11 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	fd = -1;
 	if (err != 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
+		goto out;
+	}
+	/* The last moment a SIGTERM can still leave the old dump in place. */
+	if (interrupted(jd)) {
+		letw_sink_say_interrupted(&jd->base, path);
 		goto out;
 	}
 	/* A new file under the final name: the process's placeholder stays

@@ -22,6 +22,8 @@ int letw_jd_out_init(struct letw_jd_out *o, int fd)
 	o->err = 0;
 	o->len = 0;
 	o->cap = LETW_JD_OUT_BUF;
+	o->stop = NULL;
+	o->stop_data = NULL;
 	o->buf = malloc(o->cap);
 	if (!o->buf) {
 		o->err = -ENOMEM;
@@ -35,7 +37,16 @@ static int write_all(struct letw_jd_out *o, const void *p, size_t n)
 	const unsigned char *c = p;
 
 	while (n && !o->err) {
-		ssize_t w = write(o->fd, c, n);
+		ssize_t w;
+
+		/* Per write of up to a buffer (1 MiB): often enough to stop
+		 * within milliseconds, rare enough to cost nothing. Retried
+		 * EINTRs below never return -EINTR, so it means this. */
+		if (o->stop && o->stop(o->stop_data)) {
+			o->err = -EINTR;
+			break;
+		}
+		w = write(o->fd, c, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;

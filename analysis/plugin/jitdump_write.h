@@ -48,6 +48,11 @@ struct letw_jd_out {
 	int err;
 	unsigned char *buf;
 	size_t len, cap;
+	/* Optional, set after letw_jd_out_init(): asked before every
+	 * write(2); nonzero fails the dump with -EINTR (a dump of 10^8
+	 * bytes takes seconds, and a SIGTERM must not wait for its end). */
+	int (*stop)(void *data);
+	void *stop_data;
 };
 
 #define LETW_JD_OUT_BUF (1u << 20)

@@ -135,12 +135,17 @@ struct linebuf {
 	FILE *f;
 	char buf[1 << 16];
 	size_t len;
-	int err;
+	int err;                 /* 1: a write failed, -EINTR: interrupted */
+	const struct letw_sink *sink;
 };
 
 static void flush_lines(struct linebuf *lb)
 {
-	if (lb->len && fwrite(lb->buf, 1, lb->len, lb->f) != lb->len)
+	/* Per 64 KiB block: a map of 10^6 lines stops within a block of a
+	 * SIGTERM (letw_sink_interrupted) instead of being written out. */
+	if (!lb->err && letw_sink_interrupted(lb->sink))
+		lb->err = -EINTR;
+	if (!lb->err && lb->len && fwrite(lb->buf, 1, lb->len, lb->f) != lb->len)
 		lb->err = 1;
 	lb->len = 0;
 }
@@ -214,7 +219,8 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	lb->f = f;
 	lb->len = 0;
 	lb->err = 0;
-	for (i = 0; i < n; i++) {
+	lb->sink = &pm->base;
+	for (i = 0; i < n && !lb->err; i++) {
 		/* Lines go in address order, names lie in the order they were
 		 * first seen: fetch ahead, or each line waits for a miss. */
 		if (i + 16 < n)
@@ -223,14 +229,23 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	}
 	flush_lines(lb);
 	werr = lb->err || ferror(f);
+	if (lb->err == -EINTR)
+		werr = -EINTR;
 	free(lb);
-	if (fclose(f) != 0 || werr) {
-		f = NULL;
+	if (fclose(f) != 0 && !werr)
+		werr = 1;
+	f = NULL;
+	/* After the last block: the last moment to leave the old map. */
+	if (werr == -EINTR || (!werr && letw_sink_interrupted(&pm->base))) {
+		unlink(tmp);
+		letw_sink_say_interrupted(&pm->base, path);
+		goto out;
+	}
+	if (werr) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
-	f = NULL;
 	werr = letw_replace_file(tmp, path);
 	if (werr < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp,

@@ -346,6 +346,12 @@ static int report_end(struct letw_sink *s)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;
 	}
+	/* Interrupted (SIGTERM) after the checks: no report, and with -o
+	 * the previous FILE stays (finalize removes tmp_path). */
+	if (letw_sink_interrupted(s)) {
+		letw_sink_say_interrupted(s, r->output_path ? r->output_path : "the report");
+		return -1;
+	}
 	if (r->json)
 		letw_report_write_json(r, f);
 	else
@@ -354,6 +360,10 @@ static int report_end(struct letw_sink *s)
 	r->out = NULL;
 	if (wret != 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report: %s", strerror(errno));
+		return -1;
+	}
+	if (r->tmp_path && letw_sink_interrupted(s)) {
+		letw_sink_say_interrupted(s, r->output_path);
 		return -1;
 	}
 	if (r->tmp_path && put_in_place(r))

@@ -16,6 +16,7 @@ void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
 {
 	memset(s, 0, sizeof(*s));
 	s->self = bt_self_component_sink_as_self_component(self);
+	s->self_sink = self;
 	s->ops = ops;
 	s->result = init_data;
 	letw_facts_init(&s->facts);
@@ -331,6 +332,17 @@ static struct letw_sink *sink_of(bt_self_component_sink *self)
 {
 	return bt_self_component_get_data(
 		bt_self_component_sink_as_self_component(self));
+}
+
+int letw_sink_interrupted(const struct letw_sink *s)
+{
+	return bt_self_component_sink_is_interrupted(s->self_sink) == BT_TRUE;
+}
+
+void letw_sink_say_interrupted(struct letw_sink *s, const char *path)
+{
+	/* After the CLI's "interrupted: "; babeltrace2 says it its way. */
+	BT_COMP_LOGE_APPEND_CAUSE("`%s` not written (its temporary file removed)", path);
 }
 
 bt_component_class_sink_graph_is_configured_method_status

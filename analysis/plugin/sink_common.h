@@ -78,6 +78,7 @@ struct letw_sink_ops {
 
 struct letw_sink {
 	bt_self_component *self;
+	bt_self_component_sink *self_sink; /* the same, as a sink */
 	bt_message_iterator *iter;
 	const struct letw_sink_ops *ops;
 	struct letw_sink_result *result; /* may be NULL */
@@ -159,6 +160,16 @@ void letw_sink_init(struct letw_sink *s, bt_self_component_sink *self,
  * struct letw_sink, which is the component's user data. */
 bt_component_class_sink_graph_is_configured_method_status
 letw_sink_graph_is_configured(bt_self_component_sink *self);
+/*
+ * Whether the graph was interrupted (SIGINT/SIGTERM in the lttng-etw CLI
+ * and in babeltrace2's): the sinks write their outputs in their last
+ * consume, after the reader's end, where nothing else would stop them.
+ * A writer that sees it stops, removes its temporary file (the previous
+ * output stays as it was) and fails with letw_sink_say_interrupted().
+ */
+int letw_sink_interrupted(const struct letw_sink *s);
+/* The cause of that failure: `path` not written. */
+void letw_sink_say_interrupted(struct letw_sink *s, const char *path);
 bt_component_class_sink_consume_method_status
 letw_sink_consume(bt_self_component_sink *self);
 /* Adds the "in" port; returns 0 or -1 (cause appended). */
