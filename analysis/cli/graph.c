@@ -206,12 +206,19 @@ static int run(bt_graph *g, const struct letw_graph_opts *o,
 	sh->phase = LETW_PHASE_RUNNING;
 	for (;;) {
 		st = bt_graph_run_once(g);
-		if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
-			break;
+		/* Before END too: the sinks write their outputs in the run
+		 * that ends the graph, and a signal then stops the writer
+		 * (letw_sink_interrupted: its temporary file removed, its
+		 * cause kept for the message). One that came after the last
+		 * output was put in place still asked the command to stop:
+		 * said the same way, as the parent does of one after our
+		 * exit. */
 		if (the_interrupter && bt_interrupter_is_set(the_interrupter)) {
 			fail(sh, "interrupted");
 			return -1;
 		}
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
+			break;
 		if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
 			/* Live source with nothing new yet. */
 			struct timespec ts = { 0, 20 * 1000000L };

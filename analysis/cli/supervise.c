@@ -488,6 +488,14 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			print_crash(o, sh, &rl, sig);
 		return -1;
 	}
+	if (interrupted && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		/* The signal came after the child's last check (its outputs
+		 * are complete and in place): the command was still asked to
+		 * stop, and it stops as at any other moment. */
+		clear_progress(&rl);
+		letw_err("interrupted");
+		return -1;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		clear_progress(&rl);
 		if (sh->has_error)
