@@ -14,6 +14,10 @@ usage: output_safety_trace.py KIND DIR
   big    process 100, 3000 methods with 1000-character names: a 3 MB
          jitdump, which on a 1 MiB disk fails while a record's name is
          put (not its filler, whose writer always said the errno)
+  slow   process 100, 3000 methods of 64 KiB with 1000-character names:
+         a 200 MB jitdump (of filler) and a 3 MB map, long enough to write
+         that interrupt_e2e.py stops the writer while the output's
+         temporary file exists
 """
 import os
 import sys
@@ -83,6 +87,9 @@ def steps_of(kind):
         return []
     if kind == 'big':
         return process((100, ns), 10, ['m%05d_' % i + 'x' * 1000 for i in range(3000)])
+    if kind == 'slow':
+        return process((100, ns), 10, ['m%05d_' % i + 'x' * 1000 for i in range(3000)],
+                       size=1 << 16)
     sys.exit('unknown kind %s' % kind)
 
 
