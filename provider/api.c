@@ -160,6 +160,8 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		return -ENOMEM;
 	}
 	letw_g.tracing = letw_probe_load();
+	if (letw_g.tracing)
+		letw_tp_keep_at_exit();
 	letw_copy_code_set_pid();
 	letw_jitdump_mark_init(cfg);
 	/* Publish the table last: a publisher that sees it sees it whole. */

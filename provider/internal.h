@@ -116,6 +116,9 @@ static inline int letw_on_control_thread(void)
 /* api.c */
 void letw_lifecycle_fork_child(void);
 
+/* tp.c: tracepoint calls stay safe during the process's exit. */
+void letw_tp_keep_at_exit(void);
+
 /* control.c */
 int letw_control_start(void);
 void letw_control_stop(void);

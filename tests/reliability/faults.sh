@@ -3,7 +3,8 @@
 # Fault injection around a running runtime (letw-faultapp, driven on its
 # stdin). usage: faults.sh BIN_DIR SCENARIO...
 # Scenarios: socket probe_missing ust_missing disable session_destroy
-#            sessiond_kill exit_in_pass fork (= fork_hooks + fork_preload)
+#            sessiond_kill exit_in_pass exit_stuck_pass fork (= fork_hooks +
+#            fork_preload)
 #            fork_in_resize (plain builds: needs LETW_FAULT_STALL_SO)
 # In every one the runtime must keep running (its API calls keep
 # succeeding), exit cleanly with no leak, and the next session must work.
@@ -119,7 +120,11 @@ session_start() {
 	local s track=${TRACK_VPIDS:-$2}
 	s=$(letw_session_create "$1") || exit 1
 	[ -n "$track" ] && letw_session_track "$s" "$track"
-	if [ "${3:-}" = blocking ]; then
+	if [ "${3:-}" = blocking_tiny ]; then
+		# Two pages: a pass fills it at once and then waits on the consumer.
+		lttng enable-channel -u -s "$s" --subbuf-size=4096 --num-subbuf=2 \
+			--blocking-timeout=inf chan >/dev/null || letw_fail "enable-channel"
+	elif [ "${3:-}" = blocking ]; then
 		# Small sub-buffers make a big pass long: the fault lands inside.
 		lttng enable-channel -u -s "$s" --subbuf-size=64k --num-subbuf=2 \
 			--blocking-timeout=inf chan >/dev/null || letw_fail "enable-channel"
@@ -270,6 +275,35 @@ sc_exit_in_pass() {
 	app_start b -- --records 50
 	next_session_works b 50
 	app_quit b
+}
+
+# The process exits while its pass is stuck in a blocking channel past the
+# exit handler's bound (2 s): lttng-consumerd is stopped for 4 s. The
+# library's destructors then run while the control thread waits inside a
+# tracepoint; once the consumer reads again, the thread's next tracepoint
+# call must not go through the symbols lttng-ust's destructors cleared
+# (SIGSEGV, exit status 139, before letw_tp_keep_at_exit).
+sc_exit_stuck_pass() {
+	app_start a -- --records 500
+	session_start letw-fault-stuck "$a_vpid" blocking_tiny
+	settle a
+	trap 'pkill -CONT -x lttng-consumerd; letw_cleanup' EXIT
+	pkill -STOP -x lttng-consumerd || letw_fail "no lttng-consumerd to stop"
+	app_cmd a "exit-in-pass 0x150"
+	app_expect a '^exiting' 60 || { pkill -CONT -x lttng-consumerd; letw_fail "exit-in-pass"; }
+	sleep 4
+	local alive=0
+	kill -0 "$a_pid" 2>/dev/null && alive=1
+	pkill -CONT -x lttng-consumerd
+	trap letw_cleanup EXIT
+	[ "$alive" = 1 ] || letw_fail "the process exited before the consumer read again: the pass was not stuck"
+	local deadline=$((SECONDS + 120))
+	while kill -0 "$a_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+	kill -0 "$a_pid" 2>/dev/null && letw_fail "process did not finish exiting once the consumer read again"
+	wait "$a_pid"; local rc=$?
+	letw_untrack "$a_pid"
+	[ $rc -eq 0 ] || letw_fail "exit with a pass stuck past the exit handler's bound: status $rc"
+	letw_destroy_session "$SESSION"
 }
 
 # One fork under a recording session; the child's own trace is checked.
