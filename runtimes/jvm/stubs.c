@@ -4,7 +4,15 @@
  * StubRoutines, I2C/C2I and method-handle adapters, runtime stubs and
  * blobs (deopt, uncommon trap, exception, safepoint), vtable/itable stubs.
  * They are never freed in HotSpot 17 (no event says so either), so stubs
- * are never unpublished. Some blobs are made without any event (the JNI
+ * are never unpublished. Except the compilers' scratch buffers, which are
+ * not code anyone runs: GenerateEvents (the attach and VMInit replays)
+ * lists every BufferBlob, among them each compiler thread's "C1 temporary
+ * CodeBuffer" (and C2's "Compile::scratch_buffer", JVMCI's "JVMCI Compiler
+ * CodeBuffer"), and HotSpot frees those without an event (a compiler
+ * thread of UseDynamicNumberOfCompilerThreads exiting, C2 growing its
+ * buffer) and then places nmethods there. Published, such a buffer would
+ * refuse (-EEXIST) every method compiled into its range for the life of
+ * the process; they are not published (scratch_buffer()). Some blobs are made without any event (the JNI
  * fast field accessors, "jni_fast_Get*Field", at startup): with
  * -agentpath the agent replays the dynamic code once at VMInit to get
  * them, and what was reported live already is refused as a duplicate.
@@ -29,6 +37,15 @@
 #include "stats.h"
 #include "stubs.h"
 
+/* A compiler's scratch buffer (see the top of the file), by the names
+ * HotSpot 17 gives them (c1_Compiler.cpp, compile.cpp, jvmciCompiler). */
+static int scratch_buffer(const char *name)
+{
+	return name && (!strcmp(name, "C1 temporary CodeBuffer") ||
+			!strcmp(name, "Compile::scratch_buffer") ||
+			!strcmp(name, "JVMCI Compiler CodeBuffer"));
+}
+
 void JNICALL jvm_on_dynamic_code(jvmtiEnv *jvmti, const char *name, const void *address,
 				 jint length)
 {
@@ -39,7 +56,7 @@ void JNICALL jvm_on_dynamic_code(jvmtiEnv *jvmti, const char *name, const void *
 		jvm_stat_inc(JVM_ST_LATE);
 		return;
 	}
-	if (!jvm_g.opts.stubs || !address || length <= 0)
+	if (!jvm_g.opts.stubs || !address || length <= 0 || scratch_buffer(name))
 		return;
 	st = (struct letw_stub){
 		.start = (uint64_t)(uintptr_t)address,

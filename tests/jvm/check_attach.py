@@ -48,10 +48,19 @@ def codelist(path):
     return out
 
 
-def first_pass(trace, pid):
-    """method_dcstart records of the first DCStart pass with a Complete."""
+# Compiler scratch buffers: HotSpot frees them without an event and
+# compiles methods into their range, so the agent must not publish them.
+SCRATCH = ("C1 temporary CodeBuffer", "Compile::scratch_buffer", "JVMCI Compiler CodeBuffer")
+
+
+def first_pass(trace, pid, scratch):
+    """method_dcstart records of the first DCStart pass with a Complete;
+    the names of any scratch-buffer stubs in the trace go into scratch."""
     open_passes, done = {}, None
     for name, p in letw_trace.vpid_events(trace, pid):
+        if name in ("letw_rundown:stub_dcstart", "letw_runtime:stub_load") and \
+                p["name"] in SCRATCH:
+            scratch.append("%s (%s at 0x%x)" % (p["name"], name, int(p["start"])))
         if name == "letw_rundown:dcstart_init":
             open_passes = {int(p["pass_id"]): {}}
         elif name == "letw_rundown:method_dcstart" and open_passes:
@@ -72,7 +81,11 @@ def main():
     stable = {k: v for k, v in a.items() if b.get(k, (None,))[0] == v[0]}
     if not stable:
         raise SystemExit("FAIL: no compiled method in both code lists")
-    recs = first_pass(trace, pid)
+    scratch = []
+    recs = first_pass(trace, pid, scratch)
+    if scratch:
+        print("FAIL: compiler scratch buffers published as stubs: " + ", ".join(scratch[:5]))
+        return 1
     missing, wrong, intrinsics = [], [], 0
     for begin, (name, size, level) in sorted(stable.items()):
         want = name
