@@ -187,9 +187,13 @@ static void replay(jvmtiEnv *jvmti)
 	replay_end();
 	if (e1 != JVMTI_ERROR_NONE || e2 != JVMTI_ERROR_NONE)
 		jvm_diag(JVM_LOG_WARN, "attach: GenerateEvents failed (JVMTI errors %d, %d)", e1, e2);
-	passes = letw_tracing_available() ? letw_capture_state(0, 0) : 0;
-	jvm_diag(JVM_LOG_INFO, "attach: replayed live code in %.1f ms%s", now_ms() - t0,
-		 passes > 0 ? "; capture-state requested for the running session" : "");
+	/* Without waiting, 0 means queued: the control thread then runs a
+	 * pass for every session recording the rundown events, if any. */
+	passes = letw_tracing_available() ? letw_capture_state(0, 0) : 1;
+	jvm_diag(JVM_LOG_INFO, "attach: replayed live code in %.1f ms%s%s", now_ms() - t0,
+		 passes == 0 ? "; capture-state requested (a pass for each session recording rundown events)" :
+		 passes < 0 ? "; capture-state not requested: " : "",
+		 passes < 0 ? strerror(-passes) : "");
 	log_stats("attach");
 }
 
