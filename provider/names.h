@@ -105,6 +105,22 @@ static inline int letw_names_handle_is(uint32_t h)
  * publish path calls it inside one anyway. No lock, no allocation; a
  * system call (mprotect) only on the slow path. */
 uint32_t letw_names_get(struct letw_names *nm, const char *s, size_t len);
+/* A hint, as letw_store_slot_prefetch (store.h): the header line of the
+ * block letw_names_get(len) will most likely take from — the top of the
+ * length's partial stack, whose count and bitmap the reclaim path updates
+ * on another core. Relaxed, possibly stale, never faults (blocks are
+ * never unmapped; a number past the committed ones is only prefetched). */
+static inline void letw_names_prefetch(const struct letw_names *nm, size_t len)
+{
+	uint64_t top;
+
+	if (len < LETW_NAMES_MIN || len > LETW_NAMES_MAX)
+		return;
+	top = __atomic_load_n(&nm->cls[len - LETW_NAMES_MIN].partial, __ATOMIC_RELAXED);
+	if ((uint32_t)top)
+		__builtin_prefetch(nm->base + (size_t)(uint32_t)top * LETW_NAMES_BLOCK, 1, 3);
+}
+
 /* After a grace period since the name was last reachable (reclaim.c):
  * the name may be taken again at once. */
 void letw_names_put(struct letw_names *nm, uint32_t h);

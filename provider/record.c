@@ -195,10 +195,14 @@ int letw_rec_method(struct letw_table *t, const struct letw_method *m,
 
 	if (!m || !out || !ext_out)
 		return -EINVAL;
+	/* The cold lines this publish will write, fetched while the strings
+	 * are scanned (store.h, names.h). */
+	letw_store_slot_prefetch(&t->store);
 	if ((ret = check_range(m->code_start, m->code_size)))
 		return ret;
 	if ((ln = letw_validate_string(m->name, 1)) < 0)
 		return (int)ln;
+	letw_names_prefetch(&t->store.names, (size_t)ln);
 	if ((lns = letw_scan_string(m->method_namespace, 0, &hns)) < 0)
 		return (int)lns;
 	if ((lsig = letw_scan_string(m->signature, 0, &hsig)) < 0)

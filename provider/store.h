@@ -176,6 +176,22 @@ static inline int letw_store_summary_meets(const struct letw_store *st, uint32_t
 
 /* Caller inside a read-side section. NULL: the region is exhausted. */
 struct letw_slot *letw_store_slot_get(struct letw_store *st);
+
+/*
+ * A hint, issued at the start of a publish: bring the slot that
+ * letw_store_slot_get is about to pop into this core's cache, for
+ * writing, while the caller validates its strings. That slot was last
+ * written by the reclaim path on another core (reclaim.c pushes it back
+ * after a grace period), so the pop's read of its link otherwise stalls
+ * on a cache miss with nothing to overlap (~10 % of a publish in the
+ * 2026-12-06 profile). The head is read relaxed and may be stale by the
+ * time of the pop: a prefetch never faults and orders nothing, the pop
+ * itself reads the head again.
+ */
+static inline void letw_store_slot_prefetch(const struct letw_store *st)
+{
+	__builtin_prefetch(__atomic_load_n(&st->slot_free.head, __ATOMIC_RELAXED), 1, 3);
+}
 /* After a grace period since the slot was last reachable. */
 void letw_store_slot_put(struct letw_store *st, struct letw_slot *s);
 
