@@ -63,21 +63,19 @@ struct letw_ext {
 	struct letw_lines lines;       /* its columns follow in the chunk */
 };
 
+/*
+ * Laid out by who writes what (the table is allocated 64-byte aligned,
+ * table.c, so that these groups are lines of their own at run time):
+ * read-mostly fields every publish reads (interning, the tables, the pass
+ * marks); the retire stacks, which every unpublish, the control thread's
+ * tick and the call_rcu thread's batches write; the live counters, which
+ * every publish and unpublish writes. Mixed, an unpublish or a batch on
+ * another core made a publish's read of `code` or `intern.serial` miss.
+ */
 struct letw_table {
 	struct letw_store store;
 	struct letw_intern intern;
-	struct letw_reclaim reclaim;
 	struct cds_lfht *code, *modules, *bigs, *exts;
-	long live_methods, live_stubs, live_modules, live_bigs; /* uatomic */
-	/* uatomic: continuation nodes in `code`. Its slot nodes are
-	 * live_methods + live_stubs: a one-page publish updates one shared
-	 * counter, not two. */
-	unsigned long cont_nodes;
-	unsigned long ext_nodes;       /* uatomic: nodes in `exts` */
-	/* Control thread: the sizes last asked for (code, modules, exts are
-	 * resized by letw_table_maintain, never by the inserting thread). */
-	unsigned long code_size, modules_size, exts_size;
-
 	/*
 	 * The walker's accounting (rundown/walker.c): while a pass runs,
 	 * mark_unpub and then mark_pub hold its mark; unpublish reads
@@ -86,7 +84,20 @@ struct letw_table {
 	 * with mark_pub so the pass leaves them to their load event.
 	 */
 	uint32_t mark_unpub, mark_pub;
-	long skipped;
+
+	struct letw_reclaim reclaim __attribute__((aligned(64)));
+
+	long live_methods __attribute__((aligned(64))); /* uatomic, with the three below */
+	long live_stubs, live_modules, live_bigs;
+	/* uatomic: continuation nodes in `code`. Its slot nodes are
+	 * live_methods + live_stubs: a one-page publish updates one shared
+	 * counter, not two. */
+	unsigned long cont_nodes;
+	unsigned long ext_nodes;       /* uatomic: nodes in `exts` */
+	long skipped;                  /* uatomic, see mark_unpub */
+	/* Control thread: the sizes last asked for (code, modules, exts are
+	 * resized by letw_table_maintain, never by the inserting thread). */
+	unsigned long code_size, modules_size, exts_size;
 #ifdef LETW_GLOBAL_LOCK
 	/* Baseline only: taken by every mutation and held by the walker for
 	 * a whole pass. Nothing else is taken while it is held. */
