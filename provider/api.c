@@ -369,6 +369,10 @@ LETW_API int letw_method_publish_opts(const struct letw_method *method,
 		ret = publish_slot(t, s, ext,
 				   !!(letw_method_opts_flags(opts) &
 				      LETW_METHOD_OPT_CODE_READABLE));
+	/* For this thread's next publish, while the runtime does other
+	 * work: the slot the free list now offers (a hint, store.h; rec_method
+	 * issues it again, in case the head moved meanwhile). */
+	letw_store_slot_prefetch(&t->store);
 	table_exit();
 	return ret;
 }
