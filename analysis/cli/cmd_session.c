@@ -28,23 +28,33 @@
 #include "procs.h"
 
 #define POLL_MS 20
+/* How long listing waits for one process before taking it for busy. */
+#define LIST_REPLY_S 1.0
+
+/* What a command sends a polling process the statedump does not reach,
+ * given its STATUS reply r; for one first heard from in wait_passes. */
+typedef int (*late_capture_fn)(struct letw_proc *p, const struct letw_ctl_reply *r,
+			       double timeout_s);
 
 /*
- * After a session command: wait until each live process is done with it.
+ * After a session command: wait until each live process is done with it,
+ * until deadline (letw_now_s() time; timeout_s is for the message).
  * A statedump-served process is done when it has no statedump pass queued
  * or running. A polling process is done when it completed a pass of the
  * flavour after list_procs, or, after give_up_s, if its live mask still
  * lacks the flavour's keyword (the session does not trace it). With named
  * (the user's --pid list), a process done without a pass of the flavour
  * is said and counted: the session does not trace it, or does not enable
- * the flavour's events, and the user asked for its pass.
+ * the flavour's events, and the user asked for its pass. A process busy
+ * while listed is learned of at its first reply: a polling one is then
+ * sent late_fn()'s capture-state.
  */
 static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
-		       double give_up_s, int named)
+		       double deadline, double give_up_s, int named, late_capture_fn late_fn)
 {
 	uint64_t kw = dcend ? LETW_KW_RUNDOWN_END : LETW_KW_RUNDOWN_START;
 	double t0 = letw_now_s();
-	int i, pending, late = 0, ret;
+	int i, pending, late = 0, late_failed = 0, ret;
 
 	for (;;) {
 		pending = 0;
@@ -54,7 +64,7 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 
 			if (!v[i].alive || v[i].done)
 				continue;
-			ret = letw_proc_status(v[i].pid, &r, 1.0);
+			ret = letw_proc_status(v[i].pid, &r, letw_left_s(deadline, 1.0));
 			if (letw_proc_gone(ret)) {
 				v[i].alive = 0; /* exited: nothing left to wait for */
 				continue;
@@ -64,6 +74,26 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 				continue;
 			}
 			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
+			if (v[i].busy) {
+				/* Its state before the command is lost: a
+				 * hook process is done when no statedump pass
+				 * is left (last_before 0: any pass of the
+				 * flavour counts as ran); a polling one gets
+				 * its capture-state now, as it would have. */
+				v[i].busy = 0;
+				v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
+				v[i].mask_before = r.rundown_mask;
+				if (!v[i].hook) {
+					v[i].last_before = last;
+					if (late_fn && late_fn(&v[i], &r, letw_left_s(deadline, timeout_s))) {
+						v[i].alive = 0; /* said; not waited for */
+						late_failed++;
+						continue;
+					}
+					if (v[i].done)
+						continue;
+				}
+			}
 			if (v[i].hook) {
 				v[i].done = r.pending_statedumps == 0;
 				v[i].ran = last > v[i].last_before;
@@ -80,7 +110,7 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 		}
 		if (!pending)
 			break;
-		if (letw_now_s() - t0 > timeout_s)
+		if (letw_now_s() >= deadline)
 			break;
 		letw_sleep_ms(POLL_MS);
 	}
@@ -95,7 +125,7 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 			late++;
 		}
 	}
-	return late;
+	return late + late_failed;
 }
 
 struct session_opts {
@@ -104,6 +134,7 @@ struct session_opts {
 	int npids;
 	int missing; /* --pid processes that did not answer: exit status 1 */
 	double timeout_s;
+	double deadline; /* of the whole command, listing included */
 };
 
 static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
@@ -189,16 +220,20 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 		free(o->pids);
 		return LETW_EXIT_ERROR;
 	}
-	*v = letw_procs_list(o->pids, o->npids, n, dcend, o->timeout_s);
+	/* One deadline for every phase: --timeout is the user's bound on
+	 * the command, which used to give it to each process in turn. */
+	o->deadline = letw_now_s() + o->timeout_s;
+	*v = letw_procs_list(o->pids, o->npids, n, dcend, LIST_REPLY_S, o->deadline, 0);
 	if (!*v) {
 		free(o->pids);
 		return LETW_EXIT_ERROR;
 	}
 	/* A pid the user named that is not an lttng-etw process (a typo, one
-	 * that exited) is said and ignored; the command still runs for the
-	 * others but cannot say it did what was asked. */
-	for (int i = 0; o->npids && i < *n; i++)
-		o->missing += !(*v)[i].alive;
+	 * that exited), or any listed process that answered with an error,
+	 * is said and ignored; the command still runs for the others but
+	 * cannot say it did what was asked. */
+	for (int i = 0; i < *n; i++)
+		o->missing += (o->npids && !(*v)[i].alive) || (*v)[i].unreachable;
 	return -1;
 }
 
@@ -213,11 +248,20 @@ static void start_usage(FILE *f)
 		"a long pass ends). A process that polls instead (LETW_STATEDUMP=0) is sent a\n"
 		"capture-state once the session has started.\n"
 		"\n"
-		"  -t, --timeout S  wait at most S seconds for the rundowns (default 30)\n"
+		"  -t, --timeout S  wait at most S seconds in all (default 30); a process that\n"
+		"                   does not answer (in a long pass, or stopped) is waited for,\n"
+		"                   then named, and the exit status is 1\n"
 		"  -p, --pid PID    only these processes (default: all lttng-etw processes); a\n"
 		"                   PID that is not an lttng-etw process is said, ignored, and\n"
 		"                   makes the exit status 1\n"
 		"  -h, --help\n", letw_prog);
+}
+
+static int start_capture(struct letw_proc *p, const struct letw_ctl_reply *r, double timeout_s)
+{
+	(void)r;
+	printf("pid %d: polls: capture-state\n", (int)p->pid);
+	return letw_proc_capture(p, 0, 0, timeout_s);
 }
 
 int letw_cmd_start(int argc, char **argv)
@@ -244,10 +288,10 @@ int letw_cmd_start(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (!v[i].alive || v[i].hook)
 			continue;
-		printf("pid %d: polls: capture-state\n", (int)v[i].pid);
-		failed |= letw_proc_capture(&v[i], 0, 0, o.timeout_s) != 0;
+		failed |= start_capture(&v[i], NULL, letw_left_s(o.deadline, o.timeout_s)) != 0;
 	}
-	failed |= wait_passes(v, n, 0, o.timeout_s, 1.0, o.npids > 0) != 0;
+	failed |= wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
+			      start_capture) != 0;
 out:
 	free(v);
 	free(o.pids);
@@ -266,8 +310,10 @@ static void stop_usage(FILE *f)
 		"(or exits, or the timeout passes), then stops the session. If the DCEnd events\n"
 		"were already enabled, the statedump runs a capture-state of both flavours.\n"
 		"\n"
-		"  -t, --timeout S    wait at most S seconds (default 30); the session is\n"
-		"                     stopped anyway, and the exit status is 1\n"
+		"  -t, --timeout S    wait at most S seconds in all (default 30); a process\n"
+		"                     that does not answer (in a long pass, or stopped) is\n"
+		"                     waited for; at the timeout the session is stopped\n"
+		"                     anyway, the late processes named, and the exit status is 1\n"
 		"  -p, --pid PID      only these processes (pids as this shell sees them); the\n"
 		"                     dcend events are then enabled with a filter on their\n"
 		"                     vpids; a PID that is not an lttng-etw process is said,\n"
@@ -310,6 +356,13 @@ static char *vpid_filter(const struct letw_proc *v, int n, int *oom)
 		f = nf;
 	}
 	return f;
+}
+
+static int stop_capture(struct letw_proc *p, const struct letw_ctl_reply *r, double timeout_s)
+{
+	if (!(r->rundown_mask & LETW_KW_RUNDOWN_END))
+		return 0;
+	return letw_proc_capture(p, r->rundown_mask & ~LETW_KW_RUNDOWN_START, 1, timeout_s);
 }
 
 int letw_cmd_stop(int argc, char **argv)
@@ -358,16 +411,20 @@ int letw_cmd_stop(int argc, char **argv)
 
 		if (!v[i].alive || v[i].hook)
 			continue;
-		ret = letw_proc_status(v[i].pid, &r, o.timeout_s);
+		ret = letw_proc_status(v[i].pid, &r, letw_left_s(o.deadline, LIST_REPLY_S));
 		if (letw_proc_gone(ret)) {
 			v[i].alive = 0;
 			continue;
 		}
-		if (!ret && (r.rundown_mask & LETW_KW_RUNDOWN_END))
-			failed |= letw_proc_capture(&v[i], r.rundown_mask & ~LETW_KW_RUNDOWN_START,
-						 1, o.timeout_s) != 0;
+		if (ret == -ETIMEDOUT) {
+			v[i].busy = 1; /* asked when it answers (wait_passes) */
+			continue;
+		}
+		if (!ret)
+			failed |= stop_capture(&v[i], &r, letw_left_s(o.deadline, o.timeout_s)) != 0;
 	}
-	failed |= wait_passes(v, n, 1, o.timeout_s, 1.0, o.npids > 0) != 0;
+	failed |= wait_passes(v, n, 1, o.timeout_s, o.deadline, 1.0, o.npids > 0,
+			      stop_capture) != 0;
 stop:
 	if (letw_lttng_stop(o.session))
 		failed = 1;
@@ -396,6 +453,14 @@ static void snapshot_usage(FILE *f)
 		"  -h, --help\n", letw_prog);
 }
 
+static int snapshot_capture(struct letw_proc *p, const struct letw_ctl_reply *r,
+			    double timeout_s)
+{
+	if (!(r->rundown_mask & (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)))
+		return 0;
+	return letw_proc_capture(p, 0, 0, timeout_s);
+}
+
 int letw_cmd_snapshot(int argc, char **argv)
 {
 	struct session_opts o;
@@ -408,8 +473,9 @@ int letw_cmd_snapshot(int argc, char **argv)
 	if (letw_lttng_regenerate(o.session, 0)) {
 		failed = 1;
 	} else {
-		failed |= letw_procs_capture_polling(v, n, o.timeout_s) != 0;
-		failed |= wait_passes(v, n, 0, o.timeout_s, 1.0, o.npids > 0) != 0;
+		failed |= letw_procs_capture_polling(v, n, o.timeout_s, o.deadline) != 0;
+		failed |= wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
+				      snapshot_capture) != 0;
 	}
 	if (letw_lttng_snapshot(o.session))
 		failed = 1;

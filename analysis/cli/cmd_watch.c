@@ -269,10 +269,13 @@ static void capture_polling(const char *session)
 	struct letw_proc *v;
 	int n = 0, failed;
 
-	v = letw_procs_list(NULL, 0, &n, 0, CAPTURE_TIMEOUT_S);
+	/* Each phase bounded as a whole: the next rotation waits on it. */
+	v = letw_procs_list(NULL, 0, &n, 0, CAPTURE_TIMEOUT_S,
+			    letw_now_s() + CAPTURE_TIMEOUT_S, 1);
 	if (!v)
 		return;
-	failed = letw_procs_capture_polling(v, n, CAPTURE_TIMEOUT_S);
+	failed = letw_procs_capture_polling(v, n, CAPTURE_TIMEOUT_S,
+					    letw_now_s() + CAPTURE_TIMEOUT_S);
 	if (failed)
 		letw_err("watch: `%s`: %d polling process(es) got no capture-state for the new chunk",
 			 session, failed);

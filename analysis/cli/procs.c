@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ctl.h"
 #include "procs.h"
 
 /* The control thread answers between passes, so a process in a long walk
@@ -21,8 +22,19 @@ int letw_proc_gone(int err)
 	return err == -ECONNREFUSED || err == -ENOENT;
 }
 
+double letw_left_s(double deadline, double cap)
+{
+	double left = deadline - letw_now_s();
+
+	/* Past the deadline a process is still asked, briefly: a reply
+	 * already on its way is taken rather than the process called late. */
+	if (left < 0.05)
+		left = 0.05;
+	return left < cap ? left : cap;
+}
+
 struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcend,
-				  double timeout_s)
+				  double reply_s, double deadline, int quiet_busy)
 {
 	pid_t *pids = NULL;
 	struct letw_proc *v;
@@ -45,15 +57,37 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 	}
 	for (i = 0; i < np; i++) {
 		struct letw_ctl_reply r;
+		double bound = letw_left_s(deadline, reply_s);
+		int ret;
 
 		v[i].pid = nonly ? only[i] : pids[i];
-		v[i].alive = letw_proc_status(v[i].pid, &r, timeout_s) == 0;
+		/* A short bound: the control thread answers between passes,
+		 * so a process in a long pass (or stopped) answers late, not
+		 * never. It is kept, and waited for with the others within
+		 * the caller's deadline; taking it for gone skipped it
+		 * without a word (and the whole timeout went on this one
+		 * call). Its state before the command is unknown: it is
+		 * assumed served by the statedump until it answers. */
+		ret = letw_proc_status(v[i].pid, &r, bound);
+		if (ret == -ETIMEDOUT) {
+			v[i].alive = 1;
+			v[i].busy = 1;
+			v[i].hook = 1;
+			if (!quiet_busy)
+				letw_note("pid %d: no reply within %.1f s (in a rundown pass, or stopped): waited for with the others",
+					  (int)v[i].pid, bound);
+			continue;
+		}
+		v[i].alive = ret == 0;
 		if (!v[i].alive) {
-			/* Listed processes may exit meanwhile; a --pid the
-			 * user named deserves a word. */
-			if (nonly)
-				letw_err("pid %d: no lttng-etw control socket answers; ignored",
-					 (int)v[i].pid);
+			/* Listed processes may exit meanwhile, and one with
+			 * tracing off (LETW_DISABLE) has nothing to do: a
+			 * word for a --pid the user named only. Any other
+			 * error is a process the command cannot serve, said
+			 * and counted, named or not. */
+			v[i].unreachable = !letw_proc_gone(ret) && ret != -ENOTCONN;
+			if (nonly || v[i].unreachable)
+				letw_err("pid %d: %s; ignored", (int)v[i].pid, letw_ctl_strerror(ret));
 			continue;
 		}
 		v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
@@ -88,13 +122,13 @@ int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double time
 	return 0;
 }
 
-int letw_procs_capture_polling(struct letw_proc *v, int n, double timeout_s)
+int letw_procs_capture_polling(struct letw_proc *v, int n, double cap_s, double deadline)
 {
 	int failed = 0;
 
 	for (int i = 0; i < n; i++)
 		if (v[i].alive && !v[i].hook &&
 		    (v[i].mask_before & (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)))
-			failed += letw_proc_capture(&v[i], 0, 0, timeout_s) != 0;
+			failed += letw_proc_capture(&v[i], 0, 0, letw_left_s(deadline, cap_s)) != 0;
 	return failed;
 }

@@ -23,6 +23,8 @@ struct letw_proc {
 	int done;
 	int hook;             /* serves statedumps (else: polls) */
 	int ran;              /* a pass of the flavour since the list */
+	int busy;             /* no reply while listed: state before unknown */
+	int unreachable;      /* listed, but answered with an error */
 	uint64_t mask_before, last_before;
 };
 
@@ -30,19 +32,25 @@ struct letw_proc {
 int letw_proc_status(pid_t pid, struct letw_ctl_reply *r, double timeout_s);
 /* 1 when err says the process has exited. */
 int letw_proc_gone(int err);
+/* What is left of deadline (letw_now_s() time), at most cap, at least a
+ * moment: the bound of one request. */
+double letw_left_s(double deadline, double cap);
 /* The processes to act on: the `only` list, or every lttng-etw process,
  * with their state before the session is touched (last_before: of the
- * DCEnd flavour if dcend). calloc()ed, *n entries; NULL after printing
- * why. */
+ * DCEnd flavour if dcend). Each is given letw_left_s(deadline, reply_s) to
+ * answer; one that does not is kept as busy (said unless quiet_busy). One
+ * answering with an error other than exit is unreachable (said).
+ * calloc()ed, *n entries; NULL after printing why. */
 struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcend,
-				  double timeout_s);
+				  double reply_s, double deadline, int quiet_busy);
 /* Ask one process for a capture-state pass of mask (0: its live mask),
  * done then, and `ran` when a pass of the flavour waited for (DCEnd if
  * dcend) ran; 0 (also when it exited meanwhile), -1 after printing why. */
 int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double timeout_s);
 /* A statedump (lttng regenerate) reaches hook processes only: a capture-
  * state for each live polling process with rundown events enabled.
- * Returns how many failed (each printed). */
-int letw_procs_capture_polling(struct letw_proc *v, int n, double timeout_s);
+ * Each is given letw_left_s(deadline, cap_s). Returns how many failed
+ * (each printed). */
+int letw_procs_capture_polling(struct letw_proc *v, int n, double cap_s, double deadline);
 
 #endif /* LETW_CLI_PROCS_H */

@@ -96,7 +96,7 @@ c=$(anl_session sess-c "$pid" "" 'letw_rundown:*') || exit 1
 for cmd in start stop; do
 	rc=0
 	"$LETW_CLI" $cmd "$c" --pid "$pid" --pid "$other" >"$T/$cmd-c.out" 2>&1 || rc=$?
-	[ "$rc" = 1 ] && grep -q "pid $other: no lttng-etw control socket answers; ignored" "$T/$cmd-c.out" ||
+	[ "$rc" = 1 ] && grep -q "pid $other: no lttng-etw control socket (not an lttng-etw process, or it exited); ignored" "$T/$cmd-c.out" ||
 		letw_fail "$cmd C with a non-lttng-etw --pid: exit $rc: $(cat "$T/$cmd-c.out")"
 done
 "$LETW_CLI" report "$(anl_trace "$c")" --json -o "$T/c.json" --no-progress ||
@@ -313,4 +313,74 @@ for cmd in start stop snapshot; do
 	[ "$rc" = 1 ] && grep -q "no tracing session named" "$T/nosess.err" ||
 		letw_fail "$cmd of a missing session: exit $rc: $(cat "$T/nosess.err")"
 done
+# 7. A busy process: its control thread held in poll(2) (hold_thread.py),
+# as in a long pass on a blocking channel: it answers late, not never.
+# The commands run without --pid, so in a network namespace of their own
+# (control sockets are abstract: they see only this test's process there).
+# Held past --timeout, `start` names it and exits 1; it used to take the
+# silence for an exit and say nothing, exit 0 (and `stop` then stopped the
+# session with no DCEnd). Held for less, `stop` waits for its DCEnd pass.
+hold_py=$(dirname "$0")/../e2e/hold_thread.py
+hold() { # hold PID: its letw-control thread stopped until release
+	rm -f "$T/held" "$T/release"
+	$LETW_PY "$hold_py" "$1" letw-control "$T/held" "$T/release" 60 2>"$T/hold.err" &
+	holder=$!
+	letw_track "$holder"
+	letw_wait_for test -s "$T/held" || letw_fail "cannot hold the control thread: $(cat "$T/hold.err")"
+}
+release() {
+	touch "$T/release"
+	wait "$holder" || letw_fail "hold_thread: $(cat "$T/hold.err")"
+	letw_untrack "$holder"
+}
+if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
+	unshare -n sleep 600 &
+	netns=$!
+	letw_track "$netns"
+	own_netns() { [ "$(readlink "/proc/$netns/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
+	letw_wait_for own_netns ||
+		letw_fail "unshare -n: no network namespace"
+	inns() { nsenter -t "$netns" -n "$@"; }
+	# nsenter forks: the scenario's pid is the one sh wrote before exec.
+	# shellcheck disable=SC2016 # $$ is for that sh
+	inns sh -c 'echo $$ >"$0"; exec "$@"' "$f.hpid" "$LETW_SCENARIO" \
+		load 0x50000 0x100 h stub 0x60000 0x10 1 0x50000 \
+		touch "$f.hready" wait "$f.hexit" &
+	hns=$!
+	letw_track "$hns"
+	anl_wait_file "$f.hready"
+	hp=$(cat "$f.hpid")
+	letw_track "$hp"
+	h=$(anl_session sess-h "$hp" "" 'letw_rundown:*') || exit 1
+	hold "$hp"
+	rc=0
+	inns "$LETW_CLI" start "$h" --timeout 3 >"$T/start-h.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q "pid $hp: rundown pass not done within 3 s" "$T/start-h.out" ||
+		letw_fail "start with a busy process past --timeout: exit $rc: $(cat "$T/start-h.out")"
+	release
+	# Its start pass runs now; the stop below is to find none queued.
+	settled_h() { ! inns "$LETW_CLI" status --pid "$hp" | grep -q "queued or running"; }
+	letw_wait_for settled_h || letw_fail "the held process's start pass never ran"
+	hold "$hp"
+	(sleep 3; touch "$T/release") &
+	rc=0
+	inns "$LETW_CLI" stop "$h" --timeout 20 >"$T/stop-h.out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || letw_fail "stop with a process busy for 3 s (--timeout 20): exit $rc: $(cat "$T/stop-h.out")"
+	release
+	"$LETW_CLI" report "$(anl_trace "$h")" --json -o "$T/h.json" --no-progress ||
+		letw_fail "report H: exit $?"
+	got=$(passes_of "$T/h.json" "$hp")
+	echo "$got" | tr ' ' '\n' | grep -q '^dcend:complete:2$' ||
+		letw_fail "session H: no complete DCEnd pass of the process busy at stop: '$got'"
+	letw_destroy_session "$h"
+	touch "$f.hexit"
+	wait "$hns" || letw_fail "the held letw-scenario failed"
+	letw_untrack "$hns"
+	letw_untrack "$hp"
+	kill "$netns" 2>/dev/null
+	wait "$netns" 2>/dev/null
+	letw_untrack "$netns"
+else
+	echo "SKIP: busy processes not checked (unshare -n or nsenter fails here)" >&2
+fi
 echo "session_e2e: ok"
