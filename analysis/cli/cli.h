@@ -60,5 +60,10 @@ int letw_lttng_sessions(char ***names);
 /* 1 when lttng-sessiond has a session of that name, 0 when not, -1 after
  * printing why it cannot tell. */
 int letw_lttng_session_exists(const char *session);
+/* The same, with whether it is started and in snapshot mode. */
+int letw_lttng_session_state(const char *session, int *enabled, int *snapshot);
+/* 1 when SESSION's user-space domain has CHANNEL, 0 when not, -1 after
+ * printing why it cannot tell. */
+int letw_lttng_channel_exists(const char *session, const char *channel);
 
 #endif /* LETW_CLI_H */

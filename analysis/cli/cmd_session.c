@@ -212,11 +212,37 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 	/* Before anything is asked of it: sessiond refuses a command on a
 	 * session that does not exist with "Fatal error of the session
 	 * daemon" for some (enable-event) and liblttng-ctl prints a PERROR. */
-	ret = letw_lttng_session_exists(o->session);
+	int enabled = 0, snapshot = 0;
+
+	ret = letw_lttng_session_state(o->session, &enabled, &snapshot);
 	if (ret <= 0) {
 		if (!ret)
 			letw_err("%s: no tracing session named `%s` (`lttng list` shows them)",
 				 cmd, o->session);
+		free(o->pids);
+		return LETW_EXIT_ERROR;
+	}
+	/* Refused before anything is changed, so bad input loses nothing:
+	 * stop would enable the DCEnd events of a session that then runs
+	 * them at its start, snapshot regenerate into a session it cannot
+	 * snapshot, and a mistyped --channel made stop fail its enable and
+	 * stop the session without its DCEnd. */
+	if (!strcmp(cmd, "stop") && !enabled) {
+		letw_err("stop: session `%s` is not started: no DCEnd pass to run; nothing changed",
+			 o->session);
+		free(o->pids);
+		return LETW_EXIT_ERROR;
+	}
+	if (!strcmp(cmd, "snapshot") && !snapshot) {
+		letw_err("snapshot: session `%s` is not a snapshot session (`lttng create --snapshot`); nothing changed",
+			 o->session);
+		free(o->pids);
+		return LETW_EXIT_ERROR;
+	}
+	if (o->channel && (ret = letw_lttng_channel_exists(o->session, o->channel)) != 1) {
+		if (!ret)
+			letw_err("stop: session `%s` has no user-space channel `%s` (a started session takes no new one); nothing changed",
+				 o->session, o->channel);
 		free(o->pids);
 		return LETW_EXIT_ERROR;
 	}
@@ -309,6 +335,9 @@ static void stop_usage(FILE *f)
 		"only: the session gained the DCEnd keyword), waits until each process is done\n"
 		"(or exits, or the timeout passes), then stops the session. If the DCEnd events\n"
 		"were already enabled, the statedump runs a capture-state of both flavours.\n"
+		"A session not started or a --channel it lacks is refused with nothing\n"
+		"changed; if enabling the events or the regenerate fails, SESSION is left\n"
+		"running (stopping it would lose its DCEnd for good): exit status 1.\n"
 		"\n"
 		"  -t, --timeout S    wait at most S seconds in all (default 30); a process\n"
 		"                     that does not answer (in a long pass, or stopped) is\n"
@@ -318,10 +347,10 @@ static void stop_usage(FILE *f)
 		"                     dcend events are then enabled with a filter on their\n"
 		"                     vpids; a PID that is not an lttng-etw process is said,\n"
 		"                     ignored, and makes the exit status 1\n"
-		"  -c, --channel NAME channel to enable the dcend events in (default: the\n"
-		"                     channel holding the session's letw_rundown events,\n"
-		"                     else its other letw_ events, else its only channel,\n"
-		"                     else channel0)\n"
+		"  -c, --channel NAME channel of SESSION to enable the dcend events in\n"
+		"                     (default: the channel holding the session's\n"
+		"                     letw_rundown events, else its other letw_ events,\n"
+		"                     else its only channel, else channel0)\n"
 		"  -h, --help\n", letw_prog);
 }
 
@@ -396,8 +425,12 @@ int letw_cmd_stop(int argc, char **argv)
 		o.channel = chan = letw_session_rundown_channel(o.session);
 	if (letw_lttng_enable_dcend(o.session, o.channel, filter) ||
 	    letw_lttng_regenerate(o.session, 0)) {
+		/* No DCEnd pass was asked for: stopping now would lose it
+		 * for good. Left running, for the user to fix and rerun. */
+		letw_err("stop: no DCEnd rundown asked for: `%s` left running (rerun, or `lttng stop %s`)",
+			 o.session, o.session);
 		failed = 1;
-		goto stop;
+		goto out;
 	}
 	/* A polling process hears nothing of the statedump, and the DCEnd
 	 * pass its events' switching on may run is no proof that this
@@ -428,6 +461,7 @@ int letw_cmd_stop(int argc, char **argv)
 stop:
 	if (letw_lttng_stop(o.session))
 		failed = 1;
+out:
 	free(filter);
 	free(chan);
 	free(v);

@@ -127,7 +127,7 @@ char *letw_session_rundown_channel(const char *session)
 	return rundown ? rundown : runtime;
 }
 
-int letw_lttng_session_exists(const char *session)
+int letw_lttng_session_state(const char *session, int *enabled, int *snapshot)
 {
 	struct lttng_session *s = NULL;
 	int n = lttng_list_sessions(&s), found = 0;
@@ -136,9 +136,43 @@ int letw_lttng_session_exists(const char *session)
 		letw_err("cannot list sessions: %s", lttng_strerror(n));
 		return -1;
 	}
-	for (int i = 0; i < n && !found; i++)
+	for (int i = 0; i < n && !found; i++) {
 		found = strcmp(s[i].name, session) == 0;
+		if (found) {
+			*enabled = s[i].enabled != 0;
+			*snapshot = s[i].snapshot_mode != 0;
+		}
+	}
 	free(s);
+	return found;
+}
+
+int letw_lttng_session_exists(const char *session)
+{
+	int enabled, snapshot;
+
+	return letw_lttng_session_state(session, &enabled, &snapshot);
+}
+
+int letw_lttng_channel_exists(const char *session, const char *channel)
+{
+	struct lttng_handle *h = ust_handle(session);
+	struct lttng_channel *chans = NULL;
+	int n, found = 0;
+
+	if (!h) {
+		letw_err("out of memory");
+		return -1;
+	}
+	n = lttng_list_channels(h, &chans);
+	lttng_destroy_handle(h);
+	if (n < 0) {
+		letw_err("cannot list the channels of `%s`: %s", session, lttng_strerror(n));
+		return -1;
+	}
+	for (int i = 0; i < n && !found; i++)
+		found = strcmp(chans[i].name, channel) == 0;
+	free(chans);
 	return found;
 }
 

@@ -133,7 +133,27 @@ lttng enable-channel -u -s "$e" rt >/dev/null || letw_fail "enable-channel rt"
 lttng enable-event -u -s "$e" -c rt 'letw_runtime:*' --filter "\$ctx.vpid == $pid" >/dev/null ||
 	letw_fail "enable-event letw_runtime:* in rt"
 lttng add-context -u -s "$e" -c rt -t vpid -t vtid >/dev/null || letw_fail "add-context rt"
+# Refused before anything changes: `stop` of a session not started (it
+# used to enable the DCEnd events first, which the session then ran at its
+# start), `snapshot` of a session not in snapshot mode.
+rc=0
+"$LETW_CLI" stop "$e" --pid "$pid" >"$T/stop-e0.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "is not started: no DCEnd pass to run; nothing changed" "$T/stop-e0.out" ||
+	letw_fail "stop of a session not started: exit $rc: $(cat "$T/stop-e0.out")"
+lttng list "$e" | grep -q dcend && letw_fail "stop of a session not started enabled: $(lttng list "$e")"
+rc=0
+"$LETW_CLI" snapshot "$e" --pid "$pid" >"$T/snap-e.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "is not a snapshot session" "$T/snap-e.out" ||
+	letw_fail "snapshot of a session not in snapshot mode: exit $rc: $(cat "$T/snap-e.out")"
 "$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || true # no rundown events: no pass
+# A mistyped --channel: refused, the session left running. It used to fail
+# the enable and stop the session anyway: its DCEnd lost for good.
+rc=0
+"$LETW_CLI" stop "$e" --pid "$pid" --channel no-such-channel >"$T/stop-e1.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "has no user-space channel \`no-such-channel\`" "$T/stop-e1.out" ||
+	letw_fail "stop --channel of a missing channel: exit $rc: $(cat "$T/stop-e1.out")"
+lttng list "$e" | head -1 | grep -q "\[active\]" ||
+	letw_fail "stop --channel of a missing channel stopped the session: $(lttng list "$e" | head -1)"
 "$LETW_CLI" stop "$e" --pid "$pid" >"$T/stop-e.out" 2>&1 ||
 	letw_fail "stop of a runtime-only session: exit $?: $(cat "$T/stop-e.out")"
 "$LETW_CLI" report "$(anl_trace "$e")" --json -o "$T/e.json" --no-progress ||
