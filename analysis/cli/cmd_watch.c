@@ -54,6 +54,8 @@
 #define POLL_MS 50
 #define REFRESH_MS 1000
 #define CAPTURE_TIMEOUT_S 5.0
+#define LIST_REPLY_S 0.2
+#define LIST_TOTAL_S 1.0
 
 struct watched {
 	char *session;
@@ -269,9 +271,14 @@ static void capture_polling(const char *session)
 	struct letw_proc *v;
 	int n = 0, failed;
 
-	/* Each phase bounded as a whole: the next rotation waits on it. */
-	v = letw_procs_list(NULL, 0, &n, 0, CAPTURE_TIMEOUT_S,
-			    letw_now_s() + CAPTURE_TIMEOUT_S, 1);
+	/* Every lttng-etw process is asked, traced by the session or not,
+	 * serially, and the next rotation's notification waits meanwhile:
+	 * a stopped or busy one held it 5 s per rotation, and the chunks
+	 * then got no pass. A short bound each, and one for the listing: a
+	 * process that does not answer is busy (a hook one: its pass is
+	 * under way), not asked for a capture-state this time. */
+	v = letw_procs_list(NULL, 0, &n, 0, LIST_REPLY_S,
+			    letw_now_s() + LIST_TOTAL_S, 1);
 	if (!v)
 		return;
 	failed = letw_procs_capture_polling(v, n, CAPTURE_TIMEOUT_S,
