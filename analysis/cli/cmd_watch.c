@@ -66,6 +66,7 @@ struct watched {
 	int seen;	/* in the last session list */
 	int gone;	/* refreshes since it left the session list, 0: listed */
 	int rotating;	/* an ONGOING seen, its COMPLETED not yet */
+	uint64_t rotation_id; /* of that ONGOING */
 	int failed;	/* no trigger registered (said once): not retried
 			 * until the session leaves the list */
 };
@@ -316,10 +317,21 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	}
 	if (type != LTTNG_CONDITION_TYPE_SESSION_ROTATION_ONGOING)
 		return;
-	if (x)
+	if (!e || lttng_evaluation_session_rotation_get_id(e, &id) !=
+			  LTTNG_EVALUATION_STATUS_OK)
+		e = NULL; /* no id: handled, as before */
+	/* Each trigger on the condition notifies: an earlier watch's (a
+	 * watch leaves its triggers registered, see leave()) doubled every
+	 * ONGOING, so every chunk got two passes. One statedump per
+	 * rotation: the ONGOING of the rotation under way is skipped (only
+	 * while it is under way: a session of the same name created again
+	 * counts its rotations from 0). */
+	if (x && e && x->rotating && x->rotation_id == id)
+		return;
+	if (x) {
 		x->rotating = 1;
-	if (e)
-		(void)lttng_evaluation_session_rotation_get_id(e, &id);
+		x->rotation_id = id;
+	}
 	/* The new chunk is the one being written: the passes land there.
 	 * `lttng destroy` and `lttng stop` rotate too, into no new chunk:
 	 * the session is then gone or stopped, and nothing is to be done. */
