@@ -29,6 +29,20 @@ printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/tr
 letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 	letw_fail "watch did not register: $(cat "$T/watch.out")"
 ! grep -q "no session" "$T/watch.out" || letw_fail "watch calls an existing session missing"
+# The triggers an earlier watch left registered (killed here; one that
+# exits leaves them too while the session exists): each trigger notifies
+# every subscriber, and the watch used to regenerate twice per rotation
+# (two passes per chunk). They go with the cleanup, after the destroy.
+"$LETW_CLI" watch --session "$s" >"$T/watch2.out" 2>&1 &
+watch2=$!
+letw_track "$watch2"
+printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch2" "$watch2" >>"$T/triggers"
+watch2_registered() { [ "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2." | wc -l)" = 2 ]; }
+letw_wait_for watch2_registered ||
+	letw_fail "the second watch did not register: $(cat "$T/watch2.out")"
+kill -KILL "$watch2"
+wait "$watch2" 2>/dev/null
+letw_untrack "$watch2"
 # A session not there (yet) is waited for, and said so.
 timeout -s TERM 3 "$LETW_CLI" watch --session "letw-no-such-session-$$" >"$T/watch-none.out" 2>&1
 grep -q "no session \`letw-no-such-session-$$\` yet" "$T/watch-none.out" ||
@@ -43,6 +57,10 @@ for i in 1 2; do
 	letw_wait_for grep -q "rotation $((i - 1)) began, statedump regenerated" "$T/watch.out" ||
 		letw_fail "watch missed rotation $i: $(cat "$T/watch.out")"
 	letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "pass $i never ended"
+done
+for i in 0 1; do
+	[ "$(grep -c "rotation $i began, statedump regenerated" "$T/watch.out")" = 1 ] ||
+		letw_fail "rotation $i: not one statedump with a second watch's triggers: $(cat "$T/watch.out")"
 done
 lttng stop "$s" >/dev/null || letw_fail "stop"
 lttng destroy "$s" >/dev/null || letw_fail "destroy" # archives the last chunk
