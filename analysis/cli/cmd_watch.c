@@ -8,7 +8,7 @@
  * rotation-completed, see below), and subscribes to the conditions. When a session's rotation begins, the new
  * chunk is already the one being written, so regenerating the session's
  * statedump then makes each traced process write a capture-state pass into
- * the new chunk. Triggers are named lttng-etw-watch.<pid>.<n>.
+ * the new chunk. Triggers are named lttng-etw-watch.<pid>-<start ns, hex>.<n>.
  *
  * When a trigger may be unregistered (lttng-sessiond 2.13): unregistering a
  * session-rotation trigger does not remove it from the notification
@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lttng/lttng.h>
@@ -76,6 +77,11 @@ struct watch {
 	struct watched *v;
 	int n, cap;
 	unsigned next_id;
+	char tag[48];	/* lttng-etw-watch.<pid>-<start ns>: unique per run, so
+			 * a later watch with the same pid (pid reuse, another
+			 * pid namespace) does not collide with the triggers an
+			 * earlier one left registered */
+	int reg_failed;	/* a session could not be watched: exit status 1 */
 	const char *const *only; /* --session names, or NULL: every session */
 	int nonly;
 	int verbose;
@@ -119,10 +125,16 @@ static void leave(struct watch *w, int i)
 {
 	struct watched *x = &w->v[i];
 
-	letw_note("watch: leaving the triggers of `%s` registered: lttng-sessiond 2.13 "
-		  "crashes at a later rotation of a session whose rotation trigger was "
-		  "removed; remove lttng-etw-watch.%d.* once the session is destroyed",
-		  x->session, (int)getpid());
+	for (int k = 0; k < 2; k++) {
+		const char *name = NULL;
+
+		if (x->trigger[k] && lttng_trigger_get_name(x->trigger[k], &name) ==
+					     LTTNG_TRIGGER_STATUS_OK && name)
+			letw_note("watch: leaving trigger %s of `%s` registered: lttng-sessiond 2.13 "
+				  "crashes at a later rotation of a session whose rotation trigger was "
+				  "removed; `lttng remove-trigger %s` once the session is destroyed",
+				  name, x->session, name);
+	}
 	for (int k = 0; k < 2; k++) {
 		if (x->cond[k])
 			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
@@ -150,9 +162,10 @@ static int add_trigger(struct watch *w, struct watched *x, int k)
 		return -1;
 	}
 	lttng_action_destroy(notify); /* the trigger holds its own reference */
-	snprintf(name, sizeof(name), "lttng-etw-watch.%d.%u", (int)getpid(), w->next_id++);
+	snprintf(name, sizeof(name), "%s.%u", w->tag, w->next_id++);
 	ret = lttng_register_trigger_with_name(x->trigger[k], name);
 	if (ret != LTTNG_OK) {
+		w->reg_failed = 1;
 		letw_err("watch: cannot register a rotation trigger for `%s`: %s",
 			 x->session, lttng_strerror(-ret));
 		lttng_trigger_destroy(x->trigger[k]);
@@ -162,6 +175,7 @@ static int add_trigger(struct watch *w, struct watched *x, int k)
 	if (lttng_notification_channel_subscribe(w->chan, x->cond[k]) !=
 	    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
 		letw_err("watch: cannot subscribe to the rotations of `%s`", x->session);
+		w->reg_failed = 1;
 		return -1;
 	}
 	return 0;
@@ -467,6 +481,14 @@ int letw_cmd_watch(int argc, char **argv)
 		return LETW_EXIT_USAGE;
 	}
 	w.only = only;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(w.tag, sizeof(w.tag), "lttng-etw-watch.%d-%llx", (int)getpid(),
+			 (unsigned long long)ts.tv_sec * 1000000000ull +
+				 (unsigned long long)ts.tv_nsec);
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -506,5 +528,5 @@ int letw_cmd_watch(int argc, char **argv)
 	free(only);
 	if (quit && w.verbose)
 		letw_note("watch: stopped by signal %d", (int)quit);
-	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return failed || w.reg_failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }

@@ -18,16 +18,24 @@ letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_runtime:*,letw_rundown:*dcstart*' >/dev/null ||
 	letw_fail "enable-event"
 lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
-"$LETW_CLI" watch --session "$s" -v >"$T/watch.out" 2>&1 &
+# A trigger already holding the name an older watch would give this one
+# (lttng-etw-watch.<pid>.0: a watch of the same pid, reused or in another
+# pid namespace, left it): the old names collided, "Trigger already
+# registered", nothing watched, exit 0. sh takes the watch's pid at exec.
+# shellcheck disable=SC2016 # $$ is for that sh
+sh -c 'lttng add-trigger --name "lttng-etw-watch.$$.0" --condition event-rule-matches \
+	--type=user --name=letw_nosuch:x --action notify >/dev/null && echo "lttng-etw-watch.$$.0" >>"$0" &&
+	exec "$@"' "$T/triggers" "$LETW_CLI" watch --session "$s" -v >"$T/watch.out" 2>&1 &
 watch=$!
 letw_track "$watch"
-# The watch names its two triggers lttng-etw-watch.<its pid>.<n>
-# (analysis/cli/cmd_watch.c): recorded now, before any check can fail, so
-# the cleanup removes them (after destroying the session) whatever fails
-# next, a watch stopped while the session exists included.
-printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch" "$watch" >>"$T/triggers"
+# The watch names its two triggers lttng-etw-watch.<its pid>-<start>.<n>
+# (analysis/cli/cmd_watch.c): recorded once registered, so the cleanup
+# removes them (after destroying the session) whatever fails next, a watch
+# stopped while the session exists included.
 letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 	letw_fail "watch did not register: $(cat "$T/watch.out")"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch-" >>"$T/triggers"
+! grep -q "cannot register" "$T/watch.out" || letw_fail "watch: $(cat "$T/watch.out")"
 ! grep -q "no session" "$T/watch.out" || letw_fail "watch calls an existing session missing"
 # The triggers an earlier watch left registered (killed here; one that
 # exits leaves them too while the session exists): each trigger notifies
@@ -36,10 +44,10 @@ letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 "$LETW_CLI" watch --session "$s" >"$T/watch2.out" 2>&1 &
 watch2=$!
 letw_track "$watch2"
-printf 'lttng-etw-watch.%s.0\nlttng-etw-watch.%s.1\n' "$watch2" "$watch2" >>"$T/triggers"
-watch2_registered() { [ "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2." | wc -l)" = 2 ]; }
+watch2_registered() { [ "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2-" | wc -l)" = 2 ]; }
 letw_wait_for watch2_registered ||
 	letw_fail "the second watch did not register: $(cat "$T/watch2.out")"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2-" >>"$T/triggers"
 kill -KILL "$watch2"
 wait "$watch2" 2>/dev/null
 letw_untrack "$watch2"
@@ -49,7 +57,7 @@ grep -q "no session \`letw-no-such-session-$$\` yet" "$T/watch-none.out" ||
 	letw_fail "watch of a missing session said nothing: $(cat "$T/watch-none.out")"
 # The lister sees the watch's triggers while it runs (so the "none left"
 # check below can fail).
-[ -n "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.")" ] ||
+[ -n "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch-")" ] ||
 	letw_fail "letw-test-triggers does not see the watch's triggers"
 "$LETW_CLI" start "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw start"
 for i in 1 2; do
@@ -67,7 +75,7 @@ lttng destroy "$s" >/dev/null || letw_fail "destroy" # archives the last chunk
 kill -TERM "$watch"
 wait "$watch" || letw_fail "watch exited with $? on SIGTERM: $(cat "$T/watch.out")"
 letw_untrack "$watch"
-left=$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch.") ||
+left=$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch-") ||
 	letw_fail "cannot list sessiond's triggers"
 [ -z "$left" ] || letw_fail "watch left triggers registered: $left"
 
