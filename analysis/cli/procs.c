@@ -82,10 +82,16 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 		if (!v[i].alive) {
 			/* Listed processes may exit meanwhile, and one with
 			 * tracing off (LETW_DISABLE) has nothing to do: a
-			 * word for a --pid the user named only. Any other
-			 * error is a process the command cannot serve, said
-			 * and counted, named or not. */
-			v[i].unreachable = !letw_proc_gone(ret) && ret != -ENOTCONN;
+			 * word for a --pid the user named only. So for another
+			 * user's process, whose socket refuses us (EACCES,
+			 * EPERM; root is never refused): it cannot be asked
+			 * anyway, and counting it would fail every all-process
+			 * command of a non-root user on a machine running
+			 * root's lttng-etw processes. Any other error is a
+			 * process the command cannot serve, said and counted,
+			 * named or not. */
+			v[i].unreachable = !letw_proc_gone(ret) && ret != -ENOTCONN &&
+					   ret != -EACCES && ret != -EPERM;
 			if (nonly || v[i].unreachable)
 				letw_err("pid %d: %s; ignored", (int)v[i].pid, letw_ctl_strerror(ret));
 			continue;
