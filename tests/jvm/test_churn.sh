@@ -46,6 +46,11 @@ for ev in 'letw_runtime:*' 'letw_rundown:*' 'letw_runtime:method_lines'; do
 	lttng enable-event -u -s "$s" -c chan "$ev" >/dev/null || letw_fail "enable $ev"
 done
 lttng add-context -u -s "$s" -c chan -t vpid >/dev/null || letw_fail "add-context"
+# The agent's control socket exists once the JVM reached VMInit: asked
+# before (a slow start on a loaded machine), `start --pid` rightly says
+# the pid is no lttng-etw process.
+LETW_WAIT_SECONDS=60 letw_wait_for letw_ctl_field "$pid" passes >/dev/null ||
+	letw_fail "the agent's control socket never answered: $(cat "$LETW_TEST_TMP/jvm.out")"
 "$cli" start "$s" --pid "$pid" >"$LETW_TEST_TMP/start.log" 2>&1 ||
 	letw_fail "lttng-etw start: $(cat "$LETW_TEST_TMP/start.log")"
 
