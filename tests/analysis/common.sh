@@ -56,3 +56,27 @@ anl_wait_file() {
 anl_json() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# A network namespace of the test's own, held by a sleeping process:
+# lttng-etw's control sockets are abstract, so commands run in it
+# (anl_in_netns) reach only the test's processes started in it, and the
+# all-process forms (no --pid) can be tested. anl_netns_start returns 1
+# when unshare -n or nsenter cannot work here (the caller skips, saying
+# so); anl_netns_stop ends it.
+anl_netns_start() {
+	unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1 || return 1
+	unshare -n sleep 600 &
+	ANL_NETNS=$!
+	letw_track "$ANL_NETNS"
+	letw_wait_for anl_netns_own || letw_fail "unshare -n: no network namespace"
+}
+anl_netns_own() { [ "$(readlink "/proc/$ANL_NETNS/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
+# In the foreground only: started with & it is a subshell, whose pid ($!)
+# is not the command's (start a background process with nsenter itself,
+# which execs it).
+anl_in_netns() { nsenter -t "$ANL_NETNS" -n "$@"; }
+anl_netns_stop() {
+	kill "$ANL_NETNS" 2>/dev/null
+	wait "$ANL_NETNS" 2>/dev/null
+	letw_untrack "$ANL_NETNS"
+}

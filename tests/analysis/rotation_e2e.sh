@@ -104,15 +104,10 @@ letw_untrack "$pid"
 # following chunks getting their pass late or not at all. The watch and
 # the stopped process share a network namespace of their own (abstract
 # control sockets), so no other lttng-etw process on the machine is asked.
-if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
-	unshare -n sleep 600 &
-	netns=$!
-	letw_track "$netns"
-	own_netns() { [ "$(readlink "/proc/$netns/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
-	letw_wait_for own_netns || letw_fail "unshare -n: no network namespace"
+if anl_netns_start; then
 	# nsenter forks: each pid is the one sh wrote before exec.
 	# shellcheck disable=SC2016 # $$ is for that sh
-	nsenter -t "$netns" -n sh -c 'echo $$ >"$0"; exec "$@"' "$T/spid" \
+	nsenter -t "$ANL_NETNS" -n sh -c 'echo $$ >"$0"; exec "$@"' "$T/spid" \
 		"$LETW_BIN_DIR/letw-scenario" load 0x50000 0x100 h touch "$T/sready" wait "$T/sexit" &
 	sns=$!
 	letw_track "$sns"
@@ -124,7 +119,7 @@ if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
 	lttng enable-event -u -s "$s2" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable-event"
 	lttng start "$s2" >/dev/null || letw_fail "start"
 	# shellcheck disable=SC2016 # $$ is for that sh
-	nsenter -t "$netns" -n sh -c 'echo $$ >"$0"; exec "$@"' "$T/wpid" \
+	nsenter -t "$ANL_NETNS" -n sh -c 'echo $$ >"$0"; exec "$@"' "$T/wpid" \
 		"$LETW_CLI" watch --session "$s2" -v >"$T/watch3.out" 2>&1 &
 	wns=$!
 	letw_track "$wns"
@@ -148,9 +143,7 @@ if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
 	wait "$sns" || letw_fail "the stopped letw-scenario failed"
 	letw_untrack "$sns"
 	letw_untrack "$sp"
-	kill "$netns" 2>/dev/null
-	wait "$netns" 2>/dev/null
-	letw_untrack "$netns"
+	anl_netns_stop
 else
 	echo "SKIP: the watch with a stopped process not checked (unshare -n or nsenter fails here)" >&2
 fi

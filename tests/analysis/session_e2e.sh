@@ -353,17 +353,10 @@ release() {
 	wait "$holder" || letw_fail "hold_thread: $(cat "$T/hold.err")"
 	letw_untrack "$holder"
 }
-if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
-	unshare -n sleep 600 &
-	netns=$!
-	letw_track "$netns"
-	own_netns() { [ "$(readlink "/proc/$netns/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
-	letw_wait_for own_netns ||
-		letw_fail "unshare -n: no network namespace"
-	inns() { nsenter -t "$netns" -n "$@"; }
+if anl_netns_start; then
 	# nsenter forks: the scenario's pid is the one sh wrote before exec.
 	# shellcheck disable=SC2016 # $$ is for that sh
-	inns sh -c 'echo $$ >"$0"; exec "$@"' "$f.hpid" "$LETW_SCENARIO" \
+	nsenter -t "$ANL_NETNS" -n sh -c 'echo $$ >"$0"; exec "$@"' "$f.hpid" "$LETW_SCENARIO" \
 		load 0x50000 0x100 h stub 0x60000 0x10 1 0x50000 \
 		touch "$f.hready" wait "$f.hexit" &
 	hns=$!
@@ -374,17 +367,17 @@ if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
 	h=$(anl_session sess-h "$hp" "" 'letw_rundown:*') || exit 1
 	hold "$hp"
 	rc=0
-	inns "$LETW_CLI" start "$h" --timeout 3 >"$T/start-h.out" 2>&1 || rc=$?
+	anl_in_netns "$LETW_CLI" start "$h" --timeout 3 >"$T/start-h.out" 2>&1 || rc=$?
 	[ "$rc" = 1 ] && grep -q "pid $hp: rundown pass not done within 3 s" "$T/start-h.out" ||
 		letw_fail "start with a busy process past --timeout: exit $rc: $(cat "$T/start-h.out")"
 	release
 	# Its start pass runs now; the stop below is to find none queued.
-	settled_h() { ! inns "$LETW_CLI" status --pid "$hp" | grep -q "queued or running"; }
+	settled_h() { ! anl_in_netns "$LETW_CLI" status --pid "$hp" | grep -q "queued or running"; }
 	letw_wait_for settled_h || letw_fail "the held process's start pass never ran"
 	hold "$hp"
 	(sleep 3; touch "$T/release") &
 	rc=0
-	inns "$LETW_CLI" stop "$h" --timeout 20 >"$T/stop-h.out" 2>&1 || rc=$?
+	anl_in_netns "$LETW_CLI" stop "$h" --timeout 20 >"$T/stop-h.out" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || letw_fail "stop with a process busy for 3 s (--timeout 20): exit $rc: $(cat "$T/stop-h.out")"
 	release
 	"$LETW_CLI" report "$(anl_trace "$h")" --json -o "$T/h.json" --no-progress ||
@@ -397,9 +390,7 @@ if unshare -n true 2>/dev/null && nsenter --help >/dev/null 2>&1; then
 	wait "$hns" || letw_fail "the held letw-scenario failed"
 	letw_untrack "$hns"
 	letw_untrack "$hp"
-	kill "$netns" 2>/dev/null
-	wait "$netns" 2>/dev/null
-	letw_untrack "$netns"
+	anl_netns_stop
 else
 	echo "SKIP: busy processes not checked (unshare -n or nsenter fails here)" >&2
 fi
