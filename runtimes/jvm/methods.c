@@ -38,6 +38,7 @@
 #include "naming.h"
 #include "scratch.h"
 #include "stats.h"
+#include "stubset.h"
 
 static atomic_uint_fast64_t version_seq;
 
@@ -102,6 +103,21 @@ static int mh_intrinsic(jvmtiEnv *jvmti, jmethodID method, const void *compile_i
 	strcpy(s->name, JVM_MH_INTRINSIC_NAME);
 	jvm_name_signature(JVM_MH_INTRINSIC_DESC, jvm_g.opts.sig, s->sig, sizeof(s->sig));
 	return 1;
+}
+
+/* A stub record under the method is stale (stubset.h): unpublished, and
+ * the method published over it. */
+static int publish(const struct letw_method *m, const struct letw_method_opts *o)
+{
+	unsigned stale = 0;
+	int ret = jvm_stubset_publish_method(m, o, &stale);
+
+	for (unsigned i = 0; i < stale; i++)
+		jvm_stat_inc(JVM_ST_STUB_STALE);
+	if (stale)
+		jvm_diag(JVM_LOG_DEBUG, "%u stale stub(s) under %s::%s at 0x%llx unpublished", stale,
+			 m->method_namespace, m->name, (unsigned long long)m->code_start);
+	return ret;
 }
 
 static void count_publish_error(int ret, const struct jvm_names *s, uint64_t start)
@@ -178,7 +194,7 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 	if (!rows)
 		lopts = (struct letw_method_opts){ .size = sizeof(lopts) };
 	lopts.flags = LETW_METHOD_OPT_CODE_READABLE;
-	ret = letw_method_publish_opts(&m, &lopts);
+	ret = publish(&m, &lopts);
 	if (rows && (ret == -EINVAL || ret == -E2BIG)) {
 		/* Our table broke one of lttng-etw's rules: a bug here, but
 		 * the name still matters more than the lines. */
@@ -188,7 +204,7 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 		rows = 0;
 		lopts = (struct letw_method_opts){ .size = sizeof(lopts),
 						   .flags = LETW_METHOD_OPT_CODE_READABLE };
-		ret = letw_method_publish_opts(&m, &lopts);
+		ret = publish(&m, &lopts);
 	}
 	if (ret == 0) {
 		jvm_stat_inc(JVM_ST_METHODS);

@@ -25,6 +25,7 @@ static const char *const names[JVM_ST__COUNT] = {
 	[JVM_ST_STUB_REPLAY_DUP] = "stub_replay_dup",
 	[JVM_ST_STUB_OVERLAP] = "stub_overlap",
 	[JVM_ST_STUB_FAILED] = "stub_failed",
+	[JVM_ST_STUB_STALE] = "stub_stale",
 	[JVM_ST_MODULES] = "modules",
 	[JVM_ST_MODULES_FREED] = "modules_freed",
 	[JVM_ST_MODULE_RACES] = "module_races",

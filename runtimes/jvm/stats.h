@@ -27,6 +27,7 @@ enum jvm_stat {
 	JVM_ST_STUB_REPLAY_DUP,   /* -EEXIST during GenerateEvents */
 	JVM_ST_STUB_OVERLAP,      /* -EEXIST outside a replay */
 	JVM_ST_STUB_FAILED,
+	JVM_ST_STUB_STALE,        /* unpublished: a compiled method was reported over it */
 	JVM_ST_MODULES,           /* class-loader modules published */
 	JVM_ST_MODULES_FREED,     /* ...unpublished when their loader died */
 	JVM_ST_MODULE_RACES,      /* two threads tagged one loader (see modules.c) */

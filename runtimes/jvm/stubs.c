@@ -12,7 +12,11 @@
  * thread of UseDynamicNumberOfCompilerThreads exiting, C2 growing its
  * buffer) and then places nmethods there. Published, such a buffer would
  * refuse (-EEXIST) every method compiled into its range for the life of
- * the process; they are not published (scratch_buffer()). Some blobs are made without any event (the JNI
+ * the process; they are not published (scratch_buffer()), nor is C2's
+ * "Compile::Fill_buffer", the blob each compile emits into before the code
+ * is copied into its nmethod. Whatever else HotSpot frees silently is
+ * caught when a method is reported over it: the stub is unpublished then
+ * (stubset.h, counted as stub_stale). Some blobs are made without any event (the JNI
  * fast field accessors, "jni_fast_Get*Field", at startup): with
  * -agentpath the agent replays the dynamic code once at VMInit to get
  * them, and what was reported live already is refused as a duplicate.
@@ -36,13 +40,16 @@
 #include "diag.h"
 #include "stats.h"
 #include "stubs.h"
+#include "stubset.h"
 
 /* A compiler's scratch buffer (see the top of the file), by the names
- * HotSpot 17 gives them (c1_Compiler.cpp, compile.cpp, jvmciCompiler). */
+ * HotSpot 17 gives them (c1_Compiler.cpp, compile.cpp, output.cpp,
+ * jvmciCompiler). */
 static int scratch_buffer(const char *name)
 {
 	return name && (!strcmp(name, "C1 temporary CodeBuffer") ||
 			!strcmp(name, "Compile::scratch_buffer") ||
+			!strcmp(name, "Compile::Fill_buffer") ||
 			!strcmp(name, "JVMCI Compiler CodeBuffer"));
 }
 
@@ -64,7 +71,7 @@ void JNICALL jvm_on_dynamic_code(jvmtiEnv *jvmti, const char *name, const void *
 		.kind = jvm_stub_kind(name),
 		.name = name,
 	};
-	ret = letw_stub_publish(&st);
+	ret = jvm_stubset_publish(&st);
 	if (ret == 0) {
 		jvm_stat_inc(JVM_ST_STUBS);
 	} else if (ret == -EEXIST) {

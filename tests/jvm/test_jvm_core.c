@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The JVMTI agent's pure parts: modified UTF-8, Java names, options,
  * line-table rows from HotSpot's inline records, the scratch pool, stub
- * kinds. */
+ * kinds; and the stale-stub set against the real library. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,6 +19,7 @@
 #include "scratch.h"
 #include "stats.h"
 #include "stubs.h"
+#include "stubset.h"
 
 /* ---- modified UTF-8 ---- */
 
@@ -672,4 +673,125 @@ Test(stubs, hotspot_names_to_kinds)
 	cr_expect_eq(jvm_stub_kind("I2C/C2I adapters"), LETW_STUB_THUNK);
 	cr_expect_eq(jvm_stub_kind("new_instance Runtime1 stub"), LETW_STUB_THUNK);
 	cr_expect_eq(jvm_stub_kind(NULL), LETW_STUB_UNKNOWN);
+}
+
+/* ---- stale stubs (stubset.h), against the real library ---- */
+
+static void stubset_setup(void)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+	};
+
+	/* The table without tracing: publishing is what is tested. */
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(letw_init(&cfg), 0);
+}
+
+static void stubset_teardown(void)
+{
+	jvm_stubset_reset();
+	letw_shutdown();
+}
+
+TestSuite(stubset, .init = stubset_setup, .fini = stubset_teardown, .timeout = 30);
+
+static int stub_at(uint64_t start, uint32_t size, const char *name)
+{
+	struct letw_stub st = { .start = start, .size = size, .kind = LETW_STUB_BLOCK,
+				.name = name };
+
+	return jvm_stubset_publish(&st);
+}
+
+static struct letw_method method_at(uint64_t start, uint32_t size)
+{
+	return (struct letw_method){ .method_id = start, .code_start = start, .code_size = size,
+				     .method_flags = LETW_METHOD_JITTED, .version_id = 1,
+				     .method_namespace = "p.C", .name = "m", .signature = "()V" };
+}
+
+Test(stubset, a_method_over_stale_stubs_unpublishes_them_and_only_them)
+{
+	struct letw_method m = method_at(0x10800, 0x1000);
+	unsigned stale = 99;
+
+	/* Three stubs inside the method's range, one ending where it starts
+	 * and one starting where it ends. */
+	cr_assert_eq(stub_at(0x10000, 0x800, "before"), 0);
+	cr_assert_eq(stub_at(0x10400, 0x800, "x"), -EEXIST, "overlapping stubs are refused");
+	cr_assert_eq(stub_at(0x10800, 0x100, "at its start"), 0);
+	cr_assert_eq(stub_at(0x10a00, 0x200, "freed blob"), 0);
+	cr_assert_eq(stub_at(0x11700, 0x100, "at its end"), 0);
+	cr_assert_eq(stub_at(0x11800, 0x100, "after"), 0);
+	cr_assert_eq(jvm_stubset_count(), 5, "a refused stub is not remembered");
+	cr_assert_eq(letw_method_publish(&m), -EEXIST, "the library refuses the method alone");
+
+	cr_assert_eq(jvm_stubset_publish_method(&m, NULL, &stale), 0);
+	cr_expect_eq(stale, 3);
+	cr_expect_eq(jvm_stubset_count(), 2);
+	cr_expect_eq(letw_stub_unpublish(0x10800), -ENOENT);
+	cr_expect_eq(letw_stub_unpublish(0x10a00), -ENOENT);
+	cr_expect_eq(letw_stub_unpublish(0x11700), -ENOENT);
+	cr_expect_eq(letw_stub_unpublish(0x10000), 0, "the stub before is kept");
+	cr_expect_eq(letw_stub_unpublish(0x11800), 0, "the stub after is kept");
+	cr_expect_eq(letw_method_unpublish(0x10800), 0, "the method is live");
+}
+
+Test(stubset, stubs_straddling_either_end)
+{
+	struct letw_method m = method_at(0x30080, 0xf00);
+	unsigned stale = 0;
+
+	cr_assert_eq(stub_at(0x30000, 0x100, "over its start"), 0);
+	cr_assert_eq(stub_at(0x30f00, 0x200, "over its end"), 0);
+	cr_assert_eq(jvm_stubset_publish_method(&m, NULL, &stale), 0);
+	cr_expect_eq(stale, 2);
+	cr_expect_eq(jvm_stubset_count(), 0);
+}
+
+Test(stubset, a_method_over_a_live_method_is_still_refused)
+{
+	struct letw_method a = method_at(0x20000, 0x1000), b = method_at(0x20800, 0x1000);
+	unsigned stale = 99;
+
+	cr_assert_eq(stub_at(0x21400, 0x100, "beside a, under b"), 0);
+	cr_assert_eq(jvm_stubset_publish_method(&a, NULL, &stale), 0);
+	cr_expect_eq(stale, 0);
+	/* b overlaps method a: the stub under b's end goes (it is stale
+	 * whatever else b overlaps), and b is still refused because of a. */
+	cr_expect_eq(jvm_stubset_publish_method(&b, NULL, &stale), -EEXIST);
+	cr_expect_eq(stale, 1);
+	cr_expect_eq(letw_method_unpublish(0x20000), 0, "a is untouched");
+	cr_expect_eq(letw_method_unpublish(0x20800), -ENOENT);
+}
+
+Test(stubset, many_stale_stubs_under_one_method)
+{
+	struct letw_method m = method_at(0x40000, 0x10000);
+	unsigned stale = 0;
+
+	/* More than one take's worth (16): the publish keeps going. */
+	for (unsigned i = 0; i < 40; i++)
+		cr_assert_eq(stub_at(0x40000 + i * 0x400, 0x100, "blob"), 0);
+	cr_assert_eq(jvm_stubset_publish_method(&m, NULL, &stale), 0);
+	cr_expect_eq(stale, 40);
+	cr_expect_eq(jvm_stubset_count(), 0);
+}
+
+Test(stubset, stubs_in_any_order_stay_sorted)
+{
+	/* Published high to low, then a method over the middle two. */
+	for (int i = 9; i >= 0; i--)
+		cr_assert_eq(stub_at(0x50000 + (uint64_t)i * 0x1000, 0x100, "s"), 0);
+	struct letw_method m = method_at(0x54000, 0x1100);
+	unsigned stale = 0;
+
+	cr_assert_eq(jvm_stubset_publish_method(&m, NULL, &stale), 0);
+	cr_expect_eq(stale, 2);
+	cr_expect_eq(letw_stub_unpublish(0x53000), 0);
+	cr_expect_eq(letw_stub_unpublish(0x54000), -ENOENT);
+	cr_expect_eq(letw_stub_unpublish(0x55000), -ENOENT);
+	cr_expect_eq(letw_stub_unpublish(0x56000), 0);
 }
