@@ -70,7 +70,7 @@ int letw_cmd_capture_state(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	pid_t *pids = NULL, *np;
-	int npids = 0, all = 0, wait = 0, c, i, failed = 0, ret;
+	int npids = 0, all = 0, wait = 0, c, i, failed = 0, others = 0, ret;
 	uint64_t timeout_s = 30, mask = 0;
 
 	while ((c = getopt_long(argc, argv, "p:awt:k:h", opts, NULL)) != -1) {
@@ -127,6 +127,10 @@ int letw_cmd_capture_state(int argc, char **argv)
 				    (int)timeout_s * 1000, &r);
 		if (!ret && wait)
 			ret = r.status;
+		if (all && letw_ctl_denied(ret)) {
+			others++;
+			continue;
+		}
 		if (ret) {
 			letw_err("pid %d: %s", (int)pids[i], letw_ctl_strerror(ret));
 			failed = 1;
@@ -143,6 +147,9 @@ int letw_cmd_capture_state(int argc, char **argv)
 			       (int)pids[i], r.pass_id, passes_name(r.passes), r.emitted,
 			       r.skipped_raced, r.rundown_mask);
 	}
+	if (others)
+		letw_note("capture-state: %d process(es) of other users not asked: %s", others,
+			  letw_ctl_strerror(-EACCES));
 	free(pids);
 	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }
@@ -173,7 +180,7 @@ int letw_cmd_status(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	pid_t *pids = NULL, *np;
-	int npids = 0, c, i, failed = 0, ret;
+	int npids = 0, all, c, i, failed = 0, others = 0, ret;
 
 	while ((c = getopt_long(argc, argv, "p:ah", opts, NULL)) != -1) {
 		switch (c) {
@@ -197,7 +204,8 @@ int letw_cmd_status(int argc, char **argv)
 		free(pids);
 		return LETW_EXIT_USAGE;
 	}
-	if (!npids) {
+	all = !npids;
+	if (all) {
 		npids = letw_ctl_list(&pids);
 		if (npids < 0) {
 			letw_err("cannot list the lttng-etw control sockets: %s", strerror(-npids));
@@ -213,6 +221,12 @@ int letw_cmd_status(int argc, char **argv)
 		ret = letw_ctl_call(pids[i], LETW_CTL_STATUS, 0, 1, 5000, &r);
 		if (!ret)
 			ret = r.status;
+		/* Another user's processes are listed too (/proc/net/unix):
+		 * counted, not errors, unless named with --pid. */
+		if (all && letw_ctl_denied(ret)) {
+			others++;
+			continue;
+		}
 		if (ret) {
 			letw_err("pid %d: %s", (int)pids[i], letw_ctl_strerror(ret));
 			failed = 1;
@@ -231,6 +245,9 @@ int letw_cmd_status(int argc, char **argv)
 		printf("%s\n", (r.passes & LETW_CTL_STATUS_DROPPED) ?
 		       ", dropped session statedumps" : "");
 	}
+	if (others)
+		letw_note("status: %d process(es) of other users not listed: %s", others,
+			  letw_ctl_strerror(-EACCES));
 	free(pids);
 	return failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }

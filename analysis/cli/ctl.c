@@ -117,6 +117,14 @@ static int connect_to(pid_t pid, double deadline)
 		close(fd);
 		return -EADDRINUSE;
 	}
+	/* The provider serves root and its own user only (ctlsock.c), and
+	 * says so only once it accepts us: a request sent without waiting
+	 * for the reply would be refused unseen. Its uid is the one it
+	 * listened with, the uid it compares ours with. */
+	if (geteuid() != 0 && cred.uid != geteuid()) {
+		close(fd);
+		return -EACCES;
+	}
 	/* Connected: the request and the reply as before (poll bounds the
 	 * wait for the reply). */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
@@ -153,6 +161,16 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		return fd;
 	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
 		ret = -errno;
+		/* The provider refuses a connection when it accepts it (another
+		 * user: -EACCES; too many clients: -EBUSY), before reading any
+		 * request: its reply is queued for us and the connection
+		 * closed, so a request sent after that fails (EPIPE). The
+		 * refusal is the answer, not the broken pipe. */
+		if ((ret == -EPIPE || ret == -ECONNRESET) && out &&
+		    recv(fd, out, sizeof(*out), MSG_DONTWAIT | MSG_TRUNC) == (ssize_t)sizeof(*out) &&
+		    out->magic == LETW_CTL_MAGIC && out->version == LETW_CTL_VERSION &&
+		    out->status < 0)
+			ret = 0;
 		goto out;
 	}
 	if (!wait_reply) {

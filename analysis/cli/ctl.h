@@ -3,6 +3,7 @@
 #ifndef LETW_CLI_CTL_H
 #define LETW_CLI_CTL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -15,11 +16,19 @@
  * after the close). timeout_ms bounds the wait for the reply (<= 0:
  * forever). Returns 0 (reply in *out, its status not interpreted), or a
  * negative errno: -ECONNREFUSED/-ENOENT when the process has no control
- * socket, -EADDRINUSE when the socket named for it is served by another
+ * socket, -EACCES when it serves another user (root and its own user only),
+ * -EADDRINUSE when the socket named for it is served by another
  * process, -ETIMEDOUT, -EPROTO for a malformed reply.
  */
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		  int timeout_ms, struct letw_ctl_reply *out);
+
+/* A call's or reply's status saying the process serves another user
+ * (-EACCES from its provider or from letw_ctl_call's own check, -EPERM). */
+static inline int letw_ctl_denied(int status)
+{
+	return status == -EACCES || status == -EPERM;
+}
 
 /* The pids, as we see them, of the processes with a control socket in
  * /proc/net/unix, sorted; sockets of processes we cannot see are noted on

@@ -91,7 +91,7 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 			 * process the command cannot serve, said and counted,
 			 * named or not. */
 			v[i].unreachable = !letw_proc_gone(ret) && ret != -ENOTCONN &&
-					   ret != -EACCES && ret != -EPERM;
+					   !letw_ctl_denied(ret);
 			if (nonly || v[i].unreachable)
 				letw_err("pid %d: %s; ignored", (int)v[i].pid, letw_ctl_strerror(ret));
 			continue;
