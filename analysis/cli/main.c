@@ -126,6 +126,22 @@ static void usage(FILE *f)
 		letw_prog, letw_prog);
 }
 
+/* What the command printed must have reached standard output: a full
+ * disk or a closed pipe is an error, not exit 0 (as coreutils' tools do).
+ * Nearly everything is still in stdio's buffer here, so the flush says
+ * why; a write that failed earlier left only the error flag. */
+static int stdout_checked(int ret)
+{
+	int failed = ferror(stdout), e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !failed)
+		return ret;
+	e = errno ? errno : EIO;
+	letw_err("cannot write standard output: %s", strerror(e));
+	return LETW_EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
 	/* talks: the command talks to lttng-sessiond or to the traced
@@ -160,17 +176,17 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return LETW_EXIT_OK;
+		return stdout_checked(LETW_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("lttng-etw 0.1.0\n");
-		return LETW_EXIT_OK;
+		return stdout_checked(LETW_EXIT_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			if (cmds[i].talks)
 				signal(SIGPIPE, SIG_IGN);
-			return cmds[i].fn(argc - 1, argv + 1);
+			return stdout_checked(cmds[i].fn(argc - 1, argv + 1));
 		}
 	letw_err("unknown command `%s` (try `%s --help`)", argv[1], letw_prog);
 	return LETW_EXIT_USAGE;

@@ -92,3 +92,41 @@ int letw_create_temp(char *tmpl)
 	}
 	return -EEXIST;
 }
+
+int letw_output_in_place(const char *path)
+{
+	struct stat l, t;
+
+	if (lstat(path, &l) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(l.st_mode)) {
+		if (stat(path, &t) != 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (S_ISDIR(t.st_mode))
+			return -EISDIR;
+		/* A link planted by another user (in a directory it can
+		 * write to) is not followed, whatever it points at. */
+		if (S_ISREG(t.st_mode) || (l.st_uid != 0 && l.st_uid != geteuid()))
+			return 0;
+		return 1;
+	}
+	if (S_ISDIR(l.st_mode))
+		return -EISDIR;
+	return !S_ISREG(l.st_mode);
+}
+
+int letw_close_output(FILE *f, int close)
+{
+	/* A write that failed earlier left the error flag and its errno
+	 * (stdio keeps no other record of it); the caller zeroed errno
+	 * before writing. */
+	int e = ferror(f) ? (errno ? errno : EIO) : 0;
+
+	errno = 0;
+	if (fflush(f) != 0 && !e)
+		e = errno ? errno : EIO;
+	errno = 0;
+	if (close && fclose(f) != 0 && !e)
+		e = errno ? errno : EIO;
+	return e;
+}

@@ -8,6 +8,8 @@
 #ifndef LETW_BT_REPLACE_FILE_H
 #define LETW_BT_REPLACE_FILE_H
 
+#include <stdio.h>
+
 /* Move tmp (a regular file, written and closed) to path, replacing what
  * is there. Returns 0; or a negative errno when path was not replaced
  * (tmp still holds the new file, for the caller to remove); or a
@@ -22,5 +24,21 @@ int letw_replace_file(const char *tmp, const char *path);
  * through a link planted at the name it will use. Mode 0666 less the
  * umask. Returns the descriptor (close-on-exec) or a negative errno. */
 int letw_create_temp(char *tmpl);
+
+/* Is path written into in place rather than replaced: a character or
+ * block device, a FIFO or a socket (`-o /dev/null`: replaced, the device
+ * node would become a file), or a symbolic link, of root's or the
+ * caller's, to one (`-o /dev/stdout`). A link of another user's is
+ * replaced as any link is, never followed. Returns 1; 0 for a regular
+ * file, a link to one or to nothing, or no such file (replace it); or a
+ * negative errno (-EISDIR for a directory). */
+int letw_output_in_place(const char *path);
+
+/* Flush f (and fclose it if close): 0, or the errno of the first write
+ * that failed, earlier ones included (a stream's error flag outlives the
+ * buffer it failed to write: a later flush of an empty buffer succeeds).
+ * Zero errno before writing to f: an earlier failure's errno is read from
+ * it. */
+int letw_close_output(FILE *f, int close);
 
 #endif /* LETW_BT_REPLACE_FILE_H */

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* asprintf */
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -352,14 +353,17 @@ static int report_end(struct letw_sink *s)
 		letw_sink_say_interrupted(s, r->output_path ? r->output_path : "the report");
 		return -1;
 	}
+	errno = 0; /* letw_close_output */
 	if (r->json)
 		letw_report_write_json(r, f);
 	else
 		letw_report_write_text(r, f);
-	wret = f != stdout ? fclose(f) : fflush(f);
+	wret = letw_close_output(f, f != stdout);
 	r->out = NULL;
 	if (wret != 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report: %s", strerror(errno));
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report to %s: %s",
+					  r->output_path ? r->output_path : "standard output",
+					  strerror(wret));
 		return -1;
 	}
 	if (r->tmp_path && letw_sink_interrupted(s)) {
@@ -426,6 +430,39 @@ static int open_temp(struct letw_report *r)
 	return 0;
 }
 
+/* output_path is a device, a FIFO or a link to one (/dev/stdout): the
+ * report goes into it when written, in place (replace_file.h). */
+static int open_direct(struct letw_report *r)
+{
+	int fd = open(r->output_path, O_WRONLY | O_NOCTTY | O_CLOEXEC), e;
+
+	if (fd < 0) {
+		e = errno;
+		BT_COMP_LOGE_APPEND_CAUSE("cannot open `%s`: %s", r->output_path, strerror(e));
+		return -e;
+	}
+	r->out = fdopen(fd, "w");
+	if (!r->out) {
+		e = errno;
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", r->output_path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	return 0;
+}
+
+static int open_output(struct letw_report *r)
+{
+	int in_place = letw_output_in_place(r->output_path);
+
+	if (in_place < 0) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report to `%s`: %s", r->output_path,
+					  strerror(-in_place));
+		return in_place;
+	}
+	return in_place ? open_direct(r) : open_temp(r);
+}
+
 bt_component_class_initialize_method_status
 letw_report_initialize(bt_self_component_sink *self,
 		       bt_self_component_sink_configuration *config,
@@ -458,7 +495,7 @@ letw_report_initialize(bt_self_component_sink *self,
 	if ((output && !(r->output_path = strdup(output))) ||
 	    (chunk && !(r->chunk = strdup(chunk))))
 		goto error;
-	if (r->output_path && open_temp(r))
+	if (r->output_path && open_output(r))
 		goto error;
 	if (letw_sink_add_port(self))
 		goto error;

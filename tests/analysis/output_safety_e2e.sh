@@ -10,7 +10,10 @@
 # b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
 #    even when FILE is the trace's own metadata, and no temporary file;
 # c. a full disk is said as "No space left on device", not "Input/output
-#    error" (jitdump's record writers), with no temporary file left.
+#    error" (jitdump's record writers), with no temporary file left;
+# d. (before c, which needs a tmpfs) a device, a FIFO, or a link of root's
+#    to one, as `report -o`, is written in place and stays what it was; a
+#    full output is an error.
 # Before, a) the victim got the map and the dump and perf-100.map stayed a
 # link to it, and the pidns directories were used; b) FILE was emptied at
 # start; c) jitdump said "Input/output error".
@@ -134,6 +137,60 @@ regular "$T/rep/r.txt" 644
 	letw_fail "report: $(cat "$T/rep/r.txt")"
 [ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
 letw_log "b: a failed report leaves FILE as it was"
+
+# --- d. devices, FIFOs and links to them as outputs; a full output --------
+# `report -o` writes into a device, a FIFO or a link of root's to one, in
+# place: the node stays what it was (before, a temporary file was renamed
+# over it: `-o /dev/null` as root made /dev/null a regular file). A link
+# of another user's is replaced, never followed. A full output (ENOSPC) is
+# an error, exit 1: before, the report and the CLI's own output were lost
+# with exit 0.
+mknod -m 666 "$T/null" c 1 3 && mknod -m 666 "$T/fulldev" c 1 7 || letw_fail "mknod"
+cli report "$T/one" -o "$T/null" 2>"$T/dev.err" ||
+	letw_fail "report -o a null device: exit $?: $(cat "$T/dev.err")"
+[ -c "$T/null" ] || letw_fail "report -o DEVICE replaced the device: $(ls -la "$T/null")"
+rc=0
+cli report "$T/one" -o "$T/fulldev" 2>"$T/dev.err" || rc=$?
+[ $rc = 1 ] && grep -q "cannot write the report to $T/fulldev: No space left on device" "$T/dev.err" ||
+	letw_fail "report -o a full device: exit $rc: $(cat "$T/dev.err")"
+[ -c "$T/fulldev" ] || letw_fail "report -o DEVICE replaced the device: $(ls -la "$T/fulldev")"
+for fmt in --json ""; do
+	rc=0
+	cli report "$T/one" $fmt >"$T/fulldev" 2>"$T/dev.err" || rc=$?
+	[ $rc = 1 ] && grep -q "standard output: No space left on device" "$T/dev.err" ||
+		letw_fail "report $fmt into a full standard output: exit $rc: $(cat "$T/dev.err")"
+done
+rc=0
+"$LETW_CLI" --help >"$T/fulldev" 2>"$T/dev.err" || rc=$?
+[ $rc = 1 ] && grep -q "cannot write standard output: No space left on device" "$T/dev.err" ||
+	letw_fail "--help into a full standard output: exit $rc: $(cat "$T/dev.err")"
+# A FIFO: its reader gets the report.
+mkfifo "$T/fifo"
+timeout 30 cat "$T/fifo" >"$T/fifo.out" &
+reader=$!
+letw_track "$reader"
+cli report "$T/one" --json -o "$T/fifo" 2>"$T/dev.err" ||
+	letw_fail "report -o FIFO: exit $?: $(cat "$T/dev.err")"
+wait "$reader" || letw_fail "the FIFO's reader got nothing (exit $?)"
+letw_untrack "$reader"
+[ -p "$T/fifo" ] || letw_fail "report -o FIFO replaced the FIFO: $(ls -la "$T/fifo")"
+complete() {
+	PYTHONPATH= python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["complete"])'
+}
+[ "$(complete <"$T/fifo.out")" = 1 ] || letw_fail "report through the FIFO: $(head -c 300 "$T/fifo.out")"
+# A link of root's to the standard output (as /dev/stdout is), into a pipe.
+ln -s /proc/self/fd/1 "$T/stdout"
+[ "$(cli report "$T/one" --json -o "$T/stdout" 2>"$T/dev.err" | complete)" = 1 ] ||
+	letw_fail "report -o a link to stdout: $(cat "$T/dev.err")"
+[ -L "$T/stdout" ] || letw_fail "report -o LINK-TO-STDOUT replaced the link"
+# A link of nobody's to a device, in a directory nobody can write to.
+mkdir -m 1777 "$T/shared"
+as_nobody ln -s "$T/null" "$T/shared/link" || letw_fail "nobody cannot make a link"
+cli report "$T/one" -o "$T/shared/link" 2>"$T/dev.err" ||
+	letw_fail "report -o nobody's link: exit $?: $(cat "$T/dev.err")"
+regular "$T/shared/link" 644
+[ -c "$T/null" ] || letw_fail "nobody's link was followed: $(ls -la "$T/null")"
+letw_log "d: devices, FIFOs and root's links to them written in place; full outputs said"
 
 # --- c. a full disk -----------------------------------------------------
 mkdir "$FULL"
