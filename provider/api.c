@@ -118,6 +118,10 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	struct letw_table *t;
 	int ret;
 
+	/* From a control (or log) callback: a letw_shutdown holding
+	 * lifecycle_lock would join this thread while it waits for the lock. */
+	if (letw_on_control_thread())
+		return -EDEADLK;
 	if (cfg && letw_abi_tail(cfg, sizeof(*cfg), cfg->size))
 		return -E2BIG;
 	if (cfg && (cfg->size < offsetof(struct letw_config, log_ctx) + sizeof(void *) ||
@@ -159,11 +163,14 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		pthread_mutex_unlock(&lifecycle_lock);
 		return -ENOMEM;
 	}
-	letw_g.tracing = letw_probe_load();
+	/* Atomic: every hot path's table_enter reads it, outside init's
+	 * lock, to finish a thread's setup (thread_ready). */
+	__atomic_store_n(&letw_g.tracing, letw_probe_load(), __ATOMIC_RELAXED);
 	if (letw_g.tracing)
 		letw_tp_keep_at_exit();
 	letw_copy_code_set_pid();
 	letw_jitdump_mark_init(cfg);
+	letw_g.owner_pid = getpid();
 	/* Publish the table last: a publisher that sees it sees it whole. */
 	rcu_assign_pointer(letw_g.table, t);
 	{
@@ -194,6 +201,14 @@ LETW_API int letw_shutdown(void)
 	if (!t) {
 		pthread_mutex_unlock(&lifecycle_lock);
 		return -ESHUTDOWN;
+	}
+	/* A child forked without letw_fork_child: liburcu's call_rcu
+	 * state and our control thread are the parent's, and tearing the
+	 * table down would wait on them for ever. (A system call, on no
+	 * publish path.) */
+	if (getpid() != letw_g.owner_pid) {
+		pthread_mutex_unlock(&lifecycle_lock);
+		return -ESRCH;
 	}
 	letw_control_stop();
 	rcu_assign_pointer(letw_g.table, NULL);
@@ -227,7 +242,8 @@ LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx)
 
 LETW_API int letw_tracing_available(void)
 {
-	return letw_g.tracing;
+	/* The probe stays loaded after letw_shutdown; events do not. */
+	return rcu_dereference(letw_g.table) && __atomic_load_n(&letw_g.tracing, __ATOMIC_RELAXED);
 }
 
 /*
@@ -245,23 +261,34 @@ LETW_API int letw_tracing_available(void)
  * key (no allocation while the process has fewer than 32 keys: glibc's
  * first-level array is in the thread descriptor).
  */
+/* 0: nothing done; 1: done with tracing off; 2: done with tracing on. A
+ * thread whose first call came while tracing was off (before letw_init:
+ * answered -ESHUTDOWN) gets its lttng-ust part at its first call with
+ * tracing on: thread_ready <= letw_g.tracing (0 or 1) says one is due.
+ * Done only once, the first event of a session that starts later would
+ * allocate lttng-ust's TLS on the publish path. */
 static __thread int thread_ready;
 
 static void thread_init(void)
 {
-	thread_ready = 1;
-	/* Its intern cache's references go back at thread exit. Failing
-	 * (no key left), they go back when the table is destroyed. */
-	(void)letw_icache_thread_init();
-	if (letw_g.tracing)
+	if (!thread_ready) {
+		/* Its intern cache's references go back at thread exit.
+		 * Failing (no key left), they go back when the table is
+		 * destroyed. */
+		(void)letw_icache_thread_init();
+		thread_ready = 1;
+	}
+	if (__atomic_load_n(&letw_g.tracing, __ATOMIC_RELAXED)) {
 		letw_emit_thread_init(letw_ust_init_thread);
+		thread_ready = 2;
+	}
 }
 
 static struct letw_table *table_enter(void)
 {
 	struct letw_table *t;
 
-	if (__builtin_expect(!thread_ready, 0))
+	if (__builtin_expect(thread_ready <= __atomic_load_n(&letw_g.tracing, __ATOMIC_RELAXED), 0))
 		thread_init();
 	urcu_bp_read_lock();
 	t = rcu_dereference(letw_g.table);

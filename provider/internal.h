@@ -72,6 +72,7 @@ struct letw_state {
 
 	pthread_t control_thread;
 	pid_t control_pid;     /* the process control_thread runs in */
+	pid_t owner_pid;       /* the process letw_init (or letw_fork_child) ran in */
 	int control_running;
 	int stopping;  /* C11-style __atomic accesses, so TSan sees the pairing */
 	int wake_fd;   /* eventfd: wakes the control thread */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <urcu/uatomic.h>
 
@@ -141,6 +142,16 @@ static int grow_class(struct letw_store *st, int c, int prefault, uint32_t *keep
 	return 0;
 }
 
+/* How many slots the machine's physical memory holds. */
+static uint64_t phys_slots(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || psz <= 0)
+		return UINT64_MAX;
+	return (uint64_t)pages * (uint64_t)psz / sizeof(struct letw_slot);
+}
+
 int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_records)
 {
 	uint64_t max = max_records ? max_records : DEFAULT_MAX_SLOTS;
@@ -188,6 +199,15 @@ int letw_store_init(struct letw_store *st, uint64_t expected, uint64_t max_recor
 	}
 	if (!expected)
 		expected = DEFAULT_EXPECTED;
+	/* Room beyond the bound is never used live; and a config asking for
+	 * more than the machine's memory gets -ENOMEM, not the OOM killer
+	 * (committed slots are written: the free list runs through them). */
+	if (expected > st->records_max)
+		expected = st->records_max;
+	if (expected > phys_slots()) {
+		letw_store_fini(st);
+		return -ENOMEM;
+	}
 	while ((uint64_t)st->slots_claimed < expected && st->slots_claimed < st->slots_max)
 		if (grow_slots(st, NULL))
 			break;

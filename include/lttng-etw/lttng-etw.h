@@ -326,7 +326,9 @@ struct letw_config {
 	letw_log_fn log_fn;       /* optional; see letw_set_log_fn */
 	void *log_ctx;
 	/* Since 0.2. The record store (DESIGN §5): records it commits room
-	 * for at init (0: 16384; it grows ahead of demand from then on), and
+	 * for at init (0: 16384; it grows ahead of demand from then on; at
+	 * most max_records; more than the machine's memory holds fails
+	 * letw_init with -ENOMEM), and
 	 * the most it will ever hold live (0: 2^24, at most 2^30; publishes
 	 * beyond fail with -ENOMEM; threads publishing at once at the bound
 	 * may each get one record past it). Unpublished records waiting for
@@ -354,13 +356,18 @@ struct letw_config {
  * Returns -EALREADY if already initialised, -EINVAL for a bad config,
  * -E2BIG when cfg->size is larger than this library's struct with a
  * non-zero byte past it (a newer caller's field it cannot honour), or
- * > 4096.
+ * > 4096, -ENOMEM, or -EDEADLK (nothing done) from a control or log
+ * callback (a letw_shutdown running meanwhile would wait for that
+ * callback's thread while holding what init needs).
  */
 LETW_API int letw_init(const struct letw_config *cfg);
 
 /* Stop the control thread, unpublish everything (no unload events), wait
  * for deferred frees. Must not be called from a control or log callback:
- * from the control thread it returns -EDEADLK and changes nothing. */
+ * from the control thread it returns -EDEADLK and changes nothing. In a
+ * child forked without the fork hooks it returns -ESRCH and changes
+ * nothing (the parent's threads, which the teardown would wait for, are
+ * not there). */
 LETW_API int letw_shutdown(void);
 
 LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
@@ -368,7 +375,8 @@ LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
  * callback itself. */
 LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx);
 
-/* 1 when events are being emitted (probe loaded, not disabled), else 0. */
+/* 1 when events are being emitted (between letw_init and letw_shutdown,
+ * probe loaded, not disabled), else 0. */
 LETW_API int letw_tracing_available(void);
 
 /*

@@ -17,20 +17,34 @@ rc=$?
 	letw_fail "the shim did not abort an allocating thread (rc=$rc: $(cat "$LETW_TEST_TMP/self.err"))"
 
 letw_ensure_sessiond
-s=$(letw_session_create nomalloc)
-lttng enable-channel -u -s "$s" big --subbuf-size=1M --num-subbuf=4 >/dev/null || letw_fail "channel"
-lttng enable-event -u -s "$s" -c big 'letw_runtime:*' >/dev/null || letw_fail "enable runtime"
-lttng enable-event -u -s "$s" -c big 'letw_rundown:*' >/dev/null || letw_fail "enable rundown"
-LD_PRELOAD=$shim "$app" --seconds "$secs" > "$LETW_TEST_TMP/out" 2>"$LETW_TEST_TMP/err" &
-pid=$!
-letw_track "$pid"
-letw_session_track "$s" "$pid"
-lttng start "$s" >/dev/null || letw_fail "start"
-wait "$pid"
-rc=$?
-cat "$LETW_TEST_TMP/out"
-[ "$rc" = 0 ] || letw_fail "letw-nomalloc exited $rc: $(cat "$LETW_TEST_TMP/err")"
-lttng stop "$s" >/dev/null
-n=$(babeltrace2 "$LETW_TEST_TMP/$s" 2>/dev/null | grep -c 'letw_runtime:method_load')
-[ "$n" -gt 1000 ] || letw_fail "only $n method_load events recorded: tracing was not on"
-echo "OK: no allocation on publishing threads ($n loads recorded)"
+# Twice: threads started after letw_init, and threads whose first call
+# came before it (their per-thread tracing setup is done at a later call,
+# before they are armed; before, it never was, and the first event after
+# the session started allocated lttng-ust's TLS on the armed thread).
+for mode in "" --first-call-before-init; do
+	s=$(letw_session_create nomalloc)
+	lttng enable-channel -u -s "$s" big --subbuf-size=1M --num-subbuf=4 >/dev/null || letw_fail "channel"
+	lttng enable-event -u -s "$s" -c big 'letw_runtime:*' >/dev/null || letw_fail "enable runtime"
+	lttng enable-event -u -s "$s" -c big 'letw_rundown:*' >/dev/null || letw_fail "enable rundown"
+	rm -f "$LETW_TEST_TMP/armed"
+	LD_PRELOAD=$shim "$app" --seconds "$secs" --armed-file "$LETW_TEST_TMP/armed" $mode \
+		> "$LETW_TEST_TMP/out" 2>"$LETW_TEST_TMP/err" &
+	pid=$!
+	letw_track "$pid"
+	letw_session_track "$s" "$pid"
+	# The session starts once every publishing thread is armed: their
+	# first events come with malloc fatal.
+	letw_wait_for test -e "$LETW_TEST_TMP/armed" ||
+		letw_fail "letw-nomalloc $mode did not arm: $(cat "$LETW_TEST_TMP/err")"
+	lttng start "$s" >/dev/null || letw_fail "start"
+	wait "$pid"
+	rc=$?
+	letw_untrack "$pid"
+	cat "$LETW_TEST_TMP/out"
+	[ "$rc" = 0 ] || letw_fail "letw-nomalloc $mode exited $rc: $(cat "$LETW_TEST_TMP/err")"
+	lttng stop "$s" >/dev/null
+	n=$(babeltrace2 "$LETW_TEST_TMP/$s" 2>/dev/null | grep -c 'letw_runtime:method_load')
+	[ "$n" -gt 1000 ] || letw_fail "$mode: only $n method_load events recorded: tracing was not on"
+	echo "OK${mode:+ ($mode)}: no allocation on publishing threads ($n loads recorded)"
+	letw_destroy_session "$s"
+done

@@ -12,7 +12,12 @@
  * repeated. Any malloc/free on those threads aborts the process. Passes
  * run on the library's control thread, which may allocate.
  *
- *   letw-nomalloc [--threads N] [--seconds S] [--self-test]
+ *   letw-nomalloc [--threads N] [--seconds S] [--first-call-before-init]
+ *                 [--armed-file PATH] [--self-test]
+ * --armed-file: created once every thread is armed (the test script
+ * starts its session then).
+ * --first-call-before-init: the threads start before letw_init and make
+ * their first call (answered -ESHUTDOWN) then, as a runtime's threads may.
  * --self-test arms the shim and calls malloc: the process must abort
  * (the test shows the shim can fail).
  */
@@ -20,6 +25,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +39,9 @@ static void (*nomalloc)(int);
 static atomic_int stop;
 static atomic_ulong ops;
 static int seconds = 3;
+static int pre_init;
+static atomic_int ready, inited, armed;
+static const char *armed_file;
 
 #define SLOTS 256
 
@@ -94,9 +103,21 @@ static void *worker(void *arg)
 	unsigned long t = (unsigned long)arg, i = 0;
 	uint64_t live[SLOTS] = { 0 };
 
+	if (pre_init) {
+		struct letw_stats st;
+
+		/* The thread's first call, answered -ESHUTDOWN: its per-thread
+		 * setup ran with tracing off and must be completed later. */
+		if (letw_get_stats(&st) != -ESHUTDOWN)
+			abort();
+		atomic_fetch_add(&ready, 1);
+		while (!atomic_load(&inited))
+			sched_yield();
+	}
 	for (; i < 4 * SLOTS; i++) /* warm-up */
 		churn_once(t, i, live);
 	nomalloc(1);
+	atomic_fetch_add(&armed, 1);
 	while (!atomic_load(&stop)) {
 		churn_once(t, i++, live);
 		atomic_fetch_add(&ops, 1);
@@ -111,6 +132,8 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "self-test", no_argument, NULL, 'S' },
+		{ "first-call-before-init", no_argument, NULL, 'P' },
+		{ "armed-file", required_argument, NULL, 'A' },
 		{ 0 },
 	};
 	int nthreads = 3, self_test = 0, c, passes = 0;
@@ -125,6 +148,10 @@ int main(int argc, char **argv)
 			seconds = atoi(optarg);
 		else if (c == 'S')
 			self_test = 1;
+		else if (c == 'P')
+			pre_init = 1;
+		else if (c == 'A')
+			armed_file = optarg;
 		else
 			return 2;
 	}
@@ -144,10 +171,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "letw-nomalloc: the shim did not trip (%p)\n", p);
 		return 1;
 	}
+	if (pre_init) {
+		for (long t = 0; t < nthreads; t++)
+			pthread_create(&th[t], NULL, worker, (void *)t);
+		while (atomic_load(&ready) < nthreads)
+			sched_yield();
+	}
 	if (letw_init(NULL))
 		return 1;
-	for (long t = 0; t < nthreads; t++)
+	atomic_store(&inited, 1);
+	for (long t = 0; !pre_init && t < nthreads; t++)
 		pthread_create(&th[t], NULL, worker, (void *)t);
+	/* Tell the script every thread is armed: it starts the session
+	 * then, so the first events of each thread come while armed. */
+	while (atomic_load(&armed) < nthreads)
+		sched_yield();
+	if (armed_file) {
+		FILE *f = fopen(armed_file, "w");
+
+		if (!f || fclose(f))
+			return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += seconds;
 	for (;;) {

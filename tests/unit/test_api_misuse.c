@@ -90,6 +90,26 @@ Test(misuse, shutdown_from_the_control_callback_is_refused)
 	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0);
 }
 
+static int init_ret = 1;
+
+static void initialising_callback(int code, int level, uint64_t mask, int provider, void *ctx)
+{
+	(void)code, (void)level, (void)mask, (void)provider, (void)ctx;
+	if (init_ret == 1)
+		init_ret = letw_init(NULL);
+}
+
+/* letw_init from the control callback: with a letw_shutdown running on
+ * another thread (it holds the lifecycle lock while it joins the control
+ * thread) both hung; refused whatever else runs. */
+Test(misuse, init_from_the_control_callback_is_refused)
+{
+	cr_assert_eq(letw_set_control_fn(initialising_callback, NULL), 0);
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_expect_eq(init_ret, -EDEADLK);
+	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0);
+}
+
 /* A struct from a newer header: larger, its new fields zero (fine) or set
  * (refused: they would be ignored); an absurd size is refused unread. */
 Test(misuse, size_prefixed_structs_from_a_newer_header)
@@ -192,7 +212,9 @@ Test(misuse, fork_parent_without_prepare)
 
 /* A child forked without the hooks (or with letw_fork_child alone)
  * inherits control_running but no control thread: capture-state with
- * wait used to wait forever. Exit status 0: -ESRCH came back. */
+ * wait used to wait forever, and letw_shutdown waited for the parent's
+ * liburcu call_rcu state (9 in 10 children hung). Exit status 0: -ESRCH
+ * came back from both, and publishing still works. */
 static void child_capture(int call_child_hook)
 {
 	pid_t pid = fork();
@@ -200,10 +222,18 @@ static void child_capture(int call_child_hook)
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
+		struct letw_method m = {
+			.method_id = 7, .code_start = 0x7000, .code_size = 16, .name = "child",
+		};
+		int capture, published, shut;
+
 		alarm(10); /* a hang fails the test instead of stalling it */
 		if (call_child_hook)
 			letw_fork_child();
-		_exit(letw_capture_state(LETW_KW_RUNDOWN_START, 1) == -ESRCH ? 0 : 1);
+		capture = letw_capture_state(LETW_KW_RUNDOWN_START, 1);
+		published = letw_method_publish(&m);
+		shut = letw_shutdown();
+		_exit(capture == -ESRCH ? published == 0 ? shut == -ESRCH ? 0 : 3 : 2 : 1);
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -301,4 +331,43 @@ Test(lifecycle, capture_state_after_the_exit_handler, .timeout = 30)
 		  WIFEXITED(status) ? "exit" : "signal",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
 		  WIFEXITED(status) ? WEXITSTATUS(status) - 100 : 0);
+}
+
+/* The probe stays loaded after letw_shutdown, but nothing is emitted:
+ * letw_tracing_available said 1 still. */
+Test(lifecycle, tracing_available_ends_at_shutdown)
+{
+	unsetenv("LETW_DISABLE");
+	cr_assert_eq(letw_init(NULL), 0);
+	if (!letw_tracing_available()) {
+		letw_shutdown();
+		cr_skip_test("lttng-ust cannot be loaded here");
+	}
+	cr_assert_eq(letw_shutdown(), 0);
+	cr_expect_eq(letw_tracing_available(), 0);
+}
+
+/* expected_records: room committed at init, never past max_records, and a
+ * request for more than the machine's memory is refused (-ENOMEM) rather
+ * than left to the OOM killer (committed slots are written). */
+Test(lifecycle, expected_records_is_bounded)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg), .flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+		.expected_records = UINT64_MAX, .max_records = 100000,
+	};
+	struct letw_store_stats st = { .size = sizeof(st) };
+
+	setenv("LETW_DISABLE", "1", 1);
+	cr_assert_eq(letw_init(&cfg), 0);
+	cr_assert_eq(letw_get_store_stats(&st), 0);
+	cr_expect_leq(st.slots_committed, 2 * 100000, "%llu slots committed for a bound of 100000",
+		      (unsigned long long)st.slots_committed);
+	cr_assert_eq(letw_shutdown(), 0);
+	cfg.max_records = 1ull << 30; /* 64 GiB of slots */
+	cfg.expected_records = 1ull << 30;
+	if ((uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) >= (64ull << 30))
+		cr_skip_test("this machine holds 2^30 records");
+	cr_expect_eq(letw_init(&cfg), -ENOMEM);
+	letw_shutdown();
 }
