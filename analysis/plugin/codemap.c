@@ -174,6 +174,11 @@ int letw_codemap_unload_copy(struct letw_codemap *m, int64_t ts, int obj,
 	return ret;
 }
 
+void letw_codemap_pass_begin(struct letw_codemap *m, int64_t ts)
+{
+	m->pass_begin_ns = ts;
+}
+
 int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
 			    uint64_t start, uint32_t size,
 			    const struct letw_name_src *src, size_t *region)
@@ -197,6 +202,20 @@ int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
 		old->flags |= LETW_REG_RUNDOWN;
 		old->last_ns = ts;
 		return LETW_RD_LIVE;
+	}
+	/* The walker copies records inside a read-side section and emits
+	 * the copies after it (rundown/walker.c): meanwhile a record may be
+	 * unloaded and other code loaded at its start — the region here,
+	 * loaded during this pass. A pass lists only records published
+	 * before it began, so this record is older than that region: code
+	 * since replaced (its unload is in the trace), not new code. Taken
+	 * for new, it ended the live region and named its addresses after
+	 * freed code. */
+	if (old && (old->flags & LETW_REG_BIRTH) && m->pass_begin_ns &&
+	    old->birth_ns >= m->pass_begin_ns) {
+		m->stats.rundown_superseded++;
+		*region = (size_t)(old - m->r);
+		return LETW_RD_SUPERSEDED;
 	}
 	name = src->get(src->arg);
 	if (!name)

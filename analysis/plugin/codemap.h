@@ -40,6 +40,7 @@ struct letw_codemap_stats {
 	uint64_t unmatched_unloads;     /* unload of code never seen loaded */
 	uint64_t implicit_replacements; /* new code at a live address */
 	uint64_t rundown_after_unload;  /* rundown record of unloaded code */
+	uint64_t rundown_superseded;    /* ...of code replaced during its pass */
 };
 
 struct letw_codemap {
@@ -59,6 +60,7 @@ struct letw_codemap {
 	GStringChunk *names; /* every region's name */
 	size_t hint; /* the region the next record probably names */
 	uint64_t max_start; /* the highest start in the table */
+	int64_t pass_begin_ns; /* letw_codemap_pass_begin */
 	struct letw_codemap_stats stats;
 };
 
@@ -66,9 +68,16 @@ enum letw_rundown_match {
 	LETW_RD_LIVE = 0,         /* the live region at that address */
 	LETW_RD_NEW = 1,          /* code the trace had not seen: region added */
 	LETW_RD_AFTER_UNLOAD = 2, /* same code as a region already unloaded */
+	LETW_RD_SUPERSEDED = 3,   /* older than the region at that start, which
+				   * was loaded during this pass: code since
+				   * replaced (*region names the newer one) */
 };
 
 void letw_codemap_init(struct letw_codemap *m, int64_t vpid);
+
+/* The time of the Init of the pass the next rundown records belong to (0:
+ * unknown, its Init lost): set by the sink before letw_codemap_rundown_by. */
+void letw_codemap_pass_begin(struct letw_codemap *m, int64_t ts);
 void letw_codemap_fini(struct letw_codemap *m);
 
 /* name is borrowed: the map copies it when it keeps a new region (most

@@ -62,11 +62,6 @@ int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len)
 	}
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;
-	if (ev->size > LETW_ABSURD_CODE_SIZE) {
-		snprintf(buf, len, "%s at 0x%llx of %llu bytes", letw_ev_kind_name(ev->kind),
-			 (unsigned long long)ev->start, (unsigned long long)ev->size);
-		return 1;
-	}
 	if (end < ev->start || end > LETW_USER_ADDR_END) {
 		snprintf(buf, len, "%s at 0x%llx, not a user-space address",
 			 letw_ev_kind_name(ev->kind), (unsigned long long)ev->start);

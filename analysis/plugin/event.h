@@ -82,11 +82,11 @@ const char *letw_flavour_name(enum letw_flavour fl);
 /* "letw_runtime:method_load", ... */
 const char *letw_ev_kind_name(enum letw_ev_kind kind);
 
-/* Code regions no runtime publishes (a damaged trace): more than
- * LETW_ABSURD_CODE_SIZE bytes, or ending past LETW_USER_ADDR_END. */
-#define LETW_ABSURD_CODE_SIZE (1ull << 30)
-/* Above every 64-bit Linux user address space (x86-64 with 5-level
- * paging ends at 2^56, arm64 at 2^52). */
+/* Code regions no runtime publishes (a damaged trace): ending past
+ * LETW_USER_ADDR_END, above every 64-bit Linux user address space (x86-64
+ * with 5-level paging ends at 2^56, arm64 at 2^52). Any size the schema's
+ * 32 bits hold is one the library publishes (a 1.5 GiB stub heap is real:
+ * it was dropped as absurd over 1 GiB); a wider one is an overflow. */
 #define LETW_USER_ADDR_END (1ull << 57)
 
 /* 1 when a decoded record holds values no runtime can have published (a

@@ -145,6 +145,8 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 		ret = letw_jd_proc_unload(p, ns, obj, ev->start, ev->size, &src, &ids);
 		break;
 	default:
+		p->pass_begin_ns = (uint64_t)letw_sink_pass_begin(s, ev->proc,
+								  letw_ev_flavour(ev->kind));
 		ret = letw_jd_proc_rundown(p, ns, obj, ev->start, ev->size, &src, &ids);
 		break;
 	}

@@ -214,6 +214,15 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 		p->stats.rundown_known++;
 		return 0;
 	}
+	/* Copied by the walker before its code was unloaded and the start
+	 * reused during this pass (codemap.c letw_codemap_rundown_by): older
+	 * than the region there, not new code. Taken for new, its LOAD came
+	 * after the newer code's and perf named the newer code after it. */
+	if (old && old->origin == LETW_JD_FROM_LOAD && p->pass_begin_ns &&
+	    old->rec_ns >= p->pass_begin_ns) {
+		p->stats.rundown_superseded++;
+		return 0;
+	}
 	name = src->get(src->arg);
 	if (!name)
 		return -ENOMEM;

@@ -64,6 +64,7 @@ struct letw_jd_region {
 
 struct letw_jd_stats {
 	uint64_t loads, rundown_new, rundown_known, unload_only;
+	uint64_t rundown_superseded; /* records of code replaced during their pass */
 	uint64_t implicit_replacements; /* new code over live code, no unload */
 	uint64_t orphan_chunks;   /* line/code chunks of code the trace lacks */
 	uint64_t bad_chunks;      /* chunks that contradict their region */
@@ -79,6 +80,8 @@ struct letw_jd_proc {
 	GArray *with_extra;    /* guint: the regions that own code or rows */
 	guint hint;            /* the region the next record probably names */
 	uint64_t first_ns, last_ns;
+	uint64_t pass_begin_ns; /* the Init of the latest pass (0: none); set
+				 * by the sink before each rundown record */
 	int has_ts;
 	uint32_t max_size;
 	struct letw_jd_stats stats;

@@ -101,6 +101,8 @@ static int perfmap_event(struct letw_sink *s, const struct letw_ev *ev)
 		/* Rundown records: most name code the map holds, compared
 		 * without building the name. */
 		letw_sink_name_src(&nm, &src, s, ev);
+		letw_codemap_pass_begin(m, letw_sink_pass_begin(s, ev->proc,
+								 letw_ev_flavour(ev->kind)));
 		ret = letw_codemap_rundown_by(m, ev->ts_ns, obj, ev->start, ev->size,
 					      &src, &idx);
 		break;

@@ -171,6 +171,7 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		return add_key(&ps->module_keys, &ps->nmod, &ps->capmod, ev->module_id);
 	}
 	letw_sink_name_src(&nm, &src, &r->base, ev);
+	letw_codemap_pass_begin(&p->map, ps && ps->has_init ? ps->init_ns : 0);
 	m = letw_codemap_rundown_by(&p->map, ev->ts_ns, obj, ev->start, ev->size,
 				    &src, &idx);
 	if (m < 0)
@@ -186,6 +187,10 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 		ps->seen_methods++;
 	else
 		ps->seen_stubs++;
+	/* Copied by the walker, then unloaded and its start reused while
+	 * the pass ran (codemap.c): a race the design allows. */
+	if (m == LETW_RD_SUPERSEDED)
+		ps->raced++;
 	if (m == LETW_RD_AFTER_UNLOAD) {
 		const struct letw_region *rg = &p->map.r[idx];
 

@@ -185,6 +185,7 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 	}
 	s->last_vid = (size_t)(v - s->vids);
 	if (obj == LETW_OBJ_INIT) {
+		v->init_ns[fl == LETW_FL_DCEND] = s->cache.raw_ns ? (int64_t)ev->raw_ns : ev->ts_ns;
 		letw_pass_ids_see(&v->ids, fl, ev->pass_id, ev->ts_ns);
 		if (s->ops->count_passes)
 			letw_pass_acct_init(&s->acct, &v->open[fl], ev->proc, fl, ev->pass_id);
@@ -195,6 +196,14 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 		v->open[fl].seen++;
 	}
 	return 0;
+}
+
+int64_t letw_sink_pass_begin(const struct letw_sink *s, int64_t key, enum letw_flavour fl)
+{
+	/* Records come in runs of one process: vid_find's first guess. */
+	const struct letw_vpid_ids *v = vid_find(s, key);
+
+	return v ? v->init_ns[fl == LETW_FL_DCEND] : 0;
 }
 
 const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t vpid)

@@ -96,6 +96,7 @@ struct letw_sink {
 		int64_t vpid;
 		struct letw_pass_ids ids;
 		struct letw_pass_open open[2]; /* ops->count_passes */
+		int64_t init_ns[2]; /* its latest Init per flavour (the sink's unit) */
 	} *vids;
 	size_t nvids, capvids, last_vid;
 	/* ops->count_passes: passes not complete, and the first few. */
@@ -179,6 +180,10 @@ void letw_sink_fini(struct letw_sink *s);
 /* The pass ids seen for a process key (passids.h), or NULL when it had no
  * rundown event (none counted: no Init). */
 const struct letw_pass_ids *letw_sink_pass_ids(const struct letw_sink *s, int64_t key);
+/* When the process key's latest rundown pass of flavour fl began (its
+ * Init's time, in the unit the sink decodes: ts_ns, or raw_ns for a
+ * raw_ns cache), or 0 before any. */
+int64_t letw_sink_pass_begin(const struct letw_sink *s, int64_t key, enum letw_flavour fl);
 /* ops->count_passes, at the end: the passes still open are truncated;
  * returns how many passes are not complete (s->acct), having warned of
  * them on stderr ("NAME: ..."). */

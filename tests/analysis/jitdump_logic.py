@@ -251,6 +251,22 @@ def main():
     check([(r['addr'], r['ts']) for r in loads(recs2)] == [(A + 0x1000, 1500)],
           'the other process gets its own dump')
 
+    # A rundown copy of code unloaded and replaced at its start during
+    # its pass (the walker emits its copies after its read-side section):
+    # no LOAD of the freed code after the newer code's (perf then named
+    # the newer code after the freed one for the rest of the profile).
+    X = 0x50000
+    files = run(plugin, [
+        method('method_load', 500, X, 'old'),
+        init(1000),
+        method('method_unload', 1100, X, 'old'),
+        method('method_load', 1200, X, 'new'),
+        method('method_dcstart', 1300, X, 'old'),
+    ])
+    got = [(r['name'].split('::')[1].split('(')[0], r['ts']) for r in loads(files['jit-100.dump'][1])]
+    check(got == [('old', 500), ('new', 1200)],
+          'a stale rundown copy of replaced code adds no LOAD (%s)' % got)
+
     # elf-text-offset shifts the DEBUG_INFO addresses (older perfs).
     files = run(plugin, steps[6:8], {'elf-text-offset': 64})
     d = [r for r in files['jit-100.dump'][1] if r['kind'] == 'debug'][0]

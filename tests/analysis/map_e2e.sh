@@ -105,4 +105,12 @@ for i in $(seq 0 99); do
 done
 run_scenario empty_strings "$steps" "" 'letw_rundown:*dcstart*'
 expect_map "$SCEN_MAP" "${want[@]}"
+# 7. Regions over 1 GiB, as the library takes them (any 32-bit size): a
+# 1.5 GiB stub heap named by the DCStart rundown, a 4 GiB - 4 KiB method by
+# its load. The analysis took any region over 1 GiB for damage, left it
+# out and called the trace incomplete (perfmap exit 3).
+run_scenario big_regions "stub 0x100000000000 0x60000000 2 0 BigStubHeap" \
+	"load 0x200000000000 0xfffff000 huge"
+expect_map "$SCEN_MAP" "100000000000 60000000 stub<jump>@0x0 BigStubHeap" \
+	"200000000000 fffff000 huge"
 echo "map_e2e: ok"

@@ -259,6 +259,18 @@ def main():
           p['status'] == 'complete' and p['raced_with_unload'] == 1 and
           p['unloaded_before_pass'] == 0, p)
 
+    # The walker's copy emitted after the code was unloaded and its start
+    # reused during the pass: a race too, and b (loaded during the pass)
+    # is not taken for replaced.
+    r = report(plugin, [method('method_load', 1, 0x1000, 'a'), init(10, 1),
+                        method('method_unload', 11, 0x1000, 'a'),
+                        method('method_load', 12, 0x1000, 'b'),
+                        method('method_dcstart', 13, 0x1000, 'a'), complete(14, 1, 1)])
+    p = passes(r)[0]
+    check('a copy of code unloaded and replaced during the pass is a legal race',
+          p['status'] == 'complete' and p['raced_with_unload'] == 1 and
+          p['unloaded_before_pass'] == 0 and p['missing'] == 0, p)
+
     r = report(plugin, [method('method_load', 1, 0x1000, 'a'), method('method_load', 2, 0x2000, 'b'),
                         init(10, 1), method('method_dcstart', 11, 0x1000, 'a'), complete(13, 1, 1)])
     p = passes(r)[0]

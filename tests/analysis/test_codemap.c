@@ -167,6 +167,42 @@ Test(codemap, unload_before_dcend)
 	free(e);
 }
 
+/* The walker copies a record, then emits the copy after its read-side
+ * section: meanwhile the code was unloaded and other code loaded at its
+ * start, both in the trace before the copy. The copy is older than the
+ * code there (loaded during its pass): before, it was taken for new code,
+ * ended the live region and named its addresses after the freed code. */
+Test(codemap, rundown_copy_of_code_replaced_during_its_pass)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	load(10, 0x1000, 0x40, "A");          /* before the pass */
+	letw_codemap_pass_begin(&m, 100);     /* the pass's Init */
+	unload(110, 0x1000, 0x40, "A");
+	load(120, 0x1000, 0x40, "B");
+	cr_expect_eq(rundown(130, 0x1000, 0x40, "A"), LETW_RD_SUPERSEDED);
+	cr_expect_eq(m.stats.rundown_superseded, 1);
+	cr_expect_eq(m.stats.implicit_replacements, 0);
+	cr_expect_eq(m.n, 2, "no region added for the copy");
+	cr_expect_not(m.r[1].flags & LETW_REG_DEAD, "B still live");
+	cr_expect(m.r[0].flags & LETW_REG_DEAD);
+	cr_expect_eq(m.r[0].death_ns, 110);
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 1);
+	expect(&e[0], 0x1000, 0x40, "B");
+	free(e);
+	/* Code loaded before the pass began and then listed as other code
+	 * at its start: the copy is newer (its load and B's unload lost),
+	 * and replaces B as before. */
+	letw_codemap_pass_begin(&m, 200);
+	cr_expect_eq(rundown(230, 0x1000, 0x40, "C"), LETW_RD_NEW);
+	cr_expect_eq(m.stats.implicit_replacements, 1);
+	/* No Init (lost): no pass to date the copy by; taken as new. */
+	load(300, 0x2000, 0x10, "D");
+	letw_codemap_pass_begin(&m, 0);
+	cr_expect_eq(rundown(310, 0x2000, 0x10, "E"), LETW_RD_NEW);
+}
+
 Test(codemap, unload_of_unknown_code_still_names_it)
 {
 	struct letw_map_entry *e;
