@@ -130,7 +130,8 @@ static int check_range(uint64_t start, uint32_t size)
  * to one record over it per such thread; the slot region's room
  * (store.c) absorbs that.
  */
-static struct letw_slot *slot_new(struct letw_table *t, uint32_t kind)
+static struct letw_slot *slot_new(struct letw_table *t, uint32_t kind, uint64_t start,
+				   uint32_t size)
 {
 	struct letw_slot *s;
 	uint32_t st;
@@ -142,7 +143,14 @@ static struct letw_slot *slot_new(struct letw_table *t, uint32_t kind)
 		return NULL;
 	st = letw_slot_state(s) & LETW_ST_GEN_MASK; /* FREE, keeps its generation */
 	s->ctx = s->name = 0;
-	/* Not yet reachable: the state is published by letw_table_insert. */
+	/* The range before PENDING (release): a big publish's scan
+	 * (overlap.c letw_overlaps_any) reads the range of every PENDING or
+	 * LIVE slot it meets, after an acquire of its state; written after,
+	 * it raced the scan (TSan), which could read the previous
+	 * occupant's range and refuse the big publish for nothing. */
+	s->start = start;
+	s->size = size;
+	/* Not yet reachable through the table: letw_table_insert links it. */
 	letw_slot_set_state(s, st | (kind << LETW_ST_KIND_SHIFT) |
 			    ((uint32_t)LETW_LIFE_PENDING << LETW_ST_LIFE_SHIFT));
 	return s;
@@ -211,10 +219,8 @@ int letw_rec_method(struct letw_table *t, const struct letw_method *m,
 		return (int)llines;
 	if (llines && (size_t)llines + sizeof(*ext) > LETW_STORE_CHUNK_MAX)
 		return -E2BIG;
-	if (!(s = slot_new(t, LETW_SLOT_METHOD)))
+	if (!(s = slot_new(t, LETW_SLOT_METHOD, m->code_start, m->code_size)))
 		return -ENOMEM;
-	s->start = m->code_start;
-	s->size = m->code_size;
 	s->id = m->method_id;
 	s->version = m->version_id;
 	s->token = m->method_token;
@@ -260,10 +266,8 @@ int letw_rec_stub(struct letw_table *t, const struct letw_stub *st,
 		return ret;
 	if ((len = letw_scan_string(st->name, 0, &hash)) < 0)
 		return (int)len;
-	if (!(s = slot_new(t, LETW_SLOT_STUB)))
+	if (!(s = slot_new(t, LETW_SLOT_STUB, st->start, st->size)))
 		return -ENOMEM;
-	s->start = st->start;
-	s->size = st->size;
 	s->id = st->owner;
 	s->version = 0;
 	s->token = st->kind;
@@ -289,10 +293,8 @@ int letw_rec_module(struct letw_table *t, const struct letw_module *m,
 		return -EINVAL;
 	if ((len = letw_scan_string(m->name, 1, &hash)) < 0)
 		return (int)len;
-	if (!(s = slot_new(t, LETW_SLOT_MODULE)))
+	if (!(s = slot_new(t, LETW_SLOT_MODULE, m->module_id, m->module_flags)))
 		return -ENOMEM;
-	s->start = m->module_id;
-	s->size = m->module_flags;
 	s->id = s->version = 0;
 	s->token = s->flags = 0;
 	if ((ret = ctx_put(t, s, 0, m->name, len, hash, NULL, 0, 0))) {
