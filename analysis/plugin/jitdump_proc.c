@@ -473,15 +473,15 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 	struct keyed *k = g_new(struct keyed, n ? n : 1);
 
 	/* Code first seen in a rundown record or an unload (no load event)
-	 * was mapped at the process's first event, or later when other code
-	 * held any of its addresses earlier in the trace: the first here,
-	 * the rare second below, where the search proves it. One pass over
-	 * the regions makes both arrays (the regions are the large ones). */
+	 * was mapped before the trace began, or later when other code held
+	 * any of its addresses earlier in the trace: the first here, the
+	 * rare second below, where the search proves it. One pass over the
+	 * regions makes both arrays (the regions are the large ones). */
 	for (guint i = 0; i < n; i++) {
 		struct letw_jd_region *r = reg(p, i);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
-			r->load_ns = p->has_ts && p->first_ns < r->rec_ns ? p->first_ns : r->rec_ns;
+			r->load_ns = LETW_JD_BEFORE_TRACE_NS;
 		s[i] = (struct by_start){ r->start, i, r->size };
 		k[i] = (struct keyed){ r->load_ns, i };
 	}

@@ -9,16 +9,23 @@
  * dating rules are readable in one place:
  *  - a load is mapped at its event's time;
  *  - code the trace only knows from a rundown record or an unload was
- *    loaded before the trace saw it: it is mapped at the process's first
- *    event in the trace (so samples taken before a DCStart pass resolve),
- *    or, when other code held any of its addresses earlier in the trace,
- *    no earlier than the end of that code (its unload; the record itself
- *    when the trace never saw it go).
+ *    loaded before the trace saw it: it is mapped from the start of time
+ *    (LETW_JD_BEFORE_TRACE_NS: samples perf took before the session began
+ *    resolve, as the perf map names them), or, when other code held any
+ *    of its addresses earlier in the trace, no earlier than the end of
+ *    that code (its unload; the record itself when the trace never saw it
+ *    go).
  * Times are raw CLOCK_MONOTONIC ns (perf's clock under `perf record -k
  * mono`), not babeltrace2's ns from origin.
  */
 #ifndef LETW_BT_JITDUMP_PROC_H
 #define LETW_BT_JITDUMP_PROC_H
+
+/* The LOAD time of code loaded before the trace saw it. Dated at the
+ * process's first event, it left unnamed every sample of a perf run
+ * started before the session (the perf audit: 12,322 samples). 1, not 0:
+ * a time perf takes for a real one. */
+#define LETW_JD_BEFORE_TRACE_NS 1u
 
 #include <stdint.h>
 

@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: MIT
 # perf through a jitdump when the session and perf start late: letw-minijit
 # (LETW_JITDUMP_DIR set, so its placeholder is mapped from the start)
-# compiles everything, then a session enabling only the DCStart rundown —
+# compiles everything, `perf record -k mono -p` starts sampling it, and a
+# second and a half later a session enabling only the DCStart rundown —
 # records, line tables and code bytes (letw_rundown:*dcstart*,
-# method_lines_start, method_code_bytes_start) — starts, then
-# `perf record -k mono -p` samples it. From that trace alone, after
-# `lttng-etw jitdump` + `perf inject --jit`:
-#  - names: most samples in JIT code are named as the runtime's list says;
+# method_lines_start, method_code_bytes_start) — starts. From that trace
+# alone, after `lttng-etw jitdump` + `perf inject --jit`:
+#  - names: most samples in JIT code are named as the runtime's list says,
+#    those taken before the session began too (code known only from the
+#    rundown is mapped from before the trace; dated at the session's first
+#    event, a third of the samples went unnamed);
 #  - annotation: perf annotate of fn_1 shows the bytes the JIT emitted;
 #  - source lines: perf's srclines are the DCStart line tables'.
 # Needs the walker to emit the rundown twins of method_lines and
@@ -30,9 +33,14 @@ anl_wait_file "$T/list.ready"
 s=$(anl_session jitdump-late "$pid" "" 'letw_rundown:*dcstart*' \
 	'letw_rundown:method_lines_start' 'letw_rundown:method_code_bytes_start')
 letw_session_track "$s" "$pid"
+perf record -q -k mono -e cpu-clock -p "$pid" -o "$T/perf.data" -- sleep 4 \
+	>"$T/perf.log" 2>&1 &
+perf_pid=$!
+letw_track "$perf_pid"
+sleep 1.5
 "$LETW_CLI" start "$s" --pid "$pid" >&2 || letw_fail "lttng-etw start"
-perf record -q -k mono -e cpu-clock -p "$pid" -o "$T/perf.data" -- sleep 2 \
-	>"$T/perf.log" 2>&1 || letw_fail "perf record: $(cat "$T/perf.log")"
+wait "$perf_pid" || letw_fail "perf record: $(cat "$T/perf.log")"
+letw_untrack "$perf_pid"
 lttng stop "$s" >/dev/null || letw_fail "lttng stop"
 kill -TERM "$pid"
 wait "$pid" || { cat "$T/minijit.out" >&2; letw_fail "letw-minijit failed"; }
