@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
 #include "store.h"
@@ -324,6 +325,62 @@ void letw_store_maintain(struct letw_store *st)
 		}
 	}
 	letw_names_maintain(&st->names);
+}
+
+int letw_store_rebalance(struct letw_store *st)
+{
+	int moved = 0;
+
+	/* While the region has room, growing a class is cheaper and
+	 * wastes nothing. */
+	if (uatomic_read(&st->chunks_claimed) + BLOCK_MIN <= st->chunks_max)
+		return 0;
+	for (int c = 0; c < LETW_STORE_NR_CLASSES - 1; c++) {
+		struct letw_store_class *k = &st->cls[c];
+		struct cds_lfs_node *n = NULL;
+		struct letw_store_class *from = NULL;
+		size_t pieces;
+
+		long per_block = (long)(class_block(k->size) / k->size);
+		long total = uatomic_read(&k->total);
+
+		/* The low-water mark letw_store_maintain keeps: ahead of
+		 * demand, not once publishes already fail. */
+		if (!__atomic_load_n(&k->used, __ATOMIC_RELAXED) ||
+		    uatomic_read(&k->nfree) >= (total / 4 > per_block ? total / 4 : per_block))
+			continue;
+		for (int j = c + 1; j < LETW_STORE_NR_CLASSES && !n; j++) {
+			if (uatomic_read(&st->cls[j].nfree) <= 0)
+				continue;
+			/* As a publisher pops (store.h): in a read-side
+			 * section. */
+			urcu_bp_read_lock();
+			n = __cds_lfs_pop(&st->cls[j].free);
+			urcu_bp_read_unlock();
+			from = &st->cls[j];
+		}
+		if (!n)
+			continue;
+		letw_hb_acquire(n);
+		uatomic_dec(&from->nfree);
+		uatomic_dec(&from->total);
+		/* A publisher that read this chunk at the head of its list
+		 * just before our pop may still read its next pointer, which
+		 * carving overwrites: after a grace period nobody can. */
+		urcu_bp_synchronize_rcu();
+		pieces = from->size / k->size;
+		for (size_t i = 0; i < pieces; i++) {
+			struct cds_lfs_node *p = (struct cds_lfs_node *)((char *)n + i * k->size);
+
+			cds_lfs_node_init(p);
+			letw_hb_release(p);
+			cds_lfs_push(&k->free, p);
+		}
+		uatomic_add(&k->total, (long)pieces);
+		uatomic_add(&k->nfree, (long)pieces);
+		moved++;
+	}
+	return moved;
 }
 
 void letw_store_usage(const struct letw_store *st, struct letw_store_usage *out)

@@ -214,6 +214,18 @@ static inline uint32_t letw_store_chunk_handle(const struct letw_store *st, cons
 /* Control thread: keep every free list above its low-water mark. */
 void letw_store_maintain(struct letw_store *st);
 
+/*
+ * Control thread, outside any read-side section and holding nothing a
+ * publisher waits for (it waits for a grace period): once the chunk
+ * region is spent, give each class in use that is below its low-water
+ * mark one free chunk of the smallest larger class that has one, carved
+ * into its size. A freed chunk otherwise returns to its own class only, and a
+ * burst of large line tables, freed, left every other class without
+ * memory for good (-ENOMEM with nothing live). Returns how many chunks
+ * moved.
+ */
+int letw_store_rebalance(struct letw_store *st);
+
 struct letw_store_usage {
 	uint64_t slots_committed, slots_free;
 	uint64_t chunk_bytes_committed, chunk_bytes_in_use;

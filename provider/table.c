@@ -480,6 +480,11 @@ void letw_table_maintain(struct letw_table *t)
 	/* The store first, as always: publishers draining it take the slow
 	 * path, and a resize below may wait for grace periods. */
 	letw_table_tick(t);
+	/* Not in letw_table_tick, which the walker runs between its
+	 * sections: in the global-lock baseline publishers wait for the walk
+	 * lock inside their read-side sections, and this waits for a grace
+	 * period. */
+	(void)letw_store_rebalance(&t->store);
 	/* A slot node per live method and stub, plus the continuation
 	 * nodes; records being published or backed out are not counted,
 	 * which sizing can do without. */

@@ -28,7 +28,13 @@
  * grace period. The one exception, counted in letw_store_stats.slow_grows:
  * a publisher that outruns the control thread commits store memory itself
  * (an mprotect system call). A thread's first call also registers it with
- * liburcu (once, a short registry lock).
+ * liburcu and lttng-ust (once: a short registry lock, and glibc's TLS
+ * allocation when the library was dlopen()ed). What lttng-ust does with
+ * the runtime events is the session's to configure: in a channel set to
+ * block (--blocking-timeout) a publish waits for the consumer when the
+ * channel is full, and without --read-timer a publish that switches a
+ * sub-buffer wakes the consumer itself (a non-blocking write, signal-mask
+ * calls). README: "Tracing a runtime with plain lttng".
  *
  * String ownership: the library copies every string it is given during the
  * call; the caller may free or reuse its buffers as soon as the call returns.
