@@ -170,7 +170,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		letw_tp_keep_at_exit();
 	letw_copy_code_set_pid();
 	letw_jitdump_mark_init(cfg);
-	letw_g.owner_pid = getpid();
+	__atomic_store_n(&letw_g.owner_pid, getpid(), __ATOMIC_RELAXED);
 	/* Publish the table last: a publisher that sees it sees it whole. */
 	rcu_assign_pointer(letw_g.table, t);
 	{
@@ -191,24 +191,25 @@ LETW_API int letw_init(const struct letw_config *cfg)
 LETW_API int letw_shutdown(void)
 {
 	struct letw_table *t;
+	pid_t owner;
 
 	/* From a control (or log) callback on the control thread: it would
 	 * join itself, then free the table under its own feet. */
 	if (letw_on_control_thread())
 		return -EDEADLK;
+	/* A child forked without letw_fork_child: liburcu's call_rcu state
+	 * and our control thread are the parent's, and tearing the table
+	 * down would wait on them for ever; so may the lifecycle lock, held
+	 * by a parent thread at the fork. Checked before it. (A system call,
+	 * on no publish path.) */
+	owner = __atomic_load_n(&letw_g.owner_pid, __ATOMIC_RELAXED);
+	if (owner && getpid() != owner)
+		return -ESRCH;
 	pthread_mutex_lock(&lifecycle_lock);
 	t = letw_g.table;
 	if (!t) {
 		pthread_mutex_unlock(&lifecycle_lock);
 		return -ESHUTDOWN;
-	}
-	/* A child forked without letw_fork_child: liburcu's call_rcu
-	 * state and our control thread are the parent's, and tearing the
-	 * table down would wait on them for ever. (A system call, on no
-	 * publish path.) */
-	if (getpid() != letw_g.owner_pid) {
-		pthread_mutex_unlock(&lifecycle_lock);
-		return -ESRCH;
 	}
 	letw_control_stop();
 	rcu_assign_pointer(letw_g.table, NULL);

@@ -83,7 +83,7 @@ LETW_API void letw_fork_child(void)
 	urcu_bp_call_rcu_after_fork_child();
 	letw_probe_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);
-	letw_g.owner_pid = getpid();
+	__atomic_store_n(&letw_g.owner_pid, getpid(), __ATOMIC_RELAXED);
 	letw_copy_code_set_pid();
 	letw_jitdump_mark_fork_child();
 	/* The parent's threads are gone; their fds are ours to close. */

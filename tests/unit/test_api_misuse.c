@@ -210,11 +210,30 @@ Test(misuse, fork_parent_without_prepare)
 	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
 }
 
+/* In a forked child: a hang fails the test instead of stalling it (and
+ * outliving it, orphaned, as one did for half an hour): SIGALRM kills the
+ * child after `seconds`. The forking thread's mask is inherited, and
+ * Criterion's worker blocks nearly every signal: unblocked and defaulted
+ * here, or the alarm never fired. */
+static void child_watchdog(unsigned seconds)
+{
+	sigset_t alrm;
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	signal(SIGALRM, SIG_DFL);
+	alarm(seconds);
+}
+
 /* A child forked without the hooks (or with letw_fork_child alone)
  * inherits control_running but no control thread: capture-state with
  * wait used to wait forever, and letw_shutdown waited for the parent's
  * liburcu call_rcu state (9 in 10 children hung). Exit status 0: -ESRCH
- * came back from both, and publishing still works. */
+ * came back from both. (Publishing there is not promised: a liburcu lock
+ * a parent thread held at the fork stays held in the child, and this
+ * thread's first read-side section registers under it: 1 child in ~40
+ * hung so.) */
 static void child_capture(int call_child_hook)
 {
 	pid_t pid = fork();
@@ -222,18 +241,14 @@ static void child_capture(int call_child_hook)
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		struct letw_method m = {
-			.method_id = 7, .code_start = 0x7000, .code_size = 16, .name = "child",
-		};
-		int capture, published, shut;
+		int capture, shut;
 
-		alarm(10); /* a hang fails the test instead of stalling it */
+		child_watchdog(10);
 		if (call_child_hook)
 			letw_fork_child();
 		capture = letw_capture_state(LETW_KW_RUNDOWN_START, 1);
-		published = letw_method_publish(&m);
 		shut = letw_shutdown();
-		_exit(capture == -ESRCH ? published == 0 ? shut == -ESRCH ? 0 : 3 : 2 : 1);
+		_exit(capture == -ESRCH ? shut == -ESRCH ? 0 : 2 : 1);
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -318,7 +333,7 @@ Test(lifecycle, capture_state_after_the_exit_handler, .timeout = 30)
 			.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
 		};
 
-		alarm(10);
+		child_watchdog(10);
 		setenv("LETW_DISABLE", "1", 1);
 		atexit(capture_after_exit_handler);
 		if (letw_init(&cfg))
