@@ -153,7 +153,8 @@ enum letw_tier {
  */
 struct letw_method {
 	uint64_t method_id;    /* runtime's identity of the method */
-	uint64_t module_id;    /* 0, or a module published with letw_module_publish */
+	uint64_t module_id;    /* 0, or a module published with letw_module_publish
+				* (not checked: the analysis names what it finds) */
 	uint64_t code_start;   /* first byte of the code; the table key */
 	uint32_t code_size;    /* bytes, > 0 */
 	uint32_t method_token; /* runtime-specific token (metadata token, line...) */
@@ -327,7 +328,8 @@ typedef void (*letw_control_fn)(int control_code, int level,
 struct letw_config {
 	size_t size;              /* sizeof(struct letw_config): ABI guard */
 	uint16_t instance_id;     /* reported in every event (ClrInstanceID) */
-	uint32_t poll_period_ms;  /* 0: default (5 ms; env LETW_POLL_MS) */
+	uint32_t poll_period_ms;  /* 0: default (5 ms; env LETW_POLL_MS); at most
+				   * 10000 (-EINVAL beyond) */
 	uint32_t flags;           /* LETW_CONFIG_* */
 	letw_log_fn log_fn;       /* optional; see letw_set_log_fn */
 	void *log_ctx;
@@ -335,7 +337,7 @@ struct letw_config {
 	 * for at init (0: 16384; it grows ahead of demand from then on; at
 	 * most max_records; more than the machine's memory holds fails
 	 * letw_init with -ENOMEM), and
-	 * the most it will ever hold live (0: 2^24, at most 2^30; publishes
+	 * the most it will ever hold live (0: 2^24; a larger value is taken as 2^30; publishes
 	 * beyond fail with -ENOMEM; threads publishing at once at the bound
 	 * may each get one record past it). Unpublished records waiting for
 	 * their grace period do not count. Address space is reserved for the
