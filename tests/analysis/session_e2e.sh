@@ -23,6 +23,17 @@ passes_of() {
 	anl_json "$1" "' '.join('%s:%s:%d' % (p['flavour'], p['status'], p['seen']) for x in r['processes'] if x['vpid']==${2:-$pid} for p in x['passes'])"
 }
 
+# complete_pass SESSION VPID FLAVOUR: the session's report holds a complete
+# FLAVOUR pass of VPID listing the scenario's 2 records. Sets `got` (every
+# pass of VPID, as passes_of) and `report_rc` (the report's exit status)
+# for the caller's message.
+complete_pass() {
+	report_rc=0
+	"$LETW_CLI" report "$(anl_trace "$1")" --json -o "$T/$1.json" --no-progress || report_rc=$?
+	got=$(passes_of "$T/$1.json" "$2")
+	echo "$got" | tr ' ' '\n' | grep -q "^$3:complete:2\$"
+}
+
 # 1. Session A starts first: the process notices and runs its DCStart.
 a=$(anl_session sess-a "$pid" "" 'letw_rundown:*dcstart*') || exit 1
 "$LETW_CLI" start "$a" --pid "$pid" >"$T/a.out" || letw_fail "start A"
@@ -190,11 +201,8 @@ for round in 1 2 3 4 5; do
 	wait "$j2" || letw_fail "round $round: start B: $(cat "$T/poll-b.out")"
 	for s in "$s1" "$s2"; do
 		lttng stop "$s" >/dev/null || letw_fail "lttng stop $s"
-		rc=0
-		"$LETW_CLI" report "$(anl_trace "$s")" --json -o "$T/poll.json" --no-progress || rc=$?
-		got=$(passes_of "$T/poll.json" "$pp")
-		echo "$got" | tr ' ' '\n' | grep -q '^dcstart:complete:2$' ||
-			letw_fail "round $round: session $s holds no complete DCStart pass (report exit $rc): '$got'"
+		complete_pass "$s" "$pp" dcstart ||
+			letw_fail "round $round: session $s holds no complete DCStart pass (report exit $report_rc): '$got'"
 		# A polling process's passes go to every session enabling
 		# their events: one that starts during the other's pass
 		# records its rest (exit 3): without its Init (begun before
@@ -202,9 +210,9 @@ for round in 1 2 3 4 5; do
 		# events reached the process), or, its events switched on one
 		# by one while the pass began, without its first records.
 		# Nothing else may be incomplete.
-		odd=$(anl_json "$T/poll.json" "' '.join('%s:%s' % (p['status'], p['cause']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'] if p['status'] != 'complete' and p['cause'] not in ('trace_begins', 'init_missing', 'records_missing'))")
-		[ "$rc" = 0 ] || { [ "$rc" = 3 ] && [ -z "$odd" ]; } ||
-			letw_fail "round $round: report $s: exit $rc, passes '$got', not complete: '$odd'"
+		odd=$(anl_json "$T/$s.json" "' '.join('%s:%s' % (p['status'], p['cause']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'] if p['status'] != 'complete' and p['cause'] not in ('trace_begins', 'init_missing', 'records_missing'))")
+		[ "$report_rc" = 0 ] || { [ "$report_rc" = 3 ] && [ -z "$odd" ]; } ||
+			letw_fail "round $round: report $s: exit $report_rc, passes '$got', not complete: '$odd'"
 		letw_destroy_session "$s"
 	done
 	# The next round starts from rundown events switched off.
@@ -231,11 +239,8 @@ rc=0
 # capture-state reaches it.
 "$LETW_CLI" stop "$v" --pid "$pp" >"$T/poll-stop2.out" 2>&1 ||
 	letw_fail "stop, polling process: exit $?: $(cat "$T/poll-stop2.out")"
-"$LETW_CLI" report "$(anl_trace "$v")" --json -o "$T/poll.json" --no-progress ||
-	letw_fail "report of the DCEnd-only session: exit $?"
-got=$(passes_of "$T/poll.json" "$pp")
-echo "$got" | tr ' ' '\n' | grep -q '^dcend:complete:2$' ||
-	letw_fail "the DCEnd-only session holds no complete DCEnd pass: '$got'"
+complete_pass "$v" "$pp" dcend ||
+	letw_fail "the DCEnd-only session holds no complete DCEnd pass (report exit $report_rc): '$got'"
 letw_destroy_session "$v"
 touch "$f.pollexit"
 wait "$pp" || letw_fail "the polling letw-scenario failed"
@@ -380,11 +385,8 @@ if anl_netns_start; then
 	anl_in_netns "$LETW_CLI" stop "$h" --timeout 20 >"$T/stop-h.out" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || letw_fail "stop with a process busy for 3 s (--timeout 20): exit $rc: $(cat "$T/stop-h.out")"
 	release
-	"$LETW_CLI" report "$(anl_trace "$h")" --json -o "$T/h.json" --no-progress ||
-		letw_fail "report H: exit $?"
-	got=$(passes_of "$T/h.json" "$hp")
-	echo "$got" | tr ' ' '\n' | grep -q '^dcend:complete:2$' ||
-		letw_fail "session H: no complete DCEnd pass of the process busy at stop: '$got'"
+	complete_pass "$h" "$hp" dcend ||
+		letw_fail "session H: no complete DCEnd pass of the process busy at stop (report exit $report_rc): '$got'"
 	letw_destroy_session "$h"
 	touch "$f.hexit"
 	wait "$hns" || letw_fail "the held letw-scenario failed"
