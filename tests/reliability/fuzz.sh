@@ -124,6 +124,22 @@ upstream_rss_oom() { # LOG NAME [env...]
 	     END { exit !found }' "$log.replay"
 }
 
+# Did the harness's heap hook stop the run (LETW_FUZZ_HEAP_LIMIT_MB, set
+# while fuzzing the trace: fuzz_trace.c says why libFuzzer's RSS limit
+# cannot name the input) in an allocation babeltrace2 made? Same
+# first-frame rule as the replay below, on the hook's own stack; the input
+# it stopped in is in $fz/heaplimit.unit, kept under its SHA-1 as
+# libFuzzer keeps its units.
+upstream_heap_limit() { # LOG
+	grep -q '^LETW-FUZZ-HEAP-LIMIT:' "$1" || return 1
+	awk '/^LETW-FUZZ-HEAP-LIMIT:/ { on = 1; next }
+	     on && /^ *#[0-9]+ / {
+		if ($0 ~ /sanitizer|fuzzer::|__asan|__interceptor_|libglib-2\.0|libc\.so|heap_hook|heap_stop/) next
+		found = ($0 ~ /libbabeltrace2\.so|babeltrace-plugin-ctf\.so/); exit
+	     }
+	     END { exit !found }' "$1"
+}
+
 # Did a crash happen inside babeltrace2's CTF reader, below our sink's
 # bt_message_iterator_next call (every frame from the fault up to
 # letw_sink_consume is libbabeltrace2's or a babeltrace2 plugin's, and the
@@ -147,6 +163,9 @@ upstream_crash() { # LOG
 }
 
 rc=0
+# The trace harness's live-heap limit while fuzzing: a quarter of libFuzzer's
+# RSS limit (ASan keeps freed memory mapped, so RSS runs ahead of the heap).
+LETW_FUZZ_HEAP_MB=1024
 # A stop on a known upstream class is reported and the fuzzing goes on
 # for the rest of the time, without that input: libFuzzer stops at the
 # first, and these classes are frequent (a 300 s run met nine), so one
@@ -171,7 +190,16 @@ run_fuzzer() { # NAME corpus [env...]
 		grep -h 'runtime error' "$log" | sort | uniq -c | sed 's/^/WARN: UBSan: /' >&2
 		[ $r -eq 0 ] && break
 		unit=$(stopped_on "$log")
-		if upstream_oom "$log"; then
+		if [ -s "$fz/heaplimit.unit" ] && grep -q '^LETW-FUZZ-HEAP-LIMIT:' "$log"; then
+			unit=heap-$(sha1sum <"$fz/heaplimit.unit" | cut -c1-40)
+			mv "$fz/heaplimit.unit" "$fz/$unit"
+		fi
+		rm -f "$fz/heaplimit.unit"
+		if upstream_heap_limit "$log"; then
+			echo "WARN: $name: babeltrace2's CTF reader took the live heap past" \
+				"${LETW_FUZZ_HEAP_MB}MiB on a damaged stream (upstream; stack: $log;" \
+				"input kept: $fz/$unit)" >&2
+		elif upstream_oom "$log"; then
 			# Known, outside lttng-etw: babeltrace2 2.0.4's CTF reader sizes
 			# a dynamic array from the (damaged) length in the stream, before
 			# any lttng-etw code sees the event; libFuzzer stops at the
@@ -212,6 +240,7 @@ run_fuzzer letw-fuzz-ctlsock "$fz/corpus-ctlsock"
 # removed at exit whatever way the fuzzer ended.
 run_fuzzer letw-fuzz-trace "$seed/corpus" TMPDIR="$LETW_TEST_TMP" LETW_FUZZ_METADATA="$meta" \
 	LETW_FUZZ_FRAME="$frame" \
-	LETW_FUZZ_PLUGIN="$plugin" ASAN_OPTIONS=detect_leaks=0
+	LETW_FUZZ_PLUGIN="$plugin" ASAN_OPTIONS=detect_leaks=0 \
+	LETW_FUZZ_HEAP_LIMIT_MB="$LETW_FUZZ_HEAP_MB" LETW_FUZZ_HEAP_UNIT="$fz/heaplimit.unit"
 [ $rc -eq 0 ] && echo "PASS: fuzzing, ${secs}s per harness"
 exit $rc

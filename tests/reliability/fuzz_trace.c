@@ -67,33 +67,66 @@ static void copy_file(const char *from, const char *to)
 }
 
 /*
- * LETW_FUZZ_HEAP_LIMIT_MB (fuzz.sh sets it when it replays an input that
- * stopped a run at libFuzzer's RSS limit): the allocation that takes the
- * live heap past the limit prints its stack and ends the process. The
- * RSS limit alone cannot say who allocated: libFuzzer samples RSS once a
- * second and lists the heap as it is then, which may be after the bulk
- * was freed (babeltrace2's field objects for a damaged array length come
- * and go within the second), while this hook sees the allocation that
- * crosses the line, every time.
+ * LETW_FUZZ_HEAP_LIMIT_MB: the allocation that takes the live heap past
+ * the limit prints its stack and ends the process (exit 3). fuzz.sh sets it
+ * while fuzzing, well under libFuzzer's RSS limit, so that a damaged array
+ * length that makes babeltrace2 create millions of field objects is caught
+ * in the input that does it, with that allocation's stack. libFuzzer's RSS
+ * limit cannot say that: its thread samples RSS once a second and then
+ * lists the heap (seconds, for 30 M chunks) while the fuzzing goes on, so
+ * the input it names may be the next one (a fresh-clone CI run,
+ * 2026-12-06: the named input replayed alone stayed under 256 MiB; an
+ * input kept in the corpus before it crossed that alone). The RSS limit is
+ * still the backstop, and fuzz.sh replays what it names under this hook.
+ *
+ * LETW_FUZZ_HEAP_UNIT: where the hook writes the input it stopped in (the
+ * harness's copy), so fuzz.sh can keep it and drop it from the corpus as it
+ * does libFuzzer's own crash-* units.
+ *
+ * The live count is kept here: __sanitizer_get_current_allocated_bytes()
+ * sums every thread's statistics under ASan's thread-registry lock, on
+ * every malloc; the free hook runs before ASan quarantines the chunk, so
+ * its size can still be asked.
  */
 static size_t heap_limit;
+static long long heap_live;
+static char heap_unit[4096];
+static const uint8_t *cur_data;
+static size_t cur_size;
 
-static void heap_hook(const volatile void *ptr, size_t size)
+static void heap_stop(size_t size)
 {
-	(void)ptr;
-	(void)size;
-	if (__sanitizer_get_current_allocated_bytes() <= heap_limit)
-		return;
+	int fd;
+
 	heap_limit = SIZE_MAX; /* report once: printing allocates too */
-	fprintf(stderr, "LETW-FUZZ-HEAP-LIMIT: %zu bytes live, allocating %zu\n",
-		__sanitizer_get_current_allocated_bytes(), size);
+	if (heap_unit[0] && cur_data &&
+	    (fd = open(heap_unit, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0) {
+		/* No stdio: this runs inside malloc. */
+		if (write(fd, cur_data, cur_size) != (ssize_t)cur_size)
+			(void)unlink(heap_unit);
+		close(fd);
+	}
+	fprintf(stderr, "LETW-FUZZ-HEAP-LIMIT: %lld bytes live, allocating %zu\n",
+		__atomic_load_n(&heap_live, __ATOMIC_RELAXED), size);
 	__sanitizer_print_stack_trace();
 	_exit(3);
 }
 
+static void heap_hook(const volatile void *ptr, size_t size)
+{
+	long long live = __atomic_add_fetch(&heap_live, (long long)size, __ATOMIC_RELAXED);
+
+	(void)ptr;
+	if (live > 0 && (unsigned long long)live > heap_limit)
+		heap_stop(size);
+}
+
 static void free_hook(const volatile void *ptr)
 {
-	(void)ptr;
+	if (ptr)
+		__atomic_sub_fetch(&heap_live,
+				   (long long)__sanitizer_get_allocated_size((const void *)ptr),
+				   __ATOMIC_RELAXED);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -108,6 +141,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	if (getenv("LETW_FUZZ_HEAP_LIMIT_MB")) {
 		heap_limit = (size_t)strtoul(getenv("LETW_FUZZ_HEAP_LIMIT_MB"), NULL, 10) << 20;
+		heap_live = (long long)__sanitizer_get_current_allocated_bytes();
+		if (getenv("LETW_FUZZ_HEAP_UNIT"))
+			snprintf(heap_unit, sizeof(heap_unit), "%s", getenv("LETW_FUZZ_HEAP_UNIT"));
 		if (!heap_limit || !__sanitizer_install_malloc_and_free_hooks(heap_hook, free_hook))
 			die("LETW_FUZZ_HEAP_LIMIT_MB: no limit, or no room for a malloc hook");
 	}
@@ -213,6 +249,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		die("cannot write the stream file");
 	free(buf);
 	close(fd);
+	cur_data = data;
+	cur_size = size;
 	run_graph();
+	cur_data = NULL;
 	return 0;
 }
