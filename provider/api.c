@@ -118,9 +118,10 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	struct letw_table *t;
 	int ret;
 
-	/* From a control (or log) callback: a letw_shutdown holding
-	 * lifecycle_lock would join this thread while it waits for the lock. */
-	if (letw_on_control_thread())
+	/* From a control callback: a letw_shutdown holding lifecycle_lock
+	 * would join this thread while it waits for the lock. From a log
+	 * callback: init itself may be the caller, holding it. */
+	if (letw_reentry_refused())
 		return -EDEADLK;
 	if (cfg && letw_abi_tail(cfg, sizeof(*cfg), cfg->size))
 		return -E2BIG;
@@ -193,9 +194,11 @@ LETW_API int letw_shutdown(void)
 	struct letw_table *t;
 	pid_t owner;
 
-	/* From a control (or log) callback on the control thread: it would
-	 * join itself, then free the table under its own feet. */
-	if (letw_on_control_thread())
+	/* From a control callback on the control thread: it would join
+	 * itself, then free the table under its own feet. From a log callback
+	 * on any thread: init or shutdown may be the caller, holding
+	 * lifecycle_lock. */
+	if (letw_reentry_refused())
 		return -EDEADLK;
 	/* A child forked without letw_fork_child: liburcu's call_rcu state
 	 * and our control thread are the parent's, and tearing the table
@@ -456,8 +459,9 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	int ret;
 
 	/* Before lifecycle_lock: a control callback's letw_shutdown holds it
-	 * while it joins this very thread. */
-	if (letw_on_control_thread())
+	 * while it joins this very thread; a log callback's caller may hold
+	 * it. */
+	if (letw_reentry_refused())
 		return -EDEADLK;
 	/* Against letw_init and letw_shutdown: between init's publishing the
 	 * table and starting the control thread, and between shutdown's

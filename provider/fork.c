@@ -49,7 +49,11 @@ static __thread int fork_prepared;
 
 LETW_API void letw_fork_prepare(void)
 {
-	if (fork_prepared)
+	/* From a control callback (forbidden): the control thread holds
+	 * pass_lock for the dispatch, and taking it again would hang for
+	 * good. Nothing is prepared, so the parent and child hooks that
+	 * follow do nothing, as after a missing prepare. */
+	if (fork_prepared || letw_on_control_thread())
 		return;
 	fork_prepared = 1;
 	pthread_mutex_lock(&letw_g.pass_lock);

@@ -50,6 +50,7 @@
 
 #include <lttng-etw/lttng-etw.h>
 #include "table.h"
+#include "log.h"
 
 struct letw_pass_result {
 	int passes;
@@ -112,6 +113,16 @@ static inline void letw_deadline_after(clockid_t clk, struct timespec *ts, long 
 static inline int letw_on_control_thread(void)
 {
 	return letw_g.control_running && pthread_equal(pthread_self(), letw_g.control_thread);
+}
+
+/* What letw_init, letw_shutdown and letw_capture_state refuse with
+ * -EDEADLK: the control thread (shutdown joins it while holding
+ * lifecycle_lock), and any thread inside the runtime's log callback (init
+ * logs while it holds lifecycle_lock: LETW_DISABLE, the probe's load, a bad
+ * LETW_POLL_MS, the jitdump directory). */
+static inline int letw_reentry_refused(void)
+{
+	return letw_on_control_thread() || letw_log_in_callback();
 }
 
 /* api.c */

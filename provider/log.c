@@ -21,6 +21,10 @@ struct log_sink {
 };
 
 static struct log_sink sinks[2];
+/* Depth of log callbacks running on this thread: letw_init, letw_shutdown
+ * and letw_capture_state refuse to run inside one (internal.h
+ * letw_reentry_refused), since init logs while it holds lifecycle_lock. */
+static __thread int in_callback;
 static struct log_sink *current;
 static int to_stderr = -1;
 static enum letw_log_level min_level = LETW_LOG_INFO;
@@ -74,8 +78,15 @@ void letw_log(enum letw_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (s && s->fn)
+	if (s && s->fn) {
+		in_callback++;
 		s->fn(level, buf, s->ctx);
-	else
+		in_callback--;
+	} else
 		stderr_sink(level, buf, NULL);
+}
+
+int letw_log_in_callback(void)
+{
+	return in_callback;
 }

@@ -16,6 +16,8 @@ void letw_log_env(void);
 void letw_log_set(letw_log_fn fn, void *ctx);
 void letw_log(enum letw_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Non-zero inside the runtime's log callback, on the thread running it. */
+int letw_log_in_callback(void);
 
 #define letw_debug(...) letw_log(LETW_LOG_DEBUG, __VA_ARGS__)
 #define letw_info(...)  letw_log(LETW_LOG_INFO, __VA_ARGS__)

@@ -293,8 +293,11 @@ enum letw_log_level {
 	LETW_LOG_ERROR = 3,
 };
 
-/* Called from whichever library thread noticed something (never from a
- * publish/unpublish path). Must not call back into the library. */
+/* Called from whichever library thread noticed something, the caller's
+ * own thread included (letw_init logs on it), never from a
+ * publish/unpublish path. Must not call back into the library:
+ * letw_init, letw_shutdown and letw_capture_state return -EDEADLK from
+ * it and change nothing. */
 typedef void (*letw_log_fn)(enum letw_log_level level, const char *msg,
 			    void *ctx);
 
@@ -353,7 +356,8 @@ struct letw_config {
  * Initialise the provider: load the tracepoint probe object
  * (liblttng-etw-tp.so, next to this library or $LETW_PROBE_PATH), create
  * the table, start the control thread and the control socket
- * (abstract AF_UNIX "@lttng-etw/<pid>").
+ * (abstract AF_UNIX "@lttng-etw/<pid_ns>/<vpid>", the pid namespace's
+ * inode number and the pid as the process sees it).
  *
  * cfg may be NULL for defaults. With LETW_DISABLE=1 in the environment, or
  * when the probe object or lttng-ust cannot be loaded, the library still
@@ -372,7 +376,7 @@ LETW_API int letw_init(const struct letw_config *cfg);
 
 /* Stop the control thread, unpublish everything (no unload events), wait
  * for deferred frees. Must not be called from a control or log callback:
- * from the control thread it returns -EDEADLK and changes nothing. In a
+ * from either it returns -EDEADLK and changes nothing. In a
  * child forked without the fork hooks it returns -ESRCH and changes
  * nothing (the parent's threads, which the teardown would wait for, are
  * not there). */
@@ -392,7 +396,7 @@ LETW_API int letw_tracing_available(void);
  * live keyword mask (or match_any_keyword if non-zero), as the control
  * socket does. Waits for the pass's Complete event when wait is non-zero.
  * Returns the LETW_PASS_* bits run (0: nothing enabled, nothing run), or a
- * negative errno: -EDEADLK from a control callback, -ESRCH in a child
+ * negative errno: -EDEADLK from a control or log callback, -ESRCH in a child
  * forked without letw_fork_child (no control thread runs there), -ENOTSUP
  * with LETW_CONFIG_NO_CONTROL_THREAD, -ESHUTDOWN before letw_init or after
  * letw_shutdown. While letw_init or letw_shutdown runs on another thread
@@ -446,7 +450,9 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out);
  * The child keeps the inherited table (its code is mapped there too), gets
  * a fresh control thread and its own control socket name, and emits events
  * under its own vpid from then on. Out of that order (a second prepare, a
- * parent or child without one) a hook does nothing.
+ * parent or child without one) a hook does nothing; so does
+ * letw_fork_prepare from a control callback (forking there is not
+ * supported: the control thread holds what the prepare hook takes).
  */
 LETW_API void letw_fork_prepare(void);
 LETW_API void letw_fork_parent(void);

@@ -110,6 +110,72 @@ Test(misuse, init_from_the_control_callback_is_refused)
 	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0);
 }
 
+static int reentry_ret[3] = { 1, 1, 1 };
+
+static void reentering_log(enum letw_log_level level, const char *msg, void *ctx)
+{
+	(void)level, (void)msg, (void)ctx;
+	if (reentry_ret[0] != 1)
+		return;
+	reentry_ret[0] = letw_init(NULL);
+	reentry_ret[1] = letw_shutdown();
+	reentry_ret[2] = letw_capture_state(LETW_KW_RUNDOWN_START, 1);
+}
+
+/* The log callback runs on the caller's thread, and letw_init logs while
+ * it holds the lifecycle lock (here: LETW_DISABLE): init, shutdown and
+ * capture-state from it hung for good (an API audit). */
+Test(misuse, lifecycle_calls_from_the_log_callback_are_refused)
+{
+	struct letw_config cfg = {
+		.size = sizeof(cfg),
+		.flags = LETW_CONFIG_NO_CONTROL_SOCKET,
+		.log_fn = reentering_log,
+	};
+	struct letw_method m = {
+		.method_id = 1, .code_start = 0x1000, .code_size = 16, .name = "f",
+	};
+
+	cr_assert_eq(letw_shutdown(), 0);
+	cr_assert_eq(letw_init(&cfg), 0);
+	cr_expect_eq(reentry_ret[0], -EDEADLK);
+	cr_expect_eq(reentry_ret[1], -EDEADLK);
+	cr_expect_eq(reentry_ret[2], -EDEADLK);
+	/* Nothing changed: the library is up and answers. */
+	cr_assert_eq(letw_set_log_fn(NULL, NULL), 0);
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(letw_method_publish(&m), 0);
+}
+
+static int forked_in_callback;
+
+static void forking_callback(int code, int level, uint64_t mask, int provider, void *ctx)
+{
+	(void)code, (void)level, (void)mask, (void)provider, (void)ctx;
+	if (forked_in_callback)
+		return;
+	forked_in_callback = 1;
+	letw_fork_prepare();
+	letw_fork_parent();
+}
+
+/* Forbidden, but it hung the control thread for good (it holds the pass
+ * lock for the dispatch, which the prepare hook takes): the hooks now do
+ * nothing there, as out of order. */
+Test(misuse, fork_hooks_from_the_control_callback_do_not_hang)
+{
+	struct letw_method m = {
+		.method_id = 1, .code_start = 0x1000, .code_size = 16, .name = "f",
+	};
+
+	cr_assert_eq(letw_set_control_fn(forking_callback, NULL), 0);
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(forked_in_callback, 1);
+	cr_assert_geq(letw_capture_state(LETW_KW_RUNDOWN_START, 1), 0);
+	cr_assert_eq(letw_set_control_fn(NULL, NULL), 0);
+	cr_assert_eq(letw_method_publish(&m), 0);
+}
+
 /* A struct from a newer header: larger, its new fields zero (fine) or set
  * (refused: they would be ignored); an absurd size is refused unread. */
 Test(misuse, size_prefixed_structs_from_a_newer_header)
