@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "codemap.h"
 #include "names.h"
 #include "perfmap.h"
@@ -294,30 +296,6 @@ static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
 	fprintf(stderr, "\n");
 }
 
-/* mkdir -p: the output directory and any missing parent. */
-static int mkdir_p(const char *dir)
-{
-	char *p, *path = strdup(dir);
-	int ret = 0;
-
-	if (!path) {
-		errno = ENOMEM;
-		return -1;
-	}
-	for (p = path + 1; *p && !ret; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			ret = -1;
-		*p = '/';
-	}
-	if (!ret && mkdir(path, 0755) != 0 && errno != EEXIST)
-		ret = -1;
-	free(path);
-	return ret;
-}
-
 static int perfmap_end(struct letw_sink *s)
 {
 	struct perfmap *pm = (struct perfmap *)s;
@@ -420,7 +398,10 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 	if (!pm->output_dir)
 		goto error;
 	/* Now rather than after reading a whole (or a live) trace. */
-	if (mkdir_p(pm->output_dir) != 0 || access(pm->output_dir, W_OK) != 0) {
+	/* glib's mkdir -p, as jitdump's: an existing path that is not a
+	 * directory is ENOTDIR here (a hand-written one took EEXIST for
+	 * success and failed only after reading the trace). */
+	if (g_mkdir_with_parents(pm->output_dir, 0755) != 0 || access(pm->output_dir, W_OK) != 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create or write output directory `%s`: %s",
 					  pm->output_dir, strerror(errno));
 		goto error;

@@ -83,6 +83,20 @@ left=$(find "$T/out" -user root -name '*.tmp.*')
 [ -z "$left" ] || letw_fail "temporary files left: $left"
 letw_log "a: links at the temporary and final names not followed"
 
+# -o naming a regular file: refused before the trace is read, the file
+# untouched (perfmap's own mkdir -p took EEXIST for success and failed
+# only after reading the whole trace, blaming the trace).
+echo "not a directory" >"$T/plainfile"
+for cmd in perfmap jitdump; do
+	rc=0
+	cli $cmd "$T/one" -o "$T/plainfile" 2>"$T/nd.err" || rc=$?
+	[ $rc = 1 ] || letw_fail "$cmd -o FILE: exit $rc, not 1"
+	grep -q "output directory .*plainfile.*Not a directory" "$T/nd.err" ||
+		letw_fail "$cmd -o FILE: $(cat "$T/nd.err")"
+done
+[ "$(cat "$T/plainfile")" = "not a directory" ] || letw_fail "-o FILE changed the file"
+letw_log "a: -o naming a file refused before reading"
+
 # pidns-INO: a directory of nobody's, or a link to one of root's, refused.
 mkdir "$T/target"
 for cmd in perfmap jitdump; do
