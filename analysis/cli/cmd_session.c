@@ -411,12 +411,14 @@ int letw_cmd_stop(int argc, char **argv)
 			free(v);
 			return LETW_EXIT_ERROR;
 		}
-		/* None of the named processes answered: no DCEnd to run; a
-		 * filter on their pids would only keep others' passes out. */
-		letw_err("stop: none of the --pid processes answered: no DCEnd rundown; stopping `%s`",
-			 o.session);
+		/* None of the named processes answered (a mistyped pid, or
+		 * all gone): nothing to run a DCEnd for, and stopping would
+		 * make the rerun with the right pid impossible ("not
+		 * started"). Refused, nothing changed, as start refuses. */
+		letw_err("stop: none of the --pid processes answered: nothing changed, `%s` left running (rerun with the right --pid, or stop it without a DCEnd rundown: `lttng stop %s`)",
+			 o.session, o.session);
 		failed = 1;
-		goto stop;
+		goto out;
 	}
 	/* The dcend events go where the session's rundown events are: a
 	 * channel cannot be added to a started session, and a blocking or
@@ -458,7 +460,6 @@ int letw_cmd_stop(int argc, char **argv)
 	}
 	failed |= wait_passes(v, n, 1, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 			      stop_capture) != 0;
-stop:
 	if (letw_lttng_stop(o.session))
 		failed = 1;
 out:

@@ -165,6 +165,16 @@ rc=0
 	letw_fail "stop --channel of a missing channel: exit $rc: $(cat "$T/stop-e1.out")"
 lttng list "$e" | head -1 | grep -q "\[active\]" ||
 	letw_fail "stop --channel of a missing channel stopped the session: $(lttng list "$e" | head -1)"
+# A mistyped --pid (this shell: no lttng-etw process): refused, the session
+# left running with no DCEnd event enabled. It used to stop the session
+# with no DCEnd, and the rerun with the right pid found it "not started".
+rc=0
+"$LETW_CLI" stop "$e" --pid $$ >"$T/stop-e2.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "none of the --pid processes answered: nothing changed" "$T/stop-e2.out" ||
+	letw_fail "stop --pid of no lttng-etw process: exit $rc: $(cat "$T/stop-e2.out")"
+lttng list "$e" | head -1 | grep -q "\[active\]" ||
+	letw_fail "stop --pid of no lttng-etw process stopped the session: $(lttng list "$e" | head -1)"
+lttng list "$e" | grep -q dcend && letw_fail "stop --pid of no lttng-etw process enabled: $(lttng list "$e")"
 "$LETW_CLI" stop "$e" --pid "$pid" >"$T/stop-e.out" 2>&1 ||
 	letw_fail "stop of a runtime-only session: exit $?: $(cat "$T/stop-e.out")"
 "$LETW_CLI" report "$(anl_trace "$e")" --json -o "$T/e.json" --no-progress ||
