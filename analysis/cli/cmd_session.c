@@ -67,6 +67,7 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 			ret = letw_proc_status(v[i].pid, &r, letw_left_s(deadline, 1.0));
 			if (letw_proc_gone(ret)) {
 				v[i].alive = 0; /* exited: nothing left to wait for */
+				v[i].exited = 1;
 				continue;
 			}
 			if (ret) { /* busy in a walk, or a transient error */
@@ -118,6 +119,13 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 		if (v[i].alive && !v[i].done) {
 			letw_err("pid %d: %s not done within %.0f s", (int)v[i].pid,
 				 dcend ? "DCEnd pass" : "rundown pass", timeout_s);
+			late++;
+		} else if (named && v[i].exited) {
+			/* Its pass, if one began, is cut: the report says
+			 * "truncated (process exited)"; the command did not
+			 * do what was asked for it. */
+			letw_err("pid %d: exited before its %s pass was done", (int)v[i].pid,
+				 dcend ? "DCEnd" : "rundown");
 			late++;
 		} else if (named && v[i].alive && !v[i].ran) {
 			letw_err("pid %d: ran no %s pass: is it traced by the session (lttng track), with letw_rundown:*%s* enabled?",
@@ -449,6 +457,7 @@ int letw_cmd_stop(int argc, char **argv)
 		ret = letw_proc_status(v[i].pid, &r, letw_left_s(o.deadline, LIST_REPLY_S));
 		if (letw_proc_gone(ret)) {
 			v[i].alive = 0;
+			v[i].exited = 1;
 			continue;
 		}
 		if (ret == -ETIMEDOUT) {

@@ -25,6 +25,7 @@ struct letw_proc {
 	int ran;              /* a pass of the flavour since the list */
 	int busy;             /* no reply while listed: state before unknown */
 	int unreachable;      /* listed, but answered with an error */
+	int exited;           /* gone while a command waited for its pass */
 	uint64_t mask_before, last_before;
 };
 
