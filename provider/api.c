@@ -28,6 +28,11 @@
 #include "record.h"
 #include "statedump.h"
 
+#ifdef LETW_PV_MAJOR /* the build's one version (CMakeLists.txt) */
+_Static_assert(LETW_VERSION_MAJOR == LETW_PV_MAJOR && LETW_VERSION_MINOR == LETW_PV_MINOR,
+	       "lttng-etw.h's LETW_VERSION_* and the project version differ");
+#endif
+
 struct letw_state letw_g = {
 	.wake_fd = -1,
 	.listen_fd = -1,

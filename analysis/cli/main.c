@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		return stdout_checked(LETW_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("lttng-etw 0.1.0\n");
+		printf("lttng-etw %s\n", LETW_PV_STRING);
 		return stdout_checked(LETW_EXIT_OK);
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

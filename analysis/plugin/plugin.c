@@ -17,7 +17,7 @@ BT_PLUGIN(etw);
 BT_PLUGIN_DESCRIPTION("lttng-etw analyses: perf maps, perf jitdumps and rundown completeness reports");
 BT_PLUGIN_AUTHOR("lttng-etw authors");
 BT_PLUGIN_LICENSE("MIT");
-BT_PLUGIN_VERSION(0, 1, 0, NULL);
+BT_PLUGIN_VERSION(LETW_PV_MAJOR, LETW_PV_MINOR, LETW_PV_PATCH, NULL);
 
 BT_PLUGIN_SINK_COMPONENT_CLASS(perfmap, letw_sink_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(perfmap,

@@ -18,8 +18,21 @@ cmake --install "$build" --prefix "$prefix" >/dev/null || letw_fail "cmake --ins
 libdir=$(dirname "$(find "$prefix" -name 'liblttng-etw.so' | head -n1)")
 [ -f "$prefix/include/lttng-etw/lttng-etw.h" ] || letw_fail "header not installed"
 [ -e "$libdir/liblttng-etw-tp.so.0" ] || letw_fail "probe object not installed next to the library"
+# The library exports the API and nothing else (lttng-ust's tracepoint
+# definitions and the section's __start_/__stop_ symbols were exported).
+extra=$(nm -D --defined-only "$libdir/liblttng-etw.so.0" | awk '{print $3}' | grep -v '^letw_')
+[ -z "$extra" ] || letw_fail "liblttng-etw exports more than the letw_ API: $(echo $extra | head -c 300)"
+nm -D --defined-only "$libdir/liblttng-etw.so.0" | grep -q ' letw_method_publish$' ||
+	letw_fail "liblttng-etw does not export letw_method_publish"
+# One version everywhere: the header's, the library's, the .pc's, the CLI's.
+hv=$(awk '/#define LETW_VERSION_MAJOR/ {a=$3} /#define LETW_VERSION_MINOR/ {b=$3} END {print a "." b}' \
+	"$prefix/include/lttng-etw/lttng-etw.h")
+ls "$libdir"/liblttng-etw.so."$hv".* >/dev/null 2>&1 || letw_fail "no liblttng-etw.so.$hv.* for header version $hv"
 pc=$(find "$prefix" -name lttng-etw.pc | head -n1)
 [ -n "$pc" ] || letw_fail "lttng-etw.pc not installed"
+grep -q "^Version: $hv\." "$pc" || letw_fail "lttng-etw.pc: $(grep ^Version "$pc"), header $hv"
+env -u LD_LIBRARY_PATH "$prefix/bin/lttng-etw" --version | grep -q "^lttng-etw $hv\." ||
+	letw_fail "lttng-etw --version: $(env -u LD_LIBRARY_PATH "$prefix/bin/lttng-etw" --version), header $hv"
 
 cat > "$LETW_TEST_TMP/rt.c" <<'C'
 #include <lttng-etw/lttng-etw.h>
@@ -57,7 +70,7 @@ cp "$LETW_TEST_TMP/rt.c" "$LETW_TEST_TMP/consumer/rt.c"
 cat > "$LETW_TEST_TMP/consumer/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.18)
 project(letw_consumer C)
-find_package(lttng-etw 0.1 CONFIG REQUIRED)
+find_package(lttng-etw 0.2 CONFIG REQUIRED)
 add_executable(rt rt.c)
 target_link_libraries(rt PRIVATE lttng-etw::lttng-etw)
 CM
