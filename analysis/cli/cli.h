@@ -10,7 +10,7 @@
 #define LETW_EXIT_OK 0
 #define LETW_EXIT_ERROR 1      /* could not do what was asked */
 #define LETW_EXIT_USAGE 2      /* bad command line */
-#define LETW_EXIT_INCOMPLETE 3 /* report: a rundown pass is not complete */
+#define LETW_EXIT_INCOMPLETE 3 /* report, perfmap, jitdump: a trace or pass not complete */
 
 extern const char *letw_prog; /* "lttng-etw" */
 

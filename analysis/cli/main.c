@@ -106,7 +106,7 @@ static void usage(FILE *f)
 		"  perfmap TRACE -o DIR     write perf-PID.map files reconstructed from TRACE\n"
 		"  jitdump TRACE -o DIR     write perf jitdumps (jit-PID.dump) for perf inject --jit\n"
 		"  report TRACE [--json]    per process and pass: complete, truncated, lossy...\n"
-		"  capture-state [--pid PID|--all] [--wait]\n"
+		"  capture-state --pid PID|--all [--wait]\n"
 		"                           ask processes for a rundown (CAPTURE_STATE)\n"
 		"  status [--pid PID|--all] rundown mask and last pass ids of each process\n"
 		"  start SESSION            lttng start, then wait for every process's DCStart\n"
@@ -122,7 +122,8 @@ static void usage(FILE *f)
 		"net://HOST[:PORT]/host/HOSTNAME/SESSION (lttng-relayd).\n"
 		"Run `%s COMMAND --help` for a command's options.\n"
 		"\n"
-		"Exit status: 0 ok, 1 error, 2 usage error, 3 (report) a pass is not complete.\n",
+		"Exit status: 0 ok, 1 error, 2 usage error, 3 (report, perfmap, jitdump) the trace\n"
+		"or a pass in it is not complete (the output is still written).\n",
 		letw_prog, letw_prog);
 }
 
