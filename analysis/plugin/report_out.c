@@ -48,9 +48,11 @@ static void text_pass(const struct letw_report *r, const struct letw_pass *ps, F
 			ps->missing_overwritten);
 	fprintf(f, "\n");
 	if (ps->status == LETW_PASS_OVERWRITTEN)
-		fprintf(f, "    overwritten: the pass needs about %" PRIu64 " bytes of sub-buffer"
-			" space in the channel recording letw_rundown events (give them a channel"
-			" of their own)\n", ps->bytes_needed);
+		fprintf(f, "    overwritten: the pass's records alone need about %" PRIu64 " bytes of"
+			" sub-buffer space in the channel recording letw_rundown events (give them"
+			" a channel of their own); code bytes and line tables, if enabled, and the"
+			" other flavour's records when one walk writes both, come on top\n",
+			ps->bytes_needed);
 	for (i = 0; i < ps->n_stale_ex; i++)
 		fprintf(f, "      unloaded before the pass: 0x%" PRIx64 " %s (unload at %" PRId64 ")\n",
 			ps->stale_ex[i].start, ps->stale_ex[i].name, ps->stale_ex[i].ts_ns);
