@@ -65,5 +65,8 @@ int letw_lttng_session_state(const char *session, int *enabled, int *snapshot);
 /* 1 when SESSION's user-space domain has CHANNEL, 0 when not, -1 after
  * printing why it cannot tell. */
 int letw_lttng_channel_exists(const char *session, const char *channel);
+/* 1 when SESSION rotates on size (`lttng enable-rotation --size`), 0 when
+ * not or when it cannot tell (quiet: asked at every rotation). */
+int letw_lttng_rotates_on_size(const char *session);
 
 #endif /* LETW_CLI_H */

@@ -57,6 +57,17 @@
 #define CAPTURE_TIMEOUT_S 5.0
 #define LIST_REPLY_S 0.2
 #define LIST_TOTAL_S 1.0
+/* In a session that rotates on size, a rotation this soon after watch's
+ * own regenerate for it, or while a listed process is still busy in a
+ * pass, was most likely made by that pass (a size smaller than a pass):
+ * regenerating again would rotate again, for ever (a session-lifecycle
+ * audit: 15 rotations in 15 s of an idle process). Manual and timer
+ * rotations are never held back: a pass cannot cause them. */
+#define OWN_PASS_S 5.0
+/* ... or later, up to this, while a process is busy in a pass (a long one:
+ * seconds at 10^6 records). Bounded: a process busy in another session's
+ * pass much later must not cost this session its chunk's pass. */
+#define OWN_PASS_BUSY_S 30.0
 
 struct watched {
 	char *session;
@@ -70,6 +81,7 @@ struct watched {
 	uint64_t rotation_id; /* of that ONGOING */
 	int failed;	/* no trigger registered (said once): not retried
 			 * until the session leaves the list */
+	double last_regen_s; /* letw_now_s() of its last regenerate, 0: none */
 };
 
 struct watch {
@@ -281,27 +293,26 @@ static int refresh(struct watch *w)
 /* A process that polls (LETW_STATEDUMP=0, an lttng-ust without the
  * statedump hook) hears nothing of the regenerate: like `start` and
  * `snapshot`, send it a capture-state, so the new chunk gets its pass. */
-static void capture_polling(const char *session)
+/* The lttng-etw processes and their state, quickly: asked in turn,
+ * serially, while the next rotation's notification waits, so a short bound
+ * each and one for the listing (a stopped or busy one held it 5 s per
+ * rotation, and the chunks then got no pass). A hook process that does
+ * not answer is busy: its pass is under way. NULL after saying why. */
+static struct letw_proc *list_quickly(int *n)
 {
-	struct letw_proc *v;
-	int n = 0, failed;
+	return letw_procs_list(NULL, 0, n, 0, LIST_REPLY_S, letw_now_s() + LIST_TOTAL_S, 1);
+}
 
-	/* Every lttng-etw process is asked, traced by the session or not,
-	 * serially, and the next rotation's notification waits meanwhile:
-	 * a stopped or busy one held it 5 s per rotation, and the chunks
-	 * then got no pass. A short bound each, and one for the listing: a
-	 * process that does not answer is busy (a hook one: its pass is
-	 * under way), not asked for a capture-state this time. */
-	v = letw_procs_list(NULL, 0, &n, 0, LIST_REPLY_S,
-			    letw_now_s() + LIST_TOTAL_S, 1);
-	if (!v)
-		return;
-	failed = letw_procs_capture_polling(v, n, CAPTURE_TIMEOUT_S,
-					    letw_now_s() + CAPTURE_TIMEOUT_S);
+/* Every polling process listed (traced by the session or not) gets a
+ * capture-state for the new chunk; a busy one is not asked this time. */
+static void capture_polling(const char *session, struct letw_proc *v, int n)
+{
+	int failed = letw_procs_capture_polling(v, n, CAPTURE_TIMEOUT_S,
+						letw_now_s() + CAPTURE_TIMEOUT_S);
+
 	if (failed)
 		letw_err("watch: `%s`: %d polling process(es) got no capture-state for the new chunk",
 			 session, failed);
-	free(v);
 }
 
 static void on_rotation(struct watch *w, struct lttng_notification *nt)
@@ -311,8 +322,9 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	const char *session = NULL;
 	struct watched *x;
 	enum lttng_condition_type type;
+	struct letw_proc *v;
 	uint64_t id = 0;
-	int ret;
+	int ret, n = 0, busy = 0;
 
 	if (!c || lttng_condition_session_rotation_get_session_name(c, &session) !=
 			  LTTNG_CONDITION_STATUS_OK)
@@ -346,20 +358,42 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 		x->rotating = 1;
 		x->rotation_id = id;
 	}
+	v = list_quickly(&n);
+	for (int i = 0; v && i < n; i++)
+		busy += v[i].alive && v[i].busy;
+	if (x && x->last_regen_s &&
+	    (letw_now_s() - x->last_regen_s < OWN_PASS_S ||
+	     (busy && letw_now_s() - x->last_regen_s < OWN_PASS_BUSY_S)) &&
+	    letw_lttng_rotates_on_size(session) == 1) {
+		/* Its pass goes on into the new chunk; the next rotation
+		 * that is not its own gets a pass again. */
+		letw_err("watch: `%s`: rotation %llu began %s after watch's statedump for the "
+			 "previous chunk: not regenerating (its pass, likely what filled the chunk, "
+			 "goes on into this one; a rotation size smaller than a pass would rotate "
+			 "for ever: raise it)", session, (unsigned long long)id,
+			 busy ? "while a process was busy in a pass," : "within 5 s");
+		free(v);
+		fflush(stdout);
+		return;
+	}
 	/* The new chunk is the one being written: the passes land there.
 	 * `lttng destroy` and `lttng stop` rotate too, into no new chunk:
 	 * the session is then gone or stopped, and nothing is to be done. */
 	ret = letw_lttng_regenerate(session, 1);
 	if (ret == 0) {
+		if (x)
+			x->last_regen_s = letw_now_s();
 		printf("session `%s`: rotation %llu began, statedump regenerated\n",
 		       session, (unsigned long long)id);
 		fflush(stdout);
-		capture_polling(session);
+		if (v)
+			capture_polling(session, v, n);
 	} else if (ret != -LTTNG_ERR_SESS_NOT_FOUND && ret != -LTTNG_ERR_SESSION_NOT_STARTED &&
 		 ret != -LTTNG_ERR_NO_SESSION) {
 		letw_err("watch: cannot regenerate the statedump of `%s`: %s", session,
 			 lttng_strerror(ret));
 	}
+	free(v);
 	fflush(stdout);
 }
 

@@ -204,3 +204,23 @@ int letw_lttng_sessions(char ***names)
 	*names = v;
 	return k;
 }
+
+int letw_lttng_rotates_on_size(const char *session)
+{
+	struct lttng_rotation_schedules *all = NULL;
+	unsigned int n = 0;
+	int found = 0;
+
+	if (lttng_session_list_rotation_schedules(session, &all) != LTTNG_OK || !all)
+		return 0;
+	if (lttng_rotation_schedules_get_count(all, &n) == LTTNG_ROTATION_STATUS_OK)
+		for (unsigned int i = 0; i < n && !found; i++) {
+			const struct lttng_rotation_schedule *sc =
+				lttng_rotation_schedules_get_at_index(all, i);
+
+			found = sc && lttng_rotation_schedule_get_type(sc) ==
+					      LTTNG_ROTATION_SCHEDULE_TYPE_SIZE_THRESHOLD;
+		}
+	lttng_rotation_schedules_destroy(all);
+	return found;
+}

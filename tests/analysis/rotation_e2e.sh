@@ -147,4 +147,37 @@ if anl_netns_start; then
 else
 	echo "SKIP: the watch with a stopped process not checked (unshare -n or nsenter fails here)" >&2
 fi
+# Size-based rotation smaller than one pass (20,000 functions: a ~2 MB
+# DCStart pass; 1 MB chunks), an idle process: each rotation's pass filled
+# the new chunk and rotated it again, for ever (~1 rotation a second). A
+# rotation within 5 s of watch's own regenerate, in a session rotating on
+# size, is now said and not fed.
+"$LETW_MINIJIT" --functions 20000 --seconds 120 --list "$T/big" >/dev/null &
+bp=$!
+letw_track "$bp"
+anl_wait_file "$T/big.ready"
+s3=$(letw_session_create rotsize) || exit 1
+letw_session_track "$s3" "$bp"
+lttng enable-event -u -s "$s3" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable-event (size)"
+lttng add-context -u -s "$s3" -t vpid >/dev/null || letw_fail "add-context (size)"
+lttng enable-rotation -s "$s3" --size 1M >/dev/null || letw_fail "enable-rotation --size 1M"
+"$LETW_CLI" watch --session "$s3" -v >"$T/watch4.out" 2>&1 &
+w4=$!
+letw_track "$w4"
+letw_wait_for grep -q "watching the rotations of \`$s3\`" "$T/watch4.out" ||
+	letw_fail "watch (size) did not register: $(cat "$T/watch4.out")"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$w4-" >>"$T/triggers"
+"$LETW_CLI" start "$s3" --pid "$bp" >/dev/null || letw_fail "lttng-etw start (size)"
+sleep 10
+regen=$(grep -c "statedump regenerated" "$T/watch4.out")
+[ "$regen" -le 3 ] || letw_fail "size rotation smaller than a pass: $regen statedumps in 10 s: $(cat "$T/watch4.out")"
+grep -q "not regenerating" "$T/watch4.out" ||
+	letw_fail "size rotation smaller than a pass: not said: $(cat "$T/watch4.out")"
+lttng destroy "$s3" >/dev/null || letw_fail "destroy $s3"
+kill -TERM "$w4"
+wait "$w4" || letw_fail "watch (size) exited with $?: $(cat "$T/watch4.out")"
+letw_untrack "$w4"
+kill -TERM "$bp"
+wait "$bp" || letw_fail "minijit (size) failed"
+letw_untrack "$bp"
 echo "rotation_e2e: ok"
