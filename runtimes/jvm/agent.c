@@ -22,6 +22,7 @@
 #include "agent.h"
 #include "diag.h"
 #include "options.h"
+#include "replayset.h"
 #include "scratch.h"
 #include "stats.h"
 
@@ -180,6 +181,10 @@ static void replay(jvmtiEnv *jvmti)
 	double t0 = now_ms();
 	int passes;
 
+	/* Before the replay: its callbacks must not allocate. Without the
+	 * memory, duplicates the queue posts second count as overlaps. */
+	if (jvm_replayset_init())
+		jvm_diag(JVM_LOG_DEBUG, "attach: no memory for the replay set");
 	replay_begin();
 	if (jvm_g.opts.stubs)
 		e1 = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);

@@ -36,6 +36,7 @@
 #include "lines.h"
 #include "mutf8.h"
 #include "naming.h"
+#include "replayset.h"
 #include "scratch.h"
 #include "stats.h"
 #include "stubset.h"
@@ -120,12 +121,14 @@ static int publish(const struct letw_method *m, const struct letw_method_opts *o
 	return ret;
 }
 
-static void count_publish_error(int ret, const struct jvm_names *s, uint64_t start)
+static void count_publish_error(int ret, const struct jvm_names *s, uint64_t start,
+				uint64_t method_id)
 {
 	if (ret == -EEXIST) {
 		/* During a replay the queue may have posted the same nmethod
-		 * already; outside one, the range overlaps something live. */
-		if (jvm_in_replay()) {
+		 * already, or (the queue refused) the replay published it
+		 * first; otherwise the range overlaps something live. */
+		if (jvm_in_replay() || jvm_replayset_has(start, method_id)) {
 			jvm_stat_inc(JVM_ST_METHOD_REPLAY_DUP);
 			return;
 		}
@@ -208,6 +211,8 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 	}
 	if (ret == 0) {
 		jvm_stat_inc(JVM_ST_METHODS);
+		if (jvm_in_replay())
+			jvm_replayset_add(m.code_start, m.method_id);
 		if (intrinsic)
 			jvm_stat_inc(JVM_ST_MH_INTRINSICS);
 		if (rows) {
@@ -218,7 +223,7 @@ void JNICALL jvm_on_compiled_method_load(jvmtiEnv *jvmti, jmethodID method, jint
 				jvm_stat_inc(JVM_ST_LINES_TRUNCATED);
 		}
 	} else {
-		count_publish_error(ret, &nm, m.code_start);
+		count_publish_error(ret, &nm, m.code_start, m.method_id);
 	}
 	if (s) {
 		jvm_lines_release(jvmti, s);
