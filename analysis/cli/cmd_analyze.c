@@ -3,13 +3,17 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
 #endif
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "graph.h"
+#include "replace_file.h"
 
 static void perfmap_usage(FILE *f)
 {
@@ -168,6 +172,14 @@ int letw_cmd_perfmap(int argc, char **argv)
 struct report_args {
 	const char *out;
 	int json;
+	/* -o naming a device, a FIFO or a link to one (written in place,
+	 * replace_file.h), for a session read chunk by chunk: held open here
+	 * for every chunk's report (each reopens it as /proc/self/fd/N: a
+	 * FIFO's reader sees no end of file between chunks), in place of the
+	 * FILE.<chunk> files a regular -o gets (they were made beside the
+	 * device: /dev/stdout.<chunk>). -1: none. */
+	int held_fd;
+	char held_path[64];
 };
 
 static bt_value *report_params(const struct letw_chunk *c, void *data)
@@ -179,13 +191,20 @@ static bt_value *report_params(const struct letw_chunk *c, void *data)
 
 	/* A rotated session: one report per chunk, in chunk order (text: a
 	 * `chunk NAME` line before each; JSON: one document per line, its
-	 * "chunk" member naming it; -o FILE: FILE.<chunk> each). */
-	if (c->name && a->out && asprintf(&file, "%s.%s", a->out, c->name) < 0)
+	 * "chunk" member naming it; -o FILE: FILE.<chunk> each; -o DEVICE:
+	 * all in it, as on stdout). */
+	if (c->name && a->out && a->held_fd < 0 &&
+	    asprintf(&file, "%s.%s", a->out, c->name) < 0)
+		file = NULL;
+	if (c->name && a->held_fd >= 0 &&
+	    !(file = strdup(a->held_path)))
 		file = NULL;
 	if (c->name && !a->json && !a->out) {
 		printf("chunk %s\n", c->name);
 		fflush(stdout);
 	}
+	if (c->name && !a->json && a->held_fd >= 0)
+		dprintf(a->held_fd, "chunk %s\n", c->name);
 	/* The CLI reads the verdict from the result rather than from a
 	 * component failure, so an incomplete pass is not an error. */
 	failed = !p || (c->name && a->out && !file) ||
@@ -212,8 +231,8 @@ int letw_cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct letw_graph_opts o = { .sink = LETW_SINK_REPORT, .progress = -1 };
-	struct report_args a = { 0 };
-	int c, r;
+	struct report_args a = { .held_fd = -1 };
+	int c, r, ret;
 
 	while ((c = getopt_long(argc, argv, "jo:vh", opts, NULL)) != -1) {
 		if ((r = letw_graph_opt(c, optarg, &o)) != 0) {
@@ -233,5 +252,25 @@ int letw_cmd_report(int argc, char **argv)
 		report_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}
-	return letw_graph_run_chunks(&o, argv[optind], "report", report_params, NULL, &a);
+	if (a.out && !*a.out) {
+		letw_err("report: -o needs a file name");
+		return LETW_EXIT_USAGE;
+	}
+	if (a.out && letw_output_in_place(a.out) == 1) {
+		/* Opened before any chunk is read, blocking as a shell's
+		 * redirection is (a FIFO waits for its reader); never
+		 * replaced or truncated. Inherited by the reading child. */
+		a.held_fd = open(a.out, O_WRONLY | O_NOCTTY | O_APPEND); /* report.c says why */
+		if (a.held_fd < 0) {
+			letw_err("report: cannot open `%s`: %s", a.out, strerror(errno));
+			return LETW_EXIT_ERROR;
+		}
+		snprintf(a.held_path, sizeof(a.held_path), "/proc/self/fd/%d", a.held_fd);
+	}
+	ret = letw_graph_run_chunks(&o, argv[optind], "report", report_params, NULL, &a);
+	if (a.held_fd >= 0 && close(a.held_fd) != 0 && ret == LETW_EXIT_OK) {
+		letw_err("report: cannot write `%s`: %s", a.out, strerror(errno));
+		ret = LETW_EXIT_ERROR;
+	}
+	return ret;
 }

@@ -100,10 +100,26 @@ int letw_output_in_place(const char *path)
 	if (lstat(path, &l) != 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (S_ISLNK(l.st_mode)) {
+		char to[32];
+		ssize_t n;
+
 		if (stat(path, &t) != 0)
 			return errno == ENOENT ? 0 : -errno;
 		if (S_ISDIR(t.st_mode))
 			return -EISDIR;
+		/* /dev/stdout and its kin (a link of root's to
+		 * /proc/self/fd/N): an open file of the caller's, written
+		 * into whatever it is. Replacing the link would break it for
+		 * every program on the machine. */
+		if (!strncmp(path, "/proc/self/fd/", 14) || !strncmp(path, "/dev/fd/", 8))
+			return 1;
+		n = readlink(path, to, sizeof(to) - 1);
+		if (n > 0) {
+			to[n] = '\0';
+			if ((!strncmp(to, "/proc/self/fd/", 14) || !strncmp(to, "/dev/fd/", 8)) &&
+			    (l.st_uid == 0 || l.st_uid == geteuid()))
+				return 1;
+		}
 		/* A link planted by another user (in a directory it can
 		 * write to) is not followed, whatever it points at. */
 		if (S_ISREG(t.st_mode) || (l.st_uid != 0 && l.st_uid != geteuid()))

@@ -28,7 +28,10 @@ int letw_create_temp(char *tmpl);
 /* Is path written into in place rather than replaced: a character or
  * block device, a FIFO or a socket (`-o /dev/null`: replaced, the device
  * node would become a file), or a symbolic link, of root's or the
- * caller's, to one (`-o /dev/stdout`). A link of another user's is
+ * caller's, to one; and /proc/self/fd/N, /dev/fd/N and a link of root's or
+ * the caller's to them (`-o /dev/stdout`), whatever they reach: an open
+ * file of the caller's, replacing the link would break it for everyone.
+ * A link of another user's is
  * replaced as any link is, never followed. Returns 1; 0 for a regular
  * file, a link to one or to nothing, or no such file (replace it); or a
  * negative errno (-EISDIR for a directory). */

@@ -439,7 +439,10 @@ static int open_temp(struct letw_report *r)
  * report goes into it when written, in place (replace_file.h). */
 static int open_direct(struct letw_report *r)
 {
-	int fd = open(r->output_path, O_WRONLY | O_NOCTTY | O_CLOEXEC), e;
+	/* O_APPEND: through /proc/self/fd/N (/dev/stdout) a regular file
+	 * opens anew at offset 0, and would overwrite what the shell, or the
+	 * report of a chunk before, wrote; devices and FIFOs ignore it. */
+	int fd = open(r->output_path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_APPEND), e;
 
 	if (fd < 0) {
 		e = errno;

@@ -128,6 +128,32 @@ docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 assert [d.get("chunk") for d in docs] == sys.argv[2:], [d.get("chunk") for d in docs]
 PY
 	letw_fail "snapshots merged after output into them: $(cut -c1-300 "$T/sn.jsonl")"
+# -o naming a FIFO or a device, read snapshot by snapshot: every report goes
+# into it, in place, as on stdout. It used to create FIFO.<chunk> files
+# beside it (and /dev/stdout.<chunk> in /dev), the reader getting nothing.
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/fifo.out" &
+catp=$!
+letw_track "$catp"
+"$LETW_CLI" report "$sn" --json --no-progress -o "$T/fifo" 2>"$T/fifo.err" ||
+	letw_fail "report -o FIFO per snapshot: exit $? ($(cat "$T/fifo.err"))"
+wait "$catp" || letw_fail "the FIFO's reader failed"
+letw_untrack "$catp"
+[ -p "$T/fifo" ] || letw_fail "report -o FIFO replaced the FIFO"
+[ -z "$(find "$T" -maxdepth 1 -name 'fifo.snapshot-*')" ] ||
+	letw_fail "report -o FIFO made files beside it: $(ls "$T"/fifo.snapshot-*)"
+$LETW_PY - "$T/fifo.out" "${snaps[@]}" <<'PY' ||
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [d.get("chunk") for d in docs] == sys.argv[2:], [d.get("chunk") for d in docs]
+PY
+	letw_fail "report -o FIFO per snapshot: $(cut -c1-300 "$T/fifo.out")"
+"$LETW_CLI" report "$sn" --no-progress -o /dev/stdout 2>"$T/devout.err" >"$T/devout.txt" ||
+	letw_fail "report -o /dev/stdout per snapshot: exit $? ($(cat "$T/devout.err"))"
+[ "$(grep -c '^chunk snapshot-' "$T/devout.txt")" = 2 ] && [ "$(grep -c '^summary:' "$T/devout.txt")" = 2 ] ||
+	letw_fail "report -o /dev/stdout per snapshot: $(head -c 400 "$T/devout.txt")"
+[ -z "$(find /dev -maxdepth 1 -name 'stdout.snapshot-*')" ] ||
+	letw_fail "report -o /dev/stdout made files in /dev"
 cp -r "$tr/archives/${arch[0]}" "$sn/other"
 "$LETW_CLI" report "$sn" --no-progress >/dev/null 2>"$T/sn.err"
 grep -q "holds 2 snapshots and \`other\`" "$T/sn.err" ||

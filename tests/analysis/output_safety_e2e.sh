@@ -204,6 +204,15 @@ cli report "$T/one" -o "$T/shared/link" 2>"$T/dev.err" ||
 	letw_fail "report -o nobody's link: exit $?: $(cat "$T/dev.err")"
 regular "$T/shared/link" 644
 [ -c "$T/null" ] || letw_fail "nobody's link was followed: $(ls -la "$T/null")"
+# A link to /proc/self/fd/1 (what /dev/stdout is) with stdout a regular
+# file: the report goes into that file, and the link stays a link. It was
+# replaced (the link led to a regular file): `-o /dev/stdout >FILE`
+# would have turned /dev/stdout into a file for every program.
+ln -s /proc/self/fd/1 "$T/mystdout"
+cli report "$T/one" -o "$T/mystdout" >"$T/viafd.txt" 2>"$T/viafd.err" ||
+	letw_fail "report -o link to /proc/self/fd/1: exit $?: $(cat "$T/viafd.err")"
+[ -L "$T/mystdout" ] || letw_fail "report -o replaced a link to /proc/self/fd/1"
+grep -q "^summary:" "$T/viafd.txt" || letw_fail "report -o /proc/self/fd/1 link: $(head -c 300 "$T/viafd.txt")"
 letw_log "d: devices, FIFOs and root's links to them written in place; full outputs said"
 
 # --- c. a full disk -----------------------------------------------------
