@@ -155,9 +155,15 @@ static void flush_lines(struct linebuf *lb)
 }
 
 /* "%llx %x %s\n" */
+/* perf skips a map line whose NAME has fewer than 3 bytes
+ * (dso__load_perf_map: `if (len + 2 >= line_len) continue;`): a method
+ * published as `f` or `go` lost every sample. Such names get "()". */
+#define PERF_MAP_MIN_NAME 3
+
 static void put_line(struct linebuf *lb, const struct letw_map_entry *e)
 {
 	size_t nlen = strlen(e->name);
+	int pad = nlen < PERF_MAP_MIN_NAME;
 
 	if (lb->len + nlen + 40 > sizeof(lb->buf))
 		flush_lines(lb);
@@ -171,6 +177,10 @@ static void put_line(struct linebuf *lb, const struct letw_map_entry *e)
 	lb->buf[lb->len++] = ' ';
 	memcpy(lb->buf + lb->len, e->name, nlen);
 	lb->len += nlen;
+	if (pad) {
+		memcpy(lb->buf + lb->len, "()", 2);
+		lb->len += 2;
+	}
 	lb->buf[lb->len++] = '\n';
 }
 

@@ -42,11 +42,12 @@ expect_map() {
 
 NS_SIG_TIER='mj::f_a(i64)->i64 [optimized]'
 
-# 1. loads and unloads while recording: unloaded code stays named.
+# 1. loads and unloads while recording: unloaded code stays named. Names
+# under 3 bytes get "()": perf skips a map line with a shorter NAME.
 run_scenario load_unload "" \
-	"load 0x10000 0x100 f_a mj (i64)->i64 2 load 0x20000 0x80 f_b unload 0x10000 stub 0x30000 0x10 2 0x20000 jmp"
+	"load 0x10000 0x100 f_a mj (i64)->i64 2 load 0x20000 0x80 f_b unload 0x10000 stub 0x30000 0x10 2 0x20000 jmp load 0x40000 0x20 f load 0x50000 0x20 go load 0x60000 0x20 abc"
 expect_map "$SCEN_MAP" "10000 100 $NS_SIG_TIER" "20000 80 f_b" \
-	"30000 10 stub<jump>@0x20000 jmp"
+	"30000 10 stub<jump>@0x20000 jmp" "40000 20 f()" "50000 20 go()" "60000 20 abc"
 
 # 2. an address reused by different code: latest by default, all on
 # request, and said on stderr either way. Through the loadable plugin too.
