@@ -469,12 +469,8 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	jd->output_dir = strdup(dir);
 	if (!jd->output_dir)
 		goto error;
-	/* Now rather than after reading a whole (or a live) trace. */
-	if (g_mkdir_with_parents(jd->output_dir, 0755) != 0 || access(jd->output_dir, W_OK) != 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create or write output directory `%s`: %s",
-					  jd->output_dir, strerror(errno));
+	if (letw_sink_output_dir(bt_self_component_sink_as_self_component(self), jd->output_dir))
 		goto error;
-	}
 	if (letw_sink_add_port(self))
 		goto error;
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;

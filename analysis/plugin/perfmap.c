@@ -407,15 +407,8 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 	pm->output_dir = strdup(dir);
 	if (!pm->output_dir)
 		goto error;
-	/* Now rather than after reading a whole (or a live) trace. */
-	/* glib's mkdir -p, as jitdump's: an existing path that is not a
-	 * directory is ENOTDIR here (a hand-written one took EEXIST for
-	 * success and failed only after reading the trace). */
-	if (g_mkdir_with_parents(pm->output_dir, 0755) != 0 || access(pm->output_dir, W_OK) != 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create or write output directory `%s`: %s",
-					  pm->output_dir, strerror(errno));
+	if (letw_sink_output_dir(bt_self_component_sink_as_self_component(self), pm->output_dir))
 		goto error;
-	}
 	if (letw_sink_add_port(self))
 		goto error;
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (s->self)
@@ -514,6 +516,30 @@ letw_sink_consume(bt_self_component_sink *self)
 		s->result->messages += count;
 	return failed ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR :
 			BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}
+
+int letw_sink_output_dir(bt_self_component *self, const char *dir)
+{
+	char *meta;
+	int is_trace;
+
+	/* glib's mkdir -p: an existing path that is not a directory is
+	 * ENOTDIR (a hand-written one took EEXIST for success). */
+	if (g_mkdir_with_parents(dir, 0755) != 0 || access(dir, W_OK) != 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"cannot create or write output directory `%s`: %s", dir, strerror(errno));
+		return -1;
+	}
+	meta = g_build_filename(dir, "metadata", NULL);
+	is_trace = g_file_test(meta, G_FILE_TEST_EXISTS);
+	g_free(meta);
+	if (is_trace) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"output directory `%s` is a CTF trace's (it holds `metadata`): its files would be read as damaged streams",
+			dir);
+		return -1;
+	}
+	return 0;
 }
 
 int letw_param_string(bt_self_component *self, const bt_value *params,

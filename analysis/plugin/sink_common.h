@@ -175,6 +175,11 @@ bt_component_class_sink_consume_method_status
 letw_sink_consume(bt_self_component_sink *self);
 /* Adds the "in" port; returns 0 or -1 (cause appended). */
 int letw_sink_add_port(bt_self_component_sink *self);
+/* The output directory of perfmap and jitdump, made (mkdir -p) and checked
+ * at init rather than after reading a whole (or a live) trace: writable,
+ * and not a trace's own directory (one holding `metadata`: its files would
+ * be read as damaged streams ever after). 0, or -1 with an error cause. */
+int letw_sink_output_dir(bt_self_component *self, const char *dir);
 void letw_sink_fini(struct letw_sink *s);
 
 /* The pass ids seen for a process key (passids.h), or NULL when it had no

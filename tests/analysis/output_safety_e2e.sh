@@ -95,7 +95,19 @@ for cmd in perfmap jitdump; do
 		letw_fail "$cmd -o FILE: $(cat "$T/nd.err")"
 done
 [ "$(cat "$T/plainfile")" = "not a directory" ] || letw_fail "-o FILE changed the file"
-letw_log "a: -o naming a file refused before reading"
+# -o naming the trace's own directory (where its metadata is): refused; its
+# outputs were then read as damaged streams by every later command.
+tdir=$(dirname "$(find "$T/one" -name metadata | head -1)")
+for cmd in perfmap jitdump; do
+	rc=0
+	cli $cmd "$T/one" -o "$tdir" 2>"$T/td.err" || rc=$?
+	[ $rc = 1 ] && grep -q "is a CTF trace's" "$T/td.err" ||
+		letw_fail "$cmd -o the trace's directory: exit $rc: $(cat "$T/td.err")"
+done
+[ "$(find "$tdir" -newer "$T/plainfile" -type f | wc -l)" = 0 ] ||
+	letw_fail "-o the trace's directory wrote into it: $(find "$tdir" -newer "$T/plainfile" -type f)"
+cli report "$T/one" >/dev/null 2>"$T/td2.err" || letw_fail "the trace broke: $(cat "$T/td2.err")"
+letw_log "a: -o naming a file or a trace's directory refused before reading"
 
 # pidns-INO: a directory of nobody's, or a link to one of root's, refused.
 mkdir "$T/target"
