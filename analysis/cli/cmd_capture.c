@@ -180,7 +180,7 @@ int letw_cmd_status(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	pid_t *pids = NULL, *np;
-	int npids = 0, all, c, i, failed = 0, others = 0, ret;
+	int npids = 0, all, c, i, failed = 0, others = 0, ret, all_opt = 0;
 
 	while ((c = getopt_long(argc, argv, "p:ah", opts, NULL)) != -1) {
 		switch (c) {
@@ -194,13 +194,20 @@ int letw_cmd_status(int argc, char **argv)
 			pids = np;
 			npids++;
 			break;
-		case 'a': break;
+		case 'a': all_opt = 1; break;
 		case 'h': status_usage(stdout); free(pids); return LETW_EXIT_OK;
 		default: status_usage(stderr); free(pids); return LETW_EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		status_usage(stderr);
+		free(pids);
+		return LETW_EXIT_USAGE;
+	}
+	if (all_opt && npids) {
+		/* As capture-state: which one was meant cannot be guessed
+		 * (--all was silently ignored). */
+		letw_err("status: give either --pid PID or --all");
 		free(pids);
 		return LETW_EXIT_USAGE;
 	}

@@ -52,6 +52,12 @@ for p in "$pa" "$pb"; do
 	grep -q "^pid $p: " "$T/st.out" || letw_fail "status --pid $p printed: $(cat "$T/st.out")"
 done
 "$LETW_CLI" status --all >"$T/all.out" 2>&1 || letw_fail "status --all: $(cat "$T/all.out")"
+# Both --pid and --all: refused, as capture-state refuses them (--all was
+# silently ignored).
+rc=0
+"$LETW_CLI" status --pid "$p" --all >"$T/both.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "give either --pid PID or --all" "$T/both.out" ||
+	letw_fail "status --pid --all: exit $rc: $(cat "$T/both.out")"
 grep -q "^pid $pa: " "$T/all.out" && grep -q "^pid $pb: " "$T/all.out" ||
 	letw_fail "status --all did not list $pa and $pb: $(cat "$T/all.out")"
 # From a pid namespace of its own, the CLI sees neither process: it says
