@@ -341,7 +341,13 @@ static int report_end(struct letw_sink *s)
 	/* Without a pass there is nothing to report on, unless the trace
 	 * itself says why: then the report shows what is missing. */
 	if (!r->npasses && !streams) {
-		if (r->nprocs)
+		if (r->nprocs && r->chunk)
+			/* The usual cause here is not the events: a chunk a
+			 * rotation began holds no pass unless one was asked for
+			 * (analysis audit: the old hint blamed the events). */
+			BT_COMP_LOGE_APPEND_CAUSE("chunk `%s` holds lttng-etw events but no rundown pass: a rotation begins a chunk without one unless `lttng-etw watch` runs (or `lttng regenerate statedump` is run after it); else are letw_rundown:dc*_init/complete enabled?",
+						  r->chunk);
+		else if (r->nprocs)
 			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled?)");
 		else
 			BT_COMP_LOGE_APPEND_CAUSE("no lttng-etw events in the trace");
