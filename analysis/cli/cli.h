@@ -68,5 +68,10 @@ int letw_lttng_channel_exists(const char *session, const char *channel);
 /* 1 when SESSION rotates on size (`lttng enable-rotation --size`), 0 when
  * not or when it cannot tell (quiet: asked at every rotation). */
 int letw_lttng_rotates_on_size(const char *session);
+/* The name (malloc()ed) of a started session (not in snapshot mode) of
+ * this user's lttng-sessiond whose local output is trace, holds it or is
+ * inside it;
+ * NULL when none, or when it cannot tell (no session daemon: quiet). */
+char *letw_lttng_recording_into(const char *trace);
 
 #endif /* LETW_CLI_H */

@@ -135,13 +135,28 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 	struct letw_traces chunks;
 	int ret = LETW_EXIT_OK;
 	size_t i, empty = 0;
+	char *recording = letw_lttng_recording_into(trace);
 
-	if (letw_trace_chunks(trace, &chunks))
+	/* A session still recording there: what its consumers have not
+	 * written yet is not in the files, and the last packets and chunk
+	 * may be cut. Read, said, and never called complete (analysis
+	 * audit: `report` said "trace complete", exit 0, and perfmap wrote
+	 * 582 of the 940 regions the stopped trace holds). */
+	if (recording)
+		letw_err("%s: session `%s` is still recording into `%s`: what it has not written yet is not read (stop it first: `lttng stop %s`; or read it live)",
+			 cmd, recording, trace, recording);
+	if (letw_trace_chunks(trace, &chunks)) {
+		free(recording);
 		return LETW_EXIT_ERROR;
+	}
 	if (!chunks.n) {
 		struct letw_chunk c = { trace, NULL };
 
-		return run_one(o, cmd, &c, params, done, data);
+		ret = run_one(o, cmd, &c, params, done, data);
+		if (recording && ret == LETW_EXIT_OK)
+			ret = LETW_EXIT_INCOMPLETE;
+		free(recording);
+		return ret;
 	}
 	for (i = 0; i < chunks.n; i++) {
 		struct letw_chunk c = { NULL, letw_trace_chunk_name(chunks.dir[i]) };
@@ -185,6 +200,9 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 			 trace);
 		ret = LETW_EXIT_ERROR;
 	}
+	if (recording && ret == LETW_EXIT_OK)
+		ret = LETW_EXIT_INCOMPLETE;
+	free(recording);
 	letw_traces_fini(&chunks);
 	return ret;
 }

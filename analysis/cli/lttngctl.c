@@ -224,3 +224,40 @@ int letw_lttng_rotates_on_size(const char *session)
 	lttng_rotation_schedules_destroy(all);
 	return found;
 }
+
+/* a is b or a directory above it ("/x/y" and "/x/y/z", not "/x/yz"). */
+static int path_within(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	while (n > 1 && a[n - 1] == '/')
+		n--;
+	return !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/');
+}
+
+char *letw_lttng_recording_into(const char *trace)
+{
+	struct lttng_session *v = NULL;
+	char *want, *found = NULL;
+	int n;
+
+	if (!(want = realpath(trace, NULL)))
+		return NULL;
+	n = lttng_list_sessions(&v);
+	for (int i = 0; i < n && !found; i++) {
+		char *out;
+
+		/* Network outputs (tcp://, net://) are another host's paths;
+		 * a snapshot session's recorded snapshots are whole while it
+		 * runs. */
+		if (!v[i].enabled || v[i].snapshot_mode || v[i].path[0] != '/')
+			continue;
+		out = realpath(v[i].path, NULL);
+		if (out && (path_within(out, want) || path_within(want, out)))
+			found = strdup(v[i].name);
+		free(out);
+	}
+	free(v);
+	free(want);
+	return found;
+}

@@ -179,6 +179,14 @@ lttng list "$e" | grep -q dcend && letw_fail "stop --pid of no lttng-etw process
 	letw_fail "stop of a runtime-only session: exit $?: $(cat "$T/stop-e.out")"
 "$LETW_CLI" report "$(anl_trace "$e")" --json -o "$T/e.json" --no-progress ||
 	letw_fail "report E: exit $?"
+# The session started again: its trace is read, said to be still recording,
+# and not called complete (it said "trace complete", exit 0).
+lttng start "$e" >/dev/null || letw_fail "start E again"
+rc=0
+"$LETW_CLI" report "$(anl_trace "$e")" --no-progress >"$T/e-active.out" 2>&1 || rc=$?
+lttng stop "$e" >/dev/null || letw_fail "stop E again"
+[ "$rc" = 3 ] && grep -q "session \`$e\` is still recording into" "$T/e-active.out" ||
+	letw_fail "report of a session still recording: exit $rc: $(cat "$T/e-active.out")"
 got=$(passes_of "$T/e.json")
 [ "$(count dcend)" -ge 1 ] || letw_fail "session E: no complete DCEnd pass: '$got'"
 [ -n "$(find "$(anl_trace "$e")" -name 'rt_*' -size +0)" ] ||
