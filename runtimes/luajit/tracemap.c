@@ -6,6 +6,7 @@
 
 #include <lttng-etw/lttng-etw.h>
 
+#include "chunkname.h"
 #include "tracemap.h"
 
 struct lh_slot {
@@ -41,31 +42,11 @@ struct lh_tracemap *lh_tracemap_new(FILE *verbose)
 	return m;
 }
 
-/* "@/path/hot.lua" → "/path/hot.lua"; "=stdin" → "stdin"; a string chunk
- * stays as it is (LuaJIT shows it as [string "..."] anyway). */
-static const char *chunk_path(const char *source)
-{
-	if (source[0] == '@' || source[0] == '=')
-		return source + 1;
-	return source;
-}
-
-/* The short name used in symbol names: the file's base name. */
-static const char *chunk_short(const char *source)
-{
-	const char *p = chunk_path(source);
-	const char *slash;
-
-	if (source[0] != '@')
-		return p;
-	slash = strrchr(p, '/');
-	return slash && slash[1] ? slash + 1 : p;
-}
-
 /* Chunks are few (one per loaded file or string), so a linear search on
  * the trace-stop path is cheaper than keeping a hash table up to date. */
 static uint64_t chunk_module(struct lh_tracemap *m, const char *source)
 {
+	char name[LH_CHUNK_NAME_MAX];
 	struct letw_module mod;
 	struct lh_chunk *ch;
 	size_t i;
@@ -90,7 +71,7 @@ static uint64_t chunk_module(struct lh_tracemap *m, const char *source)
 	ch->module_id = m->nchunks + 1; /* ids start at 1: 0 means "none" */
 	memset(&mod, 0, sizeof(mod));
 	mod.module_id = ch->module_id;
-	mod.name = chunk_path(source);
+	mod.name = lh_chunk_name(source, 0, name, sizeof(name));
 	err = letw_module_publish(&mod);
 	if (err && err != -ESHUTDOWN) {
 		m->c.errors++;
@@ -152,8 +133,8 @@ void lh_tracemap_start(struct lh_tracemap *m, unsigned int traceno)
 	}
 }
 
-/* File names as the line table gives them: the chunk's path, with any
- * newline (a chunk loaded from a string) made a space. */
+/* File names as the line table gives them: each chunk's name
+ * (chunkname.h: clean UTF-8, bounded). */
 static int set_names(struct lh_tracemap *m, const struct lh_trace_info *t)
 {
 	for (size_t i = 0; i < m->nnames; i++)
@@ -164,13 +145,11 @@ static int set_names(struct lh_tracemap *m, const struct lh_trace_info *t)
 	if (!m->names)
 		return -1;
 	for (uint32_t i = 0; i < t->nfiles; i++) {
-		char *p = strdup(chunk_path(t->files[i] && *t->files[i] ? t->files[i] : "=?"));
+		char buf[LH_CHUNK_NAME_MAX];
+		char *p = strdup(lh_chunk_name(t->files[i], 0, buf, sizeof(buf)));
 
 		if (!p)
 			return -1;
-		for (char *q = p; *q; q++)
-			if (*q == '\n')
-				*q = ' ';
 		m->names[m->nnames++] = p;
 	}
 	return 0;
@@ -202,7 +181,7 @@ static int trace_lines(struct lh_tracemap *m, const struct lh_trace_info *t,
 int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 {
 	const char *src = t->source && *t->source ? t->source : "=?";
-	char name[256], sig[64];
+	char name[256 + LH_CHUNK_NAME_MAX], sig[64], ns[LH_CHUNK_NAME_MAX];
 	struct letw_method meth;
 	struct letw_method_opts opts;
 	int err;
@@ -215,8 +194,8 @@ int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 	 * still hide an older record under it. */
 	lh_tracemap_start(m, t->traceno);
 
-	snprintf(name, sizeof(name), "trace#%u @%s:%u", t->traceno,
-		 chunk_short(src), t->line);
+	lh_chunk_name(src, 1, ns, sizeof(ns));
+	snprintf(name, sizeof(name), "trace#%u @%s:%u", t->traceno, ns, t->line);
 	if (t->parent)
 		snprintf(sig, sizeof(sig), "(side of #%u exit %u)", t->parent,
 			 t->exitno);
@@ -231,7 +210,7 @@ int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 	meth.method_token = t->line;
 	meth.method_flags = LETW_METHOD_JITTED | LETW_METHOD_DYNAMIC;
 	meth.version_id = m->generation;
-	meth.method_namespace = chunk_short(src);
+	meth.method_namespace = ns;
 	meth.name = name;
 	meth.signature = sig;
 	if (!trace_lines(m, t, &opts))
@@ -240,6 +219,17 @@ int lh_tracemap_stop(struct lh_tracemap *m, const struct lh_trace_info *t)
 	 * emitted and stays mapped until a flush, after this returns. */
 	opts.flags = LETW_METHOD_OPT_CODE_READABLE;
 	err = letw_method_publish_opts(&meth, &opts);
+	if (opts.lines && (err == -E2BIG || err == -EINVAL || err == -ENAMETOOLONG)) {
+		/* The line table broke one of lttng-etw's limits (16 KiB of
+		 * file names: a trace inlining several big string chunks):
+		 * the trace's name matters more than its lines. */
+		if (m->verbose)
+			fprintf(m->verbose, "letw-luajit: %s: line table refused (%s): published without it\n",
+				name, strerror(-err));
+		opts = (struct letw_method_opts){ .size = sizeof(opts),
+						  .flags = LETW_METHOD_OPT_CODE_READABLE };
+		err = letw_method_publish_opts(&meth, &opts);
+	}
 	if (err == -ESHUTDOWN)
 		return 0; /* lttng-etw not initialised: run untraced */
 	if (err) {
