@@ -112,6 +112,9 @@ void jitrt_reclaim(struct jitrt *rt);
 #define JITRT_LIST_HOT 0x1
 #define JITRT_LIST_CODE 0x2
 int jitrt_write_list(struct jitrt *rt, const char *path, int flags);
+/* Removes a stale PATH.ready (an earlier run's): 0 or a negative errno
+ * (said). */
+int jitrt_unready_list(const char *path);
 
 /* "<hex>" of a code version's bytes to out (the code is readable: RX). */
 void jitrt_write_hex(FILE *out, const struct jit_code *c);

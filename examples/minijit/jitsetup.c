@@ -268,6 +268,23 @@ static int write_records(struct jitrt *rt, FILE *out, int flags)
 	return 0;
 }
 
+int jitrt_unready_list(const char *path)
+{
+	size_t len = strlen(path) + 8;
+	char *ready = malloc(len);
+	int ret = 0;
+
+	if (!ready)
+		return -ENOMEM;
+	snprintf(ready, len, "%s.ready", path);
+	if (unlink(ready) && errno != ENOENT) {
+		ret = -errno;
+		fprintf(stderr, "letw-minijit: cannot remove the stale %s: %s\n", ready, strerror(errno));
+	}
+	free(ready);
+	return ret;
+}
+
 int jitrt_write_list(struct jitrt *rt, const char *path, int flags)
 {
 	size_t len = strlen(path) + 8;
@@ -293,6 +310,8 @@ int jitrt_write_list(struct jitrt *rt, const char *path, int flags)
 	 * so a test that waits for FILE.ready always reads the whole list. */
 	if (!ret && rename(tmp, path))
 		ret = -errno;
+	if (ret)
+		(void)unlink(tmp); /* a FILE that cannot be written leaves no FILE.tmp */
 	if (!ret) {
 		fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0)

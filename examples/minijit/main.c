@@ -242,6 +242,11 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	/* FILE.ready of an earlier run would say "ready" before this run's
+	 * list exists (LuaJIT/minijit audit: a reader saw the old run's 10
+	 * methods). */
+	if (o.list && jitrt_unready_list(o.list))
+		return 1;
 	if (install_signals() || letw_start(&o))
 		return 1;
 	memset(&st, 0, sizeof(st));
