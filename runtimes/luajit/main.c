@@ -124,8 +124,13 @@ static void set_arg_table(lua_State *L, int argc, char **argv, int script_index)
 
 static int traceback(lua_State *L)
 {
-	const char *msg = lua_tostring(L, 1);
+	const char *msg;
 
+	/* A non-string error object: its __tostring, as luajit does. */
+	if (!lua_isstring(L, 1) && !lua_isnoneornil(L, 1) && luaL_callmeta(L, 1, "__tostring") &&
+	    lua_isstring(L, -1))
+		lua_replace(L, 1);
+	msg = lua_tostring(L, 1);
 	if (!msg)
 		msg = "(error object is not a string)";
 	luaL_traceback(L, L, msg, 1);
@@ -144,7 +149,13 @@ static int run_script(lua_State *L, const struct options *o, int argc, char **ar
 		fprintf(stderr, "letw-luajit: %s\n", lua_tostring(L, -1));
 		return -1;
 	}
-	luaL_checkstack(L, nargs, "too many script arguments");
+	/* lua_checkstack, not luaL_checkstack: outside a protected call
+	 * the latter's error is a PANIC (over ~8000 arguments). */
+	if (!lua_checkstack(L, nargs)) {
+		fprintf(stderr, "letw-luajit: too many script arguments (%d): Lua's stack takes fewer; pass them in a file\n",
+			nargs);
+		return -1;
+	}
 	for (i = 0; i < nargs; i++)
 		lua_pushstring(L, argv[o->script_index + 1 + i]);
 	err = lua_pcall(L, nargs, 0, base);
