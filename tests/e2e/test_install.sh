@@ -21,7 +21,7 @@ libdir=$(dirname "$(find "$prefix" -name 'liblttng-etw.so' | head -n1)")
 # The library exports the API and nothing else (lttng-ust's tracepoint
 # definitions and the section's __start_/__stop_ symbols were exported).
 extra=$(nm -D --defined-only "$libdir/liblttng-etw.so.0" | awk '{print $3}' | grep -v '^letw_')
-[ -z "$extra" ] || letw_fail "liblttng-etw exports more than the letw_ API: $(echo $extra | head -c 300)"
+[ -z "$extra" ] || letw_fail "liblttng-etw exports more than the letw_ API: $(echo "$extra" | tr "\n" " " | head -c 300)"
 nm -D --defined-only "$libdir/liblttng-etw.so.0" | grep -q ' letw_method_publish$' ||
 	letw_fail "liblttng-etw does not export letw_method_publish"
 # One version everywhere: the header's, the library's, the .pc's, the CLI's.
