@@ -153,10 +153,6 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 		struct letw_chunk c = { trace, NULL };
 
 		ret = run_one(o, cmd, &c, params, done, data);
-		if (recording && ret == LETW_EXIT_OK)
-			ret = LETW_EXIT_INCOMPLETE;
-		free(recording);
-		return ret;
 	}
 	for (i = 0; i < chunks.n; i++) {
 		struct letw_chunk c = { NULL, letw_trace_chunk_name(chunks.dir[i]) };

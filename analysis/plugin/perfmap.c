@@ -23,8 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <glib.h>
-
 #include "codemap.h"
 #include "names.h"
 #include "perfmap.h"

@@ -93,6 +93,12 @@ int letw_create_temp(char *tmpl)
 	return -EEXIST;
 }
 
+/* /proc/self/fd/N or /dev/fd/N: one of the caller's open files. */
+static int names_own_fd(const char *p)
+{
+	return !strncmp(p, "/proc/self/fd/", 14) || !strncmp(p, "/dev/fd/", 8);
+}
+
 int letw_output_in_place(const char *path)
 {
 	struct stat l, t;
@@ -111,13 +117,12 @@ int letw_output_in_place(const char *path)
 		 * /proc/self/fd/N): an open file of the caller's, written
 		 * into whatever it is. Replacing the link would break it for
 		 * every program on the machine. */
-		if (!strncmp(path, "/proc/self/fd/", 14) || !strncmp(path, "/dev/fd/", 8))
+		if (names_own_fd(path))
 			return 1;
 		n = readlink(path, to, sizeof(to) - 1);
 		if (n > 0) {
 			to[n] = '\0';
-			if ((!strncmp(to, "/proc/self/fd/", 14) || !strncmp(to, "/dev/fd/", 8)) &&
-			    (l.st_uid == 0 || l.st_uid == geteuid()))
+			if (names_own_fd(to) && (l.st_uid == 0 || l.st_uid == geteuid()))
 				return 1;
 		}
 		/* A link planted by another user (in a directory it can

@@ -4,8 +4,9 @@
 #include "chunkname.h"
 
 /* Length of the valid UTF-8 sequence at s (RFC 3629: no overlong form, no
- * surrogate, nothing past U+10FFFF), or 0. Hand-written: this host links
- * LuaJIT and lttng-etw only, and the check is a few lines. */
+ * surrogate, nothing past U+10FFFF), or 0. Hand-written: lttng-etw's own
+ * check (provider/record.c) is private to the library, and this host links
+ * nothing else that has one. */
 static size_t utf8_seq(const unsigned char *s)
 {
 	unsigned char c = s[0];
@@ -29,14 +30,13 @@ static size_t utf8_seq(const unsigned char *s)
 	return 0;
 }
 
-/* Appends the clean form of s[0..n) (stopping at a NUL, or at a newline if
- * one_line) to out[*at..cap-1), whole sequences only; returns 1 if it all
- * went in. */
-static int put_clean(char *out, size_t cap, size_t *at, const char *s, size_t n, int one_line)
+/* Appends the clean form of s[0..n) (stopping at a NUL) to
+ * out[*at..cap-1), whole sequences only; returns 1 if it all went in. */
+static int put_clean(char *out, size_t cap, size_t *at, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 
-	while (p < end && *p && !(one_line && (*p == '\n' || *p == '\r'))) {
+	while (p < end && *p) {
 		size_t k = utf8_seq(p);
 
 		if (k > (size_t)(end - p))
@@ -54,7 +54,7 @@ static int put_clean(char *out, size_t cap, size_t *at, const char *s, size_t n,
 			p++;
 		}
 	}
-	return p >= end || !*p || (one_line && (*p == '\n' || *p == '\r'));
+	return p >= end || !*p;
 }
 
 char *lh_chunk_name(const char *source, int base_only, char *out, size_t cap)
@@ -65,7 +65,7 @@ char *lh_chunk_name(const char *source, int base_only, char *out, size_t cap)
 	if (!source || !*source)
 		source = "=?";
 	if (source[0] == '=') {
-		put_clean(out, cap, &at, source + 1, strlen(source + 1), 0);
+		put_clean(out, cap, &at, source + 1, strlen(source + 1));
 	} else if (source[0] == '@') {
 		const char *p = source + 1, *slash = strrchr(p, '/');
 		char tmp[4096];
@@ -78,7 +78,7 @@ char *lh_chunk_name(const char *source, int base_only, char *out, size_t cap)
 		n = strlen(p);
 		if (n >= sizeof(tmp))
 			p += n - (sizeof(tmp) - 1);
-		put_clean(tmp, sizeof(tmp), &t, p, strlen(p), 0);
+		put_clean(tmp, sizeof(tmp), &t, p, strlen(p));
 		tmp[t] = '\0';
 		if (t < cap) {
 			memcpy(out, tmp, t);
@@ -99,7 +99,7 @@ char *lh_chunk_name(const char *source, int base_only, char *out, size_t cap)
 
 		memcpy(out, "[string \"", 9);
 		at = 9;
-		whole = put_clean(out, cap - 5, &at, source, first, 1) && !source[first];
+		whole = put_clean(out, cap - 5, &at, source, first) && !source[first];
 		if (!whole) {
 			memcpy(out + at, "...", 3);
 			at += 3;

@@ -8,16 +8,23 @@
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
-"$LETW_MINIJIT" --functions 1000 --seconds 120 --list "$T/live" >/dev/null &
-pid=$!
-letw_track "$pid"
-anl_wait_file "$T/live.ready"
 
-s=$(letw_session_create rotate) || exit 1
-letw_session_track "$s" "$pid"
-lttng enable-event -u -s "$s" 'letw_runtime:*,letw_rundown:*dcstart*' >/dev/null ||
-	letw_fail "enable-event"
-lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+# traced_minijit TAG FUNCTIONS EVENTS: a letw-minijit of FUNCTIONS
+# functions (its pid in MJ_PID, killed at exit) and a session TAG tracking
+# it, with EVENTS and the vpid/vtid contexts (its name in MJ_SESSION).
+traced_minijit() {
+	"$LETW_MINIJIT" --functions "$2" --seconds 120 --list "$T/$1.list" >/dev/null &
+	MJ_PID=$!
+	letw_track "$MJ_PID"
+	anl_wait_file "$T/$1.list.ready"
+	MJ_SESSION=$(letw_session_create "$1") || exit 1
+	letw_session_track "$MJ_SESSION" "$MJ_PID"
+	lttng enable-event -u -s "$MJ_SESSION" "$3" >/dev/null || letw_fail "$1: enable-event $3"
+	lttng add-context -u -s "$MJ_SESSION" -t vpid -t vtid >/dev/null || letw_fail "$1: add-context"
+}
+
+traced_minijit rotate 1000 'letw_runtime:*,letw_rundown:*dcstart*'
+pid=$MJ_PID s=$MJ_SESSION
 # A trigger already holding the name an older watch would give this one
 # (lttng-etw-watch.<pid>.0: a watch of the same pid, reused or in another
 # pid namespace, left it): the old names collided, "Trigger already
@@ -152,14 +159,8 @@ fi
 # the new chunk and rotated it again, for ever (~1 rotation a second). A
 # rotation within 5 s of watch's own regenerate, in a session rotating on
 # size, is now said and not fed.
-"$LETW_MINIJIT" --functions 20000 --seconds 120 --list "$T/big" >/dev/null &
-bp=$!
-letw_track "$bp"
-anl_wait_file "$T/big.ready"
-s3=$(letw_session_create rotsize) || exit 1
-letw_session_track "$s3" "$bp"
-lttng enable-event -u -s "$s3" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable-event (size)"
-lttng add-context -u -s "$s3" -t vpid >/dev/null || letw_fail "add-context (size)"
+traced_minijit rotsize 20000 'letw_rundown:*dcstart*'
+bp=$MJ_PID s3=$MJ_SESSION
 lttng enable-rotation -s "$s3" --size 1M >/dev/null || letw_fail "enable-rotation --size 1M"
 "$LETW_CLI" watch --session "$s3" -v >"$T/watch4.out" 2>&1 &
 w4=$!
