@@ -23,6 +23,15 @@ traced_minijit() {
 	lttng add-context -u -s "$MJ_SESSION" -t vpid -t vtid >/dev/null || letw_fail "$1: add-context"
 }
 
+# end_watch SESSION WATCH_PID OUT LABEL: destroy SESSION, then stop its
+# watch, which must exit 0 on SIGTERM.
+end_watch() {
+	lttng destroy "$1" >/dev/null || letw_fail "destroy $1"
+	kill -TERM "$2"
+	wait "$2" || letw_fail "watch ($4) exited with $?: $(cat "$3")"
+	letw_untrack "$2"
+}
+
 traced_minijit rotate 1000 'letw_runtime:*,letw_rundown:*dcstart*'
 pid=$MJ_PID s=$MJ_SESSION
 # A trigger already holding the name an older watch would give this one
@@ -141,10 +150,7 @@ if anl_netns_start; then
 	handled() { [ "$(grep -c "statedump regenerated" "$T/watch3.out")" = 3 ]; }
 	LETW_WAIT_SECONDS=3 letw_wait_for handled ||
 		letw_fail "3 rotations not handled within 3 s with a stopped lttng-etw process: $(cat "$T/watch3.out")"
-	lttng destroy "$s2" >/dev/null || letw_fail "destroy $s2"
-	kill -TERM "$wns"
-	wait "$wns" || letw_fail "watch (stopped process) exited with $?: $(cat "$T/watch3.out")"
-	letw_untrack "$wns"
+	end_watch "$s2" "$wns" "$T/watch3.out" "stopped process"
 	kill -CONT "$sp"
 	touch "$T/sexit"
 	wait "$sns" || letw_fail "the stopped letw-scenario failed"
@@ -174,10 +180,7 @@ regen=$(grep -c "statedump regenerated" "$T/watch4.out")
 [ "$regen" -le 3 ] || letw_fail "size rotation smaller than a pass: $regen statedumps in 10 s: $(cat "$T/watch4.out")"
 grep -q "not regenerating" "$T/watch4.out" ||
 	letw_fail "size rotation smaller than a pass: not said: $(cat "$T/watch4.out")"
-lttng destroy "$s3" >/dev/null || letw_fail "destroy $s3"
-kill -TERM "$w4"
-wait "$w4" || letw_fail "watch (size) exited with $?: $(cat "$T/watch4.out")"
-letw_untrack "$w4"
+end_watch "$s3" "$w4" "$T/watch4.out" size
 kill -TERM "$bp"
 wait "$bp" || letw_fail "minijit (size) failed"
 letw_untrack "$bp"
