@@ -162,6 +162,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		fprintf(stderr, "letw-minijit: --reuse and --churn exclude each other\n");
 		return -1;
 	}
+	/* A usage error (exit 2) here, not a runtime one after setup:
+	 * jitrt_init caps the hot set at the function count. */
+	if (o->reuse && (o->hot <= REUSE_NEW || o->functions <= REUSE_NEW)) {
+		fprintf(stderr, "letw-minijit: --reuse needs --hot %u or more (and as many functions)\n",
+			REUSE_NEW + 1);
+		return -1;
+	}
 	return 0;
 }
 

@@ -5,7 +5,8 @@
 #  1. without --churn: rebuild exactly the runtime's own list of live code;
 #  2. with --churn: stay consistent (no overlapping live ranges, unloads of
 #     live records only, new version loaded before the old is unloaded).
-# Both processes must also exit 0 (every call returned the reference value).
+# Both processes must also exit 0 (every call returned the reference value);
+# usage errors exit 2.
 # usage: test_minijit_trace.sh PATH/TO/letw-minijit
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,4 +43,15 @@ $LETW_PY "$here/check_minijit_trace.py" "$LETW_TEST_TMP/$s" "$p1" "$plain" exact
 	letw_fail "plain run: trace does not match the runtime's live code"
 $LETW_PY "$here/check_minijit_trace.py" "$LETW_TEST_TMP/$s" "$p2" "$churn" churn ||
 	letw_fail "churn run: inconsistent trace"
+# Usage errors exit 2 before anything is set up (scripts tell them from a
+# runtime failure, exit 1).
+for args in "--reuse $LETW_TEST_TMP/r --hot 2" "--reuse $LETW_TEST_TMP/r --functions 3" \
+	"--reuse $LETW_TEST_TMP/r --churn" "--bogus"; do
+	# shellcheck disable=SC2086 # one word per option
+	LETW_DISABLE=1 "$jit" $args --seconds 0 >/dev/null 2>"$LETW_TEST_TMP/usage.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || letw_fail "letw-minijit $args: exit $rc, want 2 (usage)"
+	test -s "$LETW_TEST_TMP/usage.err" || letw_fail "letw-minijit $args: no message"
+done
+
 echo "PASS: minijit loads/unloads rebuild its live set; churn stays consistent"
