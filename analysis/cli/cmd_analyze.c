@@ -66,7 +66,7 @@ static void report_usage(FILE *f)
 		"LTTng's index files, packet sequence gaps, discarded events.\n"
 		"\n"
 		"  -j, --json         JSON instead of text\n"
-		"  -o, --output FILE  write the report to FILE (default: stdout)\n"
+		"  -o, --output FILE  write the report to FILE (`-`, the default: stdout)\n"
 		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
 		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"
 		"      --memory-limit MIB  heap the CTF reader may take (default\n"
@@ -242,7 +242,9 @@ int letw_cmd_report(int argc, char **argv)
 		}
 		switch (c) {
 		case 'j': a.json = 1; break;
-		case 'o': a.out = optarg; break;
+		/* `-` is stdout, as for every tool that takes an output
+		 * file; a file named `-` is still `./-`. */
+		case 'o': a.out = strcmp(optarg, "-") ? optarg : NULL; break;
 		case 'h': report_usage(stdout); return LETW_EXIT_OK;
 		default: report_usage(stderr); return LETW_EXIT_USAGE;
 		}

@@ -9,6 +9,7 @@
 #    pidns-INO directory that is nobody's, or a link, is refused by name;
 # b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
 #    even when FILE is the trace's own metadata, and no temporary file;
+#    `-o -` is standard output;
 # c. a full disk is said as "No space left on device", not "Input/output
 #    error" (jitdump's record writers), with no temporary file left;
 # d. (before c, which needs a tmpfs) a device, a FIFO, or a link of root's
@@ -162,7 +163,12 @@ regular "$T/rep/r.txt" 644
 [ "$(PYTHONPATH= python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["complete"])' "$T/rep/r.txt")" = 1 ] ||
 	letw_fail "report: $(cat "$T/rep/r.txt")"
 [ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
-letw_log "b: a failed report leaves FILE as it was"
+# `-o -` is standard output, not a file named `-`.
+(cd "$T/rep" && cli report "$T/one" --json -o - >"$T/dash.out" 2>"$T/rep.err") ||
+	letw_fail "report -o -: exit $?: $(cat "$T/rep.err")"
+cmp -s "$T/dash.out" "$T/rep/r.txt" || letw_fail "report -o - did not write the report on stdout"
+[ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "report -o - left in its directory: $(ls -A "$T/rep")"
+letw_log "b: a failed report leaves FILE as it was; -o - is stdout"
 
 # --- d. devices, FIFOs and links to them as outputs; a full output --------
 # `report -o` writes into a device, a FIFO or a link of root's to one, in
