@@ -72,10 +72,33 @@ void letw_lifecycle_fork_child(void)
  */
 #define EXIT_JOIN_MS 2000
 
+/*
+ * A child forked without letw_fork_prepare/letw_fork_child: the table,
+ * control_running and the locks are the parent's copies, but not the
+ * parent's threads. A lock one of them held at the fork stays held for
+ * ever here, and the control thread to join or wake is not there (its
+ * eventfd is shared with the parent's). So every lifecycle call checks
+ * this before taking anything. getpid() is a system call: no publish
+ * path calls this.
+ */
+static int forked_without_hooks(void)
+{
+	pid_t owner = __atomic_load_n(&letw_g.owner_pid, __ATOMIC_RELAXED);
+
+	return owner && getpid() != owner;
+}
+
 static void stop_at_exit(void)
 {
 	struct timespec until;
 	int locked;
+
+	/* Joining the parent's control thread from a child crashed the
+	 * child's exit (glibc had reclaimed that thread's stack, lttng-ust's
+	 * destructor then faulted in pthread_cancel), and the wake-up went
+	 * into the parent's eventfd. Nothing of ours runs here to stop. */
+	if (forked_without_hooks())
+		return;
 
 	/* Under lifecycle_lock when it can be had soon: a runtime thread in
 	 * letw_capture_state then never writes its wake-up into the eventfd
@@ -136,6 +159,10 @@ LETW_API int letw_init(const struct letw_config *cfg)
 				    LETW_CONFIG_NO_CONTROL_SOCKET |
 				    LETW_CONFIG_JITDUMP))))
 		return -EINVAL;
+	/* The inherited table is initialised, and lifecycle_lock may be
+	 * held for ever (see forked_without_hooks). */
+	if (forked_without_hooks() && rcu_dereference(letw_g.table))
+		return -EALREADY;
 	pthread_mutex_lock(&lifecycle_lock);
 	if (letw_g.table) {
 		pthread_mutex_unlock(&lifecycle_lock);
@@ -197,7 +224,6 @@ LETW_API int letw_init(const struct letw_config *cfg)
 LETW_API int letw_shutdown(void)
 {
 	struct letw_table *t;
-	pid_t owner;
 
 	/* From a control callback on the control thread: it would join
 	 * itself, then free the table under its own feet. From a log callback
@@ -208,10 +234,8 @@ LETW_API int letw_shutdown(void)
 	/* A child forked without letw_fork_child: liburcu's call_rcu state
 	 * and our control thread are the parent's, and tearing the table
 	 * down would wait on them for ever; so may the lifecycle lock, held
-	 * by a parent thread at the fork. Checked before it. (A system call,
-	 * on no publish path.) */
-	owner = __atomic_load_n(&letw_g.owner_pid, __ATOMIC_RELAXED);
-	if (owner && getpid() != owner)
+	 * by a parent thread at the fork. Checked before it. */
+	if (forked_without_hooks())
 		return -ESRCH;
 	pthread_mutex_lock(&lifecycle_lock);
 	t = letw_g.table;
@@ -239,8 +263,16 @@ LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx)
 {
 	/* From the control callback, on the control thread, which holds
 	 * pass_lock for the dispatch: taking it again would hang. */
-	if (letw_g.control_running && pthread_equal(pthread_self(), letw_g.control_thread))
+	if (letw_on_control_thread())
 		return -EDEADLK;
+	/* No control thread runs in such a child to dispatch to the pair,
+	 * and a pass running in the parent at the fork left pass_lock held
+	 * here for ever. */
+	if (forked_without_hooks()) {
+		letw_g.control_fn = fn;
+		letw_g.control_ctx = ctx;
+		return 0;
+	}
 	/* Taken so the pair never changes in the middle of a dispatch. */
 	pthread_mutex_lock(&letw_g.pass_lock);
 	letw_g.control_fn = fn;
@@ -468,6 +500,10 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	 * it. */
 	if (letw_reentry_refused())
 		return -EDEADLK;
+	/* Nobody would answer, and lifecycle_lock may be held for ever
+	 * (a parent thread in this very call at the fork). */
+	if (forked_without_hooks())
+		return CMM_LOAD_SHARED(letw_g.table) ? -ESRCH : -ESHUTDOWN;
 	/* Against letw_init and letw_shutdown: between init's publishing the
 	 * table and starting the control thread, and between shutdown's
 	 * joining it and withdrawing the table, control_running alone would
@@ -478,7 +514,7 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 	 * and the wake-up run under the lock (order: lifecycle_lock ->
 	 * req_lock, as in init/shutdown; the wait below runs after it). */
 	pthread_mutex_lock(&lifecycle_lock);
-	if (!letw_g.control_running) {
+	if (!__atomic_load_n(&letw_g.control_running, __ATOMIC_RELAXED)) {
 		/* Stopped by the exit handler (the table stays for the
 		 * exit's last publishers): shut down, not unsupported. */
 		ret = letw_g.table && !__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) ?

@@ -439,7 +439,9 @@ int letw_control_start(void)
 		return -ret;
 	}
 	letw_g.control_pid = getpid();
-	letw_g.control_running = 1;
+	/* Release: letw_on_control_thread reads control_thread after its
+	 * acquire load of this, from any thread, without a lock. */
+	__atomic_store_n(&letw_g.control_running, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -452,7 +454,7 @@ int letw_control_stop_timed(int timeout_ms)
 {
 	uint64_t one = 1;
 
-	if (!letw_g.control_running)
+	if (!__atomic_load_n(&letw_g.control_running, __ATOMIC_ACQUIRE))
 		return 0;
 	if (pthread_equal(pthread_self(), letw_g.control_thread))
 		return -EDEADLK;
@@ -468,7 +470,7 @@ int letw_control_stop_timed(int timeout_ms)
 		if (pthread_timedjoin_np(letw_g.control_thread, NULL, &ts))
 			return -ETIMEDOUT;
 	}
-	letw_g.control_running = 0;
+	__atomic_store_n(&letw_g.control_running, 0, __ATOMIC_RELAXED);
 	letw_ctlsock_close();
 	close(letw_g.wake_fd);
 	letw_g.wake_fd = -1;

@@ -91,8 +91,8 @@ LETW_API void letw_fork_child(void)
 	letw_copy_code_set_pid();
 	letw_jitdump_mark_fork_child();
 	/* The parent's threads are gone; their fds are ours to close. */
-	if (letw_g.control_running) {
-		letw_g.control_running = 0;
+	if (__atomic_load_n(&letw_g.control_running, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&letw_g.control_running, 0, __ATOMIC_RELAXED);
 		letw_ctlsock_close();
 		if (letw_g.wake_fd >= 0)
 			close(letw_g.wake_fd);

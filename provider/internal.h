@@ -112,7 +112,10 @@ static inline void letw_deadline_after(clockid_t clk, struct timespec *ts, long 
  * what would join or wait for it must refuse. */
 static inline int letw_on_control_thread(void)
 {
-	return letw_g.control_running && pthread_equal(pthread_self(), letw_g.control_thread);
+	/* Acquire: pairs with letw_control_start's release, after which
+	 * control_thread is written. Read by any thread, without a lock. */
+	return __atomic_load_n(&letw_g.control_running, __ATOMIC_ACQUIRE) &&
+	       pthread_equal(pthread_self(), letw_g.control_thread);
 }
 
 /* What letw_init, letw_shutdown and letw_capture_state refuse with

@@ -262,9 +262,9 @@ uint32_t letw_names_get(struct letw_names *nm, const char *s, size_t len)
 		/* The class has no free name: a spare block, prefaulted, or
 		 * the slow path. */
 		if (!(bn = pop_spare(nm))) {
-			uatomic_inc(&nm->slow_grows);
 			if (!(bn = commit(nm, 1, 0)))
 				return 0;
+			uatomic_inc(&nm->slow_grows); /* commits only (store.c) */
 		}
 		assign(nm, c, bn, &h);
 	}

@@ -248,8 +248,12 @@ struct letw_slot *letw_store_slot_get(struct letw_store *st)
 		uatomic_dec(&st->slots_free);
 		return caa_container_of((struct cds_lfht_node *)n, struct letw_slot, node);
 	}
+	/* Counted when it commits: a store at max_records fails every
+	 * publish here, and counting those made slow_grows a failure count. */
+	if (grow_slots(st, &s))
+		return NULL;
 	uatomic_inc(&st->slow_grows);
-	return grow_slots(st, &s) ? NULL : s;
+	return s;
 }
 
 void letw_store_slot_put(struct letw_store *st, struct letw_slot *s)
@@ -277,8 +281,10 @@ uint32_t letw_store_chunk_get(struct letw_store *st, size_t bytes)
 		uatomic_dec(&k->nfree);
 		return letw_store_chunk_handle(st, n);
 	}
-	uatomic_inc(&st->slow_grows);
-	return grow_class(st, c, 0, &h) ? 0 : h;
+	if (grow_class(st, c, 0, &h))
+		return 0;
+	uatomic_inc(&st->slow_grows); /* as for slots */
+	return h;
 }
 
 void letw_store_chunk_put(struct letw_store *st, uint32_t h, size_t bytes)

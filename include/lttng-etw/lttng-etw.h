@@ -375,11 +375,13 @@ struct letw_config {
 LETW_API int letw_init(const struct letw_config *cfg);
 
 /* Stop the control thread, unpublish everything (no unload events), wait
- * for deferred frees. Must not be called from a control or log callback:
+ * for deferred frees. Returns 0, or -ESHUTDOWN before letw_init (or a
+ * second time). Must not be called from a control or log callback:
  * from either it returns -EDEADLK and changes nothing. In a
  * child forked without the fork hooks it returns -ESRCH and changes
  * nothing (the parent's threads, which the teardown would wait for, are
- * not there). */
+ * not there); there letw_init returns -EALREADY, letw_capture_state
+ * -ESRCH, and the child's exit leaves the parent's control thread alone. */
 LETW_API int letw_shutdown(void);
 
 LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
@@ -411,8 +413,12 @@ struct letw_stats {
 	uint64_t passes;          /* rundown walks completed */
 	uint64_t rundown_emitted; /* records emitted by all passes */
 	uint64_t rundown_skipped_raced;
-	uint64_t deferred_frees_pending; /* records unpublished, not yet freed */
+	/* Items unpublished, waiting for a grace period: records, and what
+	 * they hold apart (a big range's page entries, line tables, interned
+	 * strings); letw_store_stats.pending_free. Not a record count. */
+	uint64_t deferred_frees_pending;
 };
+/* 0, -EINVAL for NULL, -ESHUTDOWN before letw_init or after letw_shutdown. */
 LETW_API int letw_get_stats(struct letw_stats *out);
 
 /*
@@ -441,6 +447,8 @@ struct letw_store_stats {
 	uint64_t statedumps_coalesced;
 	uint64_t statedumps_dropped;
 };
+/* 0, -EINVAL for NULL or a `size` that holds no field past itself,
+ * -ESHUTDOWN before letw_init or after letw_shutdown. */
 LETW_API int letw_get_store_stats(struct letw_store_stats *out);
 
 /*

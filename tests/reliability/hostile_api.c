@@ -2,7 +2,8 @@
 /*
  * Hostile API input: every misuse a runtime can make of the public API
  * must get a negative errno, leave the table unchanged and never crash,
- * abort or print. Also: racing overlapping publishes never both succeed.
+ * abort or print. Also: racing overlapping publishes never both succeed,
+ * and a child forked without the fork hooks neither hangs nor crashes.
  * Runs under ASan+UBSan (LSan) and TSan in the sanitizer sub-builds and
  * under valgrind --leak-check=full in the plain build.
  *
@@ -10,10 +11,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <lttng-etw/lttng-etw.h>
 
@@ -333,6 +337,109 @@ static void big_against_small(void)
 	CHECK_EQ(refused, 0);
 }
 
+/*
+ * fork() without the fork hooks, while another thread asks for passes and
+ * waits for them (so a parent thread holds lifecycle_lock or req_lock at
+ * some of the forks). In the child every lifecycle call answers without
+ * waiting, and exit() (atexit handlers: ours, lttng-ust's destructors)
+ * ends the child cleanly: it used to join the parent's control thread
+ * there and die of SIGSEGV in lttng-ust's destructor, every time.
+ */
+static int capture_stop;
+
+static void *capture_waiter(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&capture_stop, __ATOMIC_RELAXED))
+		(void)letw_capture_state(0, 1);
+	return NULL;
+}
+
+static void no_callback(int code, int level, uint64_t mask, int provider, void *ctx)
+{
+	(void)code, (void)level, (void)mask, (void)provider, (void)ctx;
+}
+
+static int child_checks(void)
+{
+	int bad = 0;
+
+	/* A hang is a failure, not a stuck test: the parent sees SIGALRM. */
+	signal(SIGALRM, SIG_DFL);
+	alarm(10);
+	bad |= letw_capture_state(0, 1) != -ESRCH;
+	bad |= (letw_init(NULL) != -EALREADY) << 1;
+	bad |= (letw_set_control_fn(no_callback, NULL) != 0) << 2;
+	bad |= (letw_shutdown() != -ESRCH) << 3;
+	return bad;
+}
+
+static void fork_without_hooks(int children)
+{
+	pthread_t th;
+
+	CHECK_EQ(pthread_create(&th, NULL, capture_waiter, NULL), 0);
+	for (int i = 0; i < children; i++) {
+		pid_t pid;
+		int status;
+
+		usleep(2000 + 1000 * (i % 7));
+		pid = fork();
+		if (pid < 0) {
+			CHECK_EQ(pid, 0);
+			break;
+		}
+		if (pid == 0)
+			exit(child_checks()); /* exit, not _exit: the handlers run */
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "FAIL fork without hooks, child %d: %s %d\n", i,
+				WIFEXITED(status) ? "exit (bad-call bits)" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			failures++;
+		}
+	}
+	__atomic_store_n(&capture_stop, 1, __ATOMIC_RELAXED);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+}
+
+/* letw_init from several threads at once: exactly one wins, the others
+ * get -EALREADY. Under TSan this also covers the unlocked reads of
+ * control_running (letw_on_control_thread) racing init's write. */
+#define INITERS 6
+static pthread_barrier_t init_bar;
+static int init_ret[INITERS];
+
+static void *initer(void *arg)
+{
+	int *ret = arg;
+
+	pthread_barrier_wait(&init_bar);
+	*ret = letw_init(NULL);
+	return NULL;
+}
+
+static void racing_inits(int rounds_)
+{
+	for (int r = 0; r < rounds_; r++) {
+		pthread_t th[INITERS];
+		int won = 0, already = 0;
+
+		pthread_barrier_init(&init_bar, NULL, INITERS);
+		for (int i = 0; i < INITERS; i++)
+			CHECK_EQ(pthread_create(&th[i], NULL, initer, &init_ret[i]), 0);
+		for (int i = 0; i < INITERS; i++) {
+			CHECK_EQ(pthread_join(th[i], NULL), 0);
+			won += init_ret[i] == 0;
+			already += init_ret[i] == -EALREADY;
+		}
+		pthread_barrier_destroy(&init_bar);
+		CHECK_EQ(won, 1);
+		CHECK_EQ(already, INITERS - 1);
+		CHECK_EQ(letw_shutdown(), 0);
+	}
+}
+
 static int deadlk_ret = 1;
 
 static void capture_from_callback(int code, int level, uint64_t mask,
@@ -366,9 +473,11 @@ int main(int argc, char **argv)
 	CHECK_EQ(letw_capture_state(LETW_KW_RUNDOWN_START, 1) >= 0, 1);
 	CHECK_EQ(deadlk_ret, -EDEADLK);
 	letw_set_control_fn(NULL, NULL);
+	fork_without_hooks(rounds / 40);
 	CHECK_EQ(letw_shutdown(), 0);
 	CHECK_EQ(letw_shutdown(), -ESHUTDOWN);
 	before_init(); /* same answers after shutdown */
+	racing_inits(rounds / 200);
 	/* And the library comes back. */
 	CHECK_EQ(letw_init(NULL), 0);
 	bad_records();
