@@ -49,6 +49,12 @@ if grep -q '^LEFTOVER: ' "$log"; then
 else
 	echo "leftover processes: none"
 fi
+if grep -Eq '^LEFTOVER (SESSION|TRIGGER): ' "$log"; then
+	echo "leftover sessions and triggers (destroyed):"
+	grep -E '^LEFTOVER (SESSION|TRIGGER): ' "$log"
+else
+	echo "leftover sessions and triggers: none"
+fi
 echo "time: ctest $((SECONDS - t1)) s, whole command $((SECONDS - t0)) s (install check and build included)"
 echo "result: $([ "$rc" -eq 0 ] && echo PASS || echo "FAIL (exit status $rc)")"
 exit "$rc"

@@ -32,9 +32,11 @@ live_round() {
 	letw_track "$PID"
 	anl_wait_file "$f.ready"
 	SESSION=$(letw_unique "live-$name")
+	# Registered before it exists, as letw_session_create does (a kill
+	# between the two would leak it unseen).
+	echo "$SESSION" >>"$LETW_TEST_TMP/sessions"
 	lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
 		--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
-	LETW_TEST_SESSIONS+=("$SESSION")
 	letw_session_track "$SESSION" "$PID"
 	for ev in 'letw_runtime:*' 'letw_rundown:*dcstart*'; do
 		lttng enable-event -u -s "$SESSION" "$ev" --filter "\$ctx.vpid == $PID" \

@@ -54,18 +54,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launch_state.h"
+
 #define ROOT_SESSIOND_PIDFILE "/var/run/lttng/lttng-sessiond.pid"
 #define MAX_PROCS 65536
 /* After COMMAND exits, how long descendants get to go away by themselves
  * (a process the test just signalled may need a moment). */
 #define LEFTOVER_GRACE_MS 5000
-/* After SIGTERM, how long before SIGKILL. */
-#define TERM_GRACE_MS 3000
+/* After SIGTERM, how long before SIGKILL: long enough for a test's
+ * cleanup to destroy its sessions (~0.5 s each); what it has not done by
+ * then, launch_state.c does. */
+#define TERM_GRACE_MS 10000
 
 static const char *prog = "letw-test-launch";
 static const char *opt_name;
 static int opt_run;
 static char marker_var[32], marker_val[64];
+static char state_dir[4096];
 
 struct proc {
 	pid_t pid, ppid;
@@ -188,10 +193,29 @@ static int has_marker(pid_t pid)
 	return 0;
 }
 
+/* A 'Z' thread-group leader whose other threads still run (its main
+ * called pthread_exit) is alive: /proc/PID/task lists them. */
+static int live_zombie_leader(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int others = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!others && (e = readdir(d)))
+		others = isdigit((unsigned char)e->d_name[0]) && atoi(e->d_name) != pid;
+	closedir(d);
+	return others;
+}
+
 /*
  * The live processes that are ours: our descendants plus anything carrying
- * our marker, minus zombies (already dead: reaped below) and minus the
- * root sessiond's tree. Returns how many were stored in out.
+ * our marker, minus zombies (already dead: reaped below; not a leader
+ * whose threads live on) and minus the root sessiond's tree. Returns how
+ * many were stored in out.
  */
 static int ours(pid_t *out, int max)
 {
@@ -201,7 +225,8 @@ static int ours(pid_t *out, int max)
 	scan_procs();
 	sessiond = root_sessiond();
 	for (int i = 0; i < nprocs && n < max; i++) {
-		if (procs[i].pid == self || procs[i].state == 'Z' || procs[i].state == 'X')
+		if (procs[i].pid == self || procs[i].state == 'X' ||
+		    (procs[i].state == 'Z' && !live_zombie_leader(procs[i].pid)))
 			continue;
 		if (sessiond && descends_from(i, sessiond))
 			continue;
@@ -405,6 +430,14 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 
+	/* Whoever reads our stderr may be gone (killed with the test: a
+	 * process substitution is the launcher's own child); the cleanup
+	 * below must still run. The test gets the default back. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((rc = letw_launch_state_init(state_dir, sizeof(state_dir)))) {
+		fprintf(stderr, "%s: cannot make its directory: %s\n", prog, strerror(-rc));
+		return 1;
+	}
 	child = fork();
 	if (child < 0) {
 		perror("letw-test-launch: fork");
@@ -412,6 +445,8 @@ int main(int argc, char **argv)
 	}
 	if (child == 0) {
 		setenv(marker_var, marker_val, 1);
+		setenv("LETW_LAUNCH_STATE", state_dir, 1);
+		setenv("TMPDIR", state_dir, 1);
 		if (opt_name) {
 			/* Nested runs (a test running ctest in a sub-build) name
 			 * the outer test too. */
@@ -423,6 +458,7 @@ int main(int argc, char **argv)
 			setenv("LETW_TEST_NAME", full, 1);
 		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
 		_exit(127);
@@ -454,6 +490,9 @@ int main(int argc, char **argv)
 		}
 	}
 	leftovers = clean_leftovers(child, &status, &done);
+	/* Nothing of the test runs now: what it registered and did not
+	 * destroy is a leftover too. */
+	leftovers += letw_launch_state_clean(state_dir, opt_run ? "the test run" : opt_name);
 	if (rc < 0) {
 		if (WIFEXITED(status))
 			rc = WEXITSTATUS(status);
@@ -466,7 +505,7 @@ int main(int argc, char **argv)
 	}
 	if (opt_run)
 		fprintf(stderr, "%s: %s\n", prog, leftovers ?
-			"FAIL: the test run left processes running (listed above, now killed)" :
-			"no process started by this test run is left running");
+			"FAIL: the test run left processes, sessions or triggers (listed above, now gone)" :
+			"no process, session or trigger started by this test run is left");
 	return rc;
 }

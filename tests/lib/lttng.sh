@@ -11,7 +11,9 @@ set -o pipefail
 
 LETW_TEST_SESSIONS=() # sessions created without letw_session_create
 LETW_TEST_PIDS=()
-LETW_TEST_TMP=$(mktemp -d /tmp/letw-test.XXXXXX)
+# Under TMPDIR: the launcher's directory, where it finds the sessions and
+# triggers files below if this script is killed before its cleanup ends.
+LETW_TEST_TMP=$(mktemp -d --tmpdir letw-test.XXXXXX)
 
 # letw_running PID : the process exists and has not exited (a zombie, an
 # exited child not reaped yet, answers kill -0 but is done).
@@ -89,7 +91,10 @@ letw_log() {
 # Start a root lttng-sessiond if none answers.
 letw_ensure_sessiond() {
 	if ! lttng list >/dev/null 2>&1; then
-		lttng-sessiond --daemonize >/dev/null 2>&1 || letw_fail "cannot start lttng-sessiond"
+		# Shared, outliving this test: nothing of the test's environment
+		# (its TMPDIR is the launcher's directory, removed at its end).
+		env -i PATH="$PATH" lttng-sessiond --daemonize >/dev/null 2>&1 ||
+			letw_fail "cannot start lttng-sessiond"
 		local i
 		for i in $(seq 1 50); do
 			lttng list >/dev/null 2>&1 && return 0
@@ -114,9 +119,10 @@ letw_session_create() {
 	local prefix=$1; shift
 	local name
 	name=$(letw_unique "$prefix")
+	# Registered first: killed between the two, the name is still known.
+	echo "$name" >> "$LETW_TEST_TMP/sessions"
 	lttng create "$name" --output="$LETW_TEST_TMP/$name" "$@" >/dev/null ||
 		letw_fail "lttng create $name"
-	echo "$name" >> "$LETW_TEST_TMP/sessions"
 	echo "$name"
 }
 

@@ -242,11 +242,15 @@ sc_session_destroy() {
 
 kill_sessiond() {
 	local p
-	p=$(pidof lttng-sessiond) || letw_fail "no lttng-sessiond to kill"
+	# The root daemon the runtime registered with, by its pid file: not
+	# every lttng-sessiond of the machine (other users' per-user daemons).
+	p=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null) &&
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = lttng-sessiond ] ||
+		letw_fail "no root lttng-sessiond to kill"
 	letw_log "killing lttng-sessiond ($p) during the pass"
-	kill -9 $p
+	kill -9 "$p"
 	SESSIOND_KILLED=1
-	letw_wait_for sh -c '! pidof lttng-sessiond >/dev/null' || letw_fail "sessiond survived"
+	letw_wait_for sh -c "! kill -0 $p 2>/dev/null" || letw_fail "sessiond survived"
 	letw_ensure_sessiond
 	# The runtime re-registers with the new sessiond on its own.
 	LETW_WAIT_SECONDS=60 letw_wait_for sh -c "lttng list -u | grep -q 'PID: $a_vpid'" ||
