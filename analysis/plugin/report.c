@@ -348,7 +348,7 @@ static int report_end(struct letw_sink *s)
 			BT_COMP_LOGE_APPEND_CAUSE("chunk `%s` holds lttng-etw events but no rundown pass: a rotation begins a chunk without one unless `lttng-etw watch` runs (or `lttng regenerate statedump` is run after it); else are letw_rundown:dc*_init/complete enabled?",
 						  r->chunk);
 		else if (r->nprocs)
-			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled?)");
+			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled, or dropped by an event rule's --filter on record fields, which they lack?)");
 		else
 			BT_COMP_LOGE_APPEND_CAUSE("no lttng-etw events in the trace");
 		return -1;

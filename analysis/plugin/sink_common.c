@@ -188,6 +188,9 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 	s->last_vid = (size_t)(v - s->vids);
 	if (obj == LETW_OBJ_INIT) {
 		v->init_ns[fl == LETW_FL_DCEND] = s->cache.raw_ns ? (int64_t)ev->raw_ns : ev->ts_ns;
+		if (!v->has_init || ev->ts_ns > v->last_init_ts)
+			v->last_init_ts = ev->ts_ns;
+		v->has_init = 1;
 		letw_pass_ids_see(&v->ids, fl, ev->pass_id, ev->ts_ns);
 		if (s->ops->count_passes)
 			letw_pass_acct_init(&s->acct, &v->open[fl], ev->proc, fl, ev->pass_id);
@@ -196,6 +199,8 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 					ev->emitted);
 	} else if (v->open[fl].open) {
 		v->open[fl].seen++;
+	} else {
+		v->open[fl].orphans++;
 	}
 	return 0;
 }
@@ -229,7 +234,11 @@ int letw_sink_say_passes(struct letw_sink *s)
 			if (o->open)
 				letw_pass_acct_bad(a, s->vids[i].vpid, (enum letw_flavour)fl,
 						   o->id, o->seen, 0, 0, 0);
+			if (o->orphans)
+				letw_pass_acct_orphans(a, s->vids[i].vpid, (enum letw_flavour)fl,
+						       o->orphans);
 			o->open = 0;
+			o->orphans = 0;
 		}
 	n = a->truncated + a->lossy;
 	if (!n)
@@ -247,6 +256,10 @@ int letw_sink_say_passes(struct letw_sink *s)
 				name, label, letw_flavour_name((enum letw_flavour)b->fl),
 				(unsigned long long)b->id, (unsigned long long)b->seen,
 				(unsigned long long)b->emitted);
+		else if (b->orphans)
+			fprintf(stderr, "%s:   process %s: %llu %s record(s) outside any pass (no init or complete event around them: lost, or dropped by an event rule whose --filter names record fields, which init and complete events lack)\n",
+				name, label, (unsigned long long)b->seen,
+				letw_flavour_name((enum letw_flavour)b->fl));
 		else if (b->no_init)
 			fprintf(stderr, "%s:   process %s: %s pass %llu truncated: its complete event (%llu record(s) emitted) without its init\n",
 				name, label, letw_flavour_name((enum letw_flavour)b->fl),
@@ -451,6 +464,8 @@ static int end_of_stream(struct letw_sink *s)
 
 	set_stage(s, LETW_STAGE_WRITING);
 	bad = letw_facts_finish(&s->facts);
+	if (bad >= 0)
+		bad = letw_sink_runtime_gaps(s, bad);
 	if (bad < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;

@@ -97,6 +97,8 @@ struct letw_sink {
 		struct letw_pass_ids ids;
 		struct letw_pass_open open[2]; /* ops->count_passes */
 		int64_t init_ns[2]; /* its latest Init per flavour (the sink's unit) */
+		int64_t last_init_ts; /* its latest Init of either, ns from origin */
+		int has_init;
 	} *vids;
 	size_t nvids, capvids, last_vid;
 	/* ops->count_passes: passes not complete, and the first few. */
@@ -140,6 +142,13 @@ static inline int letw_sink_many_pidns(const struct letw_sink *s)
 {
 	return s->npidns > 1;
 }
+
+/* After letw_facts_finish (bad: its count): flag the streams whose lost
+ * first packets held runtime events of a process after its latest pass
+ * (runtime_gaps.c). Returns the new count of streams with a problem, or
+ * -ENOMEM. */
+int letw_sink_runtime_gaps(struct letw_sink *s, int bad);
+
 /* The pid_ns of a process key; 0 when the trace has no pid_ns context. */
 uint64_t letw_sink_proc_pidns(const struct letw_sink *s, int64_t key);
 /* How messages name a process: "VPID", or "VPID (pid_ns INO)" when the

@@ -5,7 +5,7 @@
 # map must hold every region of the runtime's own list with the right name.
 # (2) With --churn the runtime re-tiers, frees and regenerates code while
 # recorded: the map gains the new regions and the report still finds both
-# rundowns complete.
+# rundowns complete. (3)-(4) outputs; (5) rundown records outside any pass.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -109,4 +109,29 @@ for cmd in perfmap jitdump report; do
 	diff -r "$T/hh.always.$cmd" "$T/hh.never.$cmd" >&2 ||
 		letw_fail "$cmd: the output differs with the heap on huge pages"
 done
+# (5) An event rule whose --filter names a record field drops the
+# rundown's Init and Complete (they have no `name`): the map holds only the
+# records that passed, with nothing to check them against. perfmap says so
+# and exits 3; it used to write the partial map with exit 0, unsaid.
+"$LETW_MINIJIT" --functions 300 --seconds 30 --list "$T/filt.list" >"$T/filt.out" 2>&1 &
+PID=$!
+letw_track "$PID"
+anl_wait_file "$T/filt.list.ready"
+s=$(letw_session_create mapjit-filter) || exit 1
+letw_session_track "$s" "$PID"
+lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter 'name == "fn_1*"' >/dev/null ||
+	letw_fail "filter: enable-event"
+lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "filter: add-context"
+"$LETW_CLI" start "$s" --pid "$PID" >&2 || letw_fail "filter: lttng-etw start"
+lttng stop "$s" >/dev/null || letw_fail "filter: stop"
+rc=0
+"$LETW_CLI" perfmap "$(anl_trace "$s")" -o "$T/filt" --no-progress 2>"$T/filt.err" || rc=$?
+[ "$rc" = 3 ] && grep -q "dcstart record(s) outside any pass" "$T/filt.err" ||
+	{ cat "$T/filt.err" >&2; letw_fail "filter: perfmap exit $rc, want 3 and the records outside any pass named"; }
+[ -s "$T/filt/perf-$PID.map" ] || letw_fail "filter: no map written"
+"$LETW_CLI" perfmap "$(anl_trace "$s")" -o "$T/filt" --no-progress --allow-incomplete 2>/dev/null ||
+	letw_fail "filter: perfmap --allow-incomplete exit $?"
+kill -TERM "$PID"
+wait "$PID" || letw_fail "filter: letw-minijit failed"
+letw_untrack "$PID"
 echo "map_minijit_e2e: ok"

@@ -8,6 +8,8 @@
 # the small churn channel: the report calls its pass overwritten and says
 # how many bytes it needed, not "inconsistent". A second snapshot of the
 # first session: the session directory is read snapshot by snapshot.
+# And a plain snapshot whose runtime events were overwritten after the
+# session's only pass: the trace is called incomplete.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -88,6 +90,25 @@ rc=$?
 	letw_fail "an overwritten pass is not reported as such: $(cat "$T/r2.json")"
 [ "$(anl_json "$T/r2.json" "min(p['bytes_needed'] for x in r['processes'] for p in x['passes'] if p['status']=='overwritten')")" -gt 65536 ] ||
 	letw_fail "the overwritten pass claims to fit the 64 KiB it overflowed"
+# 3. The pass only at `lttng start`, in a channel of its own, and a plain
+# `lttng snapshot record` 2 s later: the churn channel wrapped, so the
+# runtime events between the pass and the snapshot's oldest packets are
+# gone, and the map lacks the code loaded then (an audit counted 511 live
+# methods missing). Every pass is complete; the trace is not: report and
+# perfmap exit 3 naming the stream. Both used to say "trace complete".
+s=$(snap_session snap-gap "--subbuf-size=256k --num-subbuf=4") || exit 1
+sleep 2
+lttng snapshot record -s "$s" >/dev/null || letw_fail "lttng snapshot record (gap)"
+lttng stop "$s" >/dev/null
+rc=0
+"$LETW_CLI" report "$(anl_trace "$s")" --no-progress >"$T/r3.txt" 2>&1 || rc=$?
+[ "$rc" = 3 ] && grep -q "packet(s) are not in the trace (overwritten), and it begins .* after the latest rundown pass of process $pid" "$T/r3.txt" ||
+	letw_fail "report of a snapshot that lost runtime events after its pass: exit $rc: $(cat "$T/r3.txt")"
+grep -q "1 complete, 0 truncated" "$T/r3.txt" || letw_fail "the gap's pass is not complete: $(cat "$T/r3.txt")"
+rc=0
+"$LETW_CLI" perfmap "$(anl_trace "$s")" -o "$T/maps3" --no-progress 2>"$T/maps3.err" || rc=$?
+[ "$rc" = 3 ] && grep -q "after the latest rundown pass of process $pid" "$T/maps3.err" ||
+	letw_fail "perfmap of a snapshot that lost runtime events after its pass: exit $rc: $(cat "$T/maps3.err")"
 kill -TERM "$pid"
 wait "$pid" || letw_fail "minijit failed"
 letw_untrack "$pid"
