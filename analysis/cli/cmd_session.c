@@ -287,7 +287,8 @@ static void start_usage(FILE *f)
 		"                   then named, and the exit status is 1\n"
 		"  -p, --pid PID    only these processes (default: all lttng-etw processes); a\n"
 		"                   PID that is not an lttng-etw process is said, ignored, and\n"
-		"                   makes the exit status 1\n"
+		"                   makes the exit status 1; when none answers, the session\n"
+		"                   is not started\n"
 		"  -h, --help\n", letw_prog);
 }
 
@@ -307,6 +308,16 @@ int letw_cmd_start(int argc, char **argv)
 	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
+	/* None of the named processes answers (a mistyped pid, or all
+	 * gone): starting would record without the pass asked for, and the
+	 * rerun with the right pid would find the session started. Refused
+	 * before anything changes, as stop refuses. */
+	if (o.npids && o.missing >= n) {
+		letw_err("start: none of the --pid processes answered: nothing changed, `%s` not started (rerun with the right --pid, or start it without waiting: `lttng start %s`)",
+			 o.session, o.session);
+		failed = 1;
+		goto out;
+	}
 	if (letw_lttng_start(o.session)) {
 		failed = 1;
 		goto out;

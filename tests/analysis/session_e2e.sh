@@ -156,6 +156,14 @@ rc=0
 "$LETW_CLI" snapshot "$e" --pid "$pid" >"$T/snap-e.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "is not a snapshot session" "$T/snap-e.out" ||
 	letw_fail "snapshot of a session not in snapshot mode: exit $rc: $(cat "$T/snap-e.out")"
+# `start` with a mistyped --pid (this shell): refused, the session not
+# started. It used to start it, say the pid was ignored, and exit 1.
+rc=0
+"$LETW_CLI" start "$e" --pid $$ >"$T/start-e0.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "none of the --pid processes answered: nothing changed" "$T/start-e0.out" ||
+	letw_fail "start --pid of no lttng-etw process: exit $rc: $(cat "$T/start-e0.out")"
+lttng list "$e" | head -1 | grep -q "\[inactive\]" ||
+	letw_fail "start --pid of no lttng-etw process started the session: $(lttng list "$e" | head -1)"
 "$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || true # no rundown events: no pass
 # A mistyped --channel: refused, the session left running. It used to fail
 # the enable and stop the session anyway: its DCEnd lost for good.
