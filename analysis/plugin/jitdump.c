@@ -247,9 +247,46 @@ static int interrupted(void *jd)
 	return letw_sink_interrupted(&((struct jitdump *)jd)->base);
 }
 
+/*
+ * When the process mapped its placeholder (DIR/jit-PID.dump, made by
+ * letw_init: provider/jitdump_mark.c), from that file's header, or from
+ * the header of a dump this sink wrote there before (which keeps it); 0
+ * when the file is not there or not this process's.
+ *
+ * Code the trace saw no load for is dated just after it. Dated at 1 ns,
+ * before everything, perf dropped it whenever perf.data held the
+ * process's fork (`perf record -a`, or `perf record -- launcher`): perf
+ * replays the LOADs' mappings before the fork, and the fork gives the
+ * child a fresh copy of its parent's maps (the perf audit: 15,905 of
+ * 15,905 samples unnamed). letw_init runs after the fork and the exec,
+ * and before the runtime publishes anything.
+ */
+static uint64_t process_since(const char *path, long long vpid, uint64_t first_ns)
+{
+	struct {
+		uint32_t magic, version, total_size, elf_mach, pad1, pid;
+		uint64_t timestamp, flags;
+	} h;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, &h, sizeof(h)) : -1;
+	close(fd);
+	if (got != (ssize_t)sizeof(h) || h.magic != 0x4A695444u || h.version != 1 ||
+	    h.pid != (uint32_t)vpid)
+		return 0;
+	/* Not after the trace's first event of the process: a dump of ours
+	 * written without a placeholder holds that (see write_dump). */
+	return h.timestamp > LETW_JD_BEFORE_TRACE_NS && h.timestamp < first_ns ? h.timestamp : 0;
+}
+
 static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 {
-	GArray *order = letw_jd_proc_finish(p);
+	GArray *order = NULL;
+	uint64_t since = 0;
 	struct dump_counts n = { 0 };
 	char *path = NULL, *tmp = NULL;
 	struct letw_jd_out o = { .fd = -1, .buf = NULL };
@@ -267,6 +304,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
+	since = process_since(path, vpid, p->first_ns);
+	order = letw_jd_proc_finish(p, since ? since + 1 : LETW_JD_BEFORE_TRACE_NS);
 	/* A fresh name nobody can guess: the directory may be a /tmp that
 	 * others write to, and a link planted there is never followed. */
 	fd = letw_create_temp(tmp);
@@ -282,7 +321,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	o.stop = interrupted;
 	o.stop_data = jd;
 	if (!err)
-		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)vpid, p->first_ns);
+		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)vpid,
+					   since ? since : p->first_ns);
 	if (!err)
 		err = write_regions(jd, &o, p, order, &n);
 	if (!err)
@@ -354,7 +394,8 @@ out:
 	free(dir);
 	free(path);
 	free(tmp);
-	g_array_free(order, TRUE);
+	if (order)
+		g_array_free(order, TRUE);
 	return ret;
 }
 

@@ -465,7 +465,7 @@ static void by_load_time(struct keyed *k, guint n, guint *out)
 	g_free(rest);
 }
 
-GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
+GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns)
 {
 	guint n = p->nregions;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
@@ -481,7 +481,7 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p)
 		struct letw_jd_region *r = reg(p, i);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
-			r->load_ns = LETW_JD_BEFORE_TRACE_NS;
+			r->load_ns = before_ns;
 		s[i] = (struct by_start){ r->start, i, r->size };
 		k[i] = (struct keyed){ r->load_ns, i };
 	}

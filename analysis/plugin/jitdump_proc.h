@@ -21,7 +21,8 @@
 #ifndef LETW_BT_JITDUMP_PROC_H
 #define LETW_BT_JITDUMP_PROC_H
 
-/* The LOAD time of code loaded before the trace saw it. Dated at the
+/* The LOAD time of code loaded before the trace saw it, when the
+ * process's start is not known (jitdump.c, process_since). Dated at the
  * process's first event, it left unnamed every sample of a perf run
  * started before the session (the perf audit: 12,322 samples). 1, not 0:
  * a time perf takes for a real one. */
@@ -124,10 +125,11 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
  * code_start when method id and version agree, else counted. */
 void letw_jd_proc_extra(struct letw_jd_proc *p, const struct letw_jdx *x);
 
-/* Date the regions the trace saw no load for, and return the indexes of
- * every region in the order their LOADs go in the file (by load time,
- * then trace order): a GArray of guint, caller frees. */
-GArray *letw_jd_proc_finish(struct letw_jd_proc *p);
+/* Date the regions the trace saw no load for (at before_ns, see
+ * jitdump.c's process_since; LETW_JD_BEFORE_TRACE_NS when unknown), and
+ * return the indexes of every region in the order their LOADs go in the
+ * file (by load time, then trace order): a GArray of guint, caller frees. */
+GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns);
 
 /* The region's code bytes when the trace held all of them, else NULL. */
 const uint8_t *letw_jd_region_code(const struct letw_jd_region *r);
