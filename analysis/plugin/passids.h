@@ -118,8 +118,10 @@ static inline void letw_pass_acct_complete(struct letw_pass_acct *a, struct letw
 	} else {
 		if (o->open) /* another pass, never completed */
 			letw_pass_acct_bad(a, proc, fl, o->id, o->seen, 0, 0, 0);
-		/* Its Init is not in the trace. */
-		letw_pass_acct_bad(a, proc, fl, id, 0, emitted, 0, 1);
+		/* Its Init is not in the trace: the records outside any pass
+		 * before it are its own, said with it, not a pass apart. */
+		letw_pass_acct_bad(a, proc, fl, id, o->orphans, emitted, 0, 1);
+		o->orphans = 0;
 	}
 	o->open = 0;
 }
