@@ -161,7 +161,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		return -EINVAL;
 	/* The inherited table is initialised, and lifecycle_lock may be
 	 * held for ever (see forked_without_hooks). */
-	if (forked_without_hooks() && rcu_dereference(letw_g.table))
+	if (forked_without_hooks() && CMM_LOAD_SHARED(letw_g.table))
 		return -EALREADY;
 	pthread_mutex_lock(&lifecycle_lock);
 	if (letw_g.table) {
