@@ -22,6 +22,22 @@ command -v objdump >/dev/null || letw_fail "objdump (binutils) not installed"
 
 T=$LETW_TEST_TMP
 here=$(cd "$(dirname "$0")" && pwd)
+
+# dump_and_check TAG TRACE DIR PERF_DATA LIST: the jitdump of TRACE into
+# DIR (where the process's placeholder is), perf inject, then perf must
+# name most JIT samples as LIST says; leaves $T/TAG.jit.data.
+dump_and_check() {
+	local tag=$1 trace=$2 dir=$3 data=$4 list=$5
+	"$LETW_CLI" jitdump "$trace" -o "$dir" --no-progress >"$T/$tag.jitdump.log" 2>&1 ||
+		letw_fail "$tag: lttng-etw jitdump: $(cat "$T/$tag.jitdump.log")"
+	letw_log "$(cat "$T/$tag.jitdump.log")"
+	perf inject --jit -i "$data" -o "$T/$tag.jit.data" >"$T/$tag.inject.log" 2>&1 ||
+		letw_fail "$tag: perf inject --jit: $(cat "$T/$tag.inject.log")"
+	perf script -i "$T/$tag.jit.data" -F ip,sym -G >"$T/$tag.names.txt" 2>/dev/null ||
+		letw_fail "$tag: perf script"
+	python3 "$here/perf_check.py" "$list" "$T/$tag.names.txt" 50 0.9 >&2 ||
+		letw_fail "$tag: perf did not name most JIT samples right from the DCStart jitdump"
+}
 export HOME=$T/home PERF_BUILDID_DIR=$T/buildid
 mkdir -p "$HOME" "$T/jit"
 
@@ -55,30 +71,21 @@ grep -q 'letw_rundown:method_lines_start' "$T/trace.txt" ||
 grep -q 'letw_rundown:method_code_bytes_start' "$T/trace.txt" ||
 	letw_fail "the DCStart pass emitted no method_code_bytes_start (rundown twins missing?)"
 
-"$LETW_CLI" jitdump "$trace" -o "$T/jit" --no-progress >"$T/jitdump.log" 2>&1 ||
-	letw_fail "lttng-etw jitdump: $(cat "$T/jitdump.log")"
-letw_log "$(cat "$T/jitdump.log")"
-perf inject --jit -i "$T/perf.data" -o "$T/perf.jit.data" >"$T/inject.log" 2>&1 ||
-	letw_fail "perf inject --jit: $(cat "$T/inject.log")"
-
 # Names, from DCStart alone.
-perf script -i "$T/perf.jit.data" -F ip,sym -G >"$T/names.txt" 2>/dev/null ||
-	letw_fail "perf script"
-python3 "$here/perf_check.py" "$T/list" "$T/names.txt" 50 0.9 >&2 ||
-	letw_fail "perf did not name most JIT samples right from the DCStart jitdump"
+dump_and_check late "$trace" "$T/jit" "$T/perf.data" "$T/list"
 
 # Annotation, from method_code_bytes_start.
-perf script -i "$T/perf.jit.data" -F ip,sym >"$T/syms.txt" 2>/dev/null
+perf script -i "$T/late.jit.data" -F ip,sym >"$T/syms.txt" 2>/dev/null
 name=$(sed -n 's/^.*[0-9a-f]\{6,\} \(minijit\.[^ ]*::fn_1(.*\)$/\1/p' "$T/syms.txt" | head -1)
 [ -n "$name" ] || letw_fail "no sample named fn_1"
-perf annotate -i "$T/perf.jit.data" --stdio -s "$name" >"$T/annotate.fn_1" 2>/dev/null ||
+perf annotate -i "$T/late.jit.data" --stdio -s "$name" >"$T/annotate.fn_1" 2>/dev/null ||
 	letw_fail "perf annotate $name"
 $LETW_PY "$here/jitdump_check.py" annotate "$T/annotate.fn_1" \
 	"$(sed -n 's/^code fn_1 //p' "$T/list")" >&2 ||
 	letw_fail "perf annotate of fn_1 does not show the JIT's instructions"
 
 # Source lines, from method_lines_start.
-perf script -i "$T/perf.jit.data" -F ip,sym,srcline >"$T/srcline.txt" 2>/dev/null ||
+perf script -i "$T/late.jit.data" -F ip,sym,srcline >"$T/srcline.txt" 2>/dev/null ||
 	letw_fail "perf script srcline"
 $LETW_PY "$here/jitdump_check.py" srcline "$trace" "$T/mj.src" "$T/srcline.txt" >&2 ||
 	letw_fail "perf's source lines are not the DCStart line tables'"
@@ -101,12 +108,5 @@ sleep 1
 wait "$perf_pid" || letw_fail "fork: perf record: $(cat "$T/perf2.log")"
 letw_untrack "$perf_pid"
 lttng stop "$s2" >/dev/null || letw_fail "fork: lttng stop"
-"$LETW_CLI" jitdump "$(anl_trace "$s2")" -o "$T/jit2" --no-progress >"$T/jitdump2.log" 2>&1 ||
-	letw_fail "fork: lttng-etw jitdump: $(cat "$T/jitdump2.log")"
-perf inject --jit -i "$T/perf2.data" -o "$T/perf2.jit.data" >"$T/inject2.log" 2>&1 ||
-	letw_fail "fork: perf inject --jit: $(cat "$T/inject2.log")"
-perf script -i "$T/perf2.jit.data" -F ip,sym -G >"$T/names2.txt" 2>/dev/null ||
-	letw_fail "fork: perf script"
-python3 "$here/perf_check.py" "$T/list2" "$T/names2.txt" 50 0.9 >&2 ||
-	letw_fail "fork: perf did not name most JIT samples of a process whose fork it recorded"
+dump_and_check fork "$(anl_trace "$s2")" "$T/jit2" "$T/perf2.data" "$T/list2"
 echo "jitdump_late_e2e: ok"

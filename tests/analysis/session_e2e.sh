@@ -156,32 +156,31 @@ rc=0
 "$LETW_CLI" snapshot "$e" --pid "$pid" >"$T/snap-e.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "is not a snapshot session" "$T/snap-e.out" ||
 	letw_fail "snapshot of a session not in snapshot mode: exit $rc: $(cat "$T/snap-e.out")"
+# refused WHAT STATE PATTERN ARGS...: `lttng-etw ARGS` fails (exit 1)
+# saying PATTERN, and session E is still STATE (active, inactive).
+refused() {
+	local what=$1 state=$2 pattern=$3 rc=0
+	shift 3
+	"$LETW_CLI" "$@" >"$T/refused.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q "$pattern" "$T/refused.out" ||
+		letw_fail "$what: exit $rc: $(cat "$T/refused.out")"
+	lttng list "$e" | head -1 | grep -q "\[$state\]" ||
+		letw_fail "$what changed the session: $(lttng list "$e" | head -1)"
+}
 # `start` with a mistyped --pid (this shell): refused, the session not
 # started. It used to start it, say the pid was ignored, and exit 1.
-rc=0
-"$LETW_CLI" start "$e" --pid $$ >"$T/start-e0.out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "none of the --pid processes answered: nothing changed" "$T/start-e0.out" ||
-	letw_fail "start --pid of no lttng-etw process: exit $rc: $(cat "$T/start-e0.out")"
-lttng list "$e" | head -1 | grep -q "\[inactive\]" ||
-	letw_fail "start --pid of no lttng-etw process started the session: $(lttng list "$e" | head -1)"
+refused "start --pid of no lttng-etw process" inactive \
+	"none of the --pid processes answered: nothing changed" start "$e" --pid $$
 "$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || true # no rundown events: no pass
 # A mistyped --channel: refused, the session left running. It used to fail
 # the enable and stop the session anyway: its DCEnd lost for good.
-rc=0
-"$LETW_CLI" stop "$e" --pid "$pid" --channel no-such-channel >"$T/stop-e1.out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "has no user-space channel \`no-such-channel\`" "$T/stop-e1.out" ||
-	letw_fail "stop --channel of a missing channel: exit $rc: $(cat "$T/stop-e1.out")"
-lttng list "$e" | head -1 | grep -q "\[active\]" ||
-	letw_fail "stop --channel of a missing channel stopped the session: $(lttng list "$e" | head -1)"
+refused "stop --channel of a missing channel" active \
+	"has no user-space channel \`no-such-channel\`" stop "$e" --pid "$pid" --channel no-such-channel
 # A mistyped --pid (this shell: no lttng-etw process): refused, the session
 # left running with no DCEnd event enabled. It used to stop the session
 # with no DCEnd, and the rerun with the right pid found it "not started".
-rc=0
-"$LETW_CLI" stop "$e" --pid $$ >"$T/stop-e2.out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "none of the --pid processes answered: nothing changed" "$T/stop-e2.out" ||
-	letw_fail "stop --pid of no lttng-etw process: exit $rc: $(cat "$T/stop-e2.out")"
-lttng list "$e" | head -1 | grep -q "\[active\]" ||
-	letw_fail "stop --pid of no lttng-etw process stopped the session: $(lttng list "$e" | head -1)"
+refused "stop --pid of no lttng-etw process" active \
+	"none of the --pid processes answered: nothing changed" stop "$e" --pid $$
 lttng list "$e" | grep -q dcend && letw_fail "stop --pid of no lttng-etw process enabled: $(lttng list "$e")"
 "$LETW_CLI" stop "$e" --pid "$pid" >"$T/stop-e.out" 2>&1 ||
 	letw_fail "stop of a runtime-only session: exit $?: $(cat "$T/stop-e.out")"
