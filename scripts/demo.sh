@@ -17,6 +17,7 @@ bin="$root/build/bin"
 out=$(mktemp -d /tmp/lttng-etw-demo.XXXXXX)
 session="letw-demo-$$"
 pid=""
+finished=""
 cleanup() {
 	# A second Ctrl-C or SIGTERM must not cut the cleanup short and leak
 	# the session.
@@ -24,6 +25,9 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	lttng destroy "$session" >/dev/null 2>&1 || true
 	[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"
+	# Kept for the reader when the demo ran through (its last line says
+	# where); an interrupted or failed run leaves nothing behind.
+	[ -n "$finished" ] || rm -rf "$out"
 }
 trap cleanup EXIT
 
@@ -73,3 +77,5 @@ perf report -i "$out/perf.data" --stdio --sort sym --no-children 2>/dev/null |
 	grep -E '^ +[0-9.]+%' | sed -n '1,12p'
 echo
 echo "trace: $out/trace   perf data: $out/perf.data   maps: $out/maps"
+echo "(kept: rm -rf $out when done)"
+finished=1
