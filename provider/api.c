@@ -72,22 +72,6 @@ void letw_lifecycle_fork_child(void)
  */
 #define EXIT_JOIN_MS 2000
 
-/*
- * A child forked without letw_fork_prepare/letw_fork_child: the table,
- * control_running and the locks are the parent's copies, but not the
- * parent's threads. A lock one of them held at the fork stays held for
- * ever here, and the control thread to join or wake is not there (its
- * eventfd is shared with the parent's). So every lifecycle call checks
- * this before taking anything. getpid() is a system call: no publish
- * path calls this.
- */
-static int forked_without_hooks(void)
-{
-	pid_t owner = __atomic_load_n(&letw_g.owner_pid, __ATOMIC_RELAXED);
-
-	return owner && getpid() != owner;
-}
-
 static void stop_at_exit(void)
 {
 	struct timespec until;
@@ -97,7 +81,7 @@ static void stop_at_exit(void)
 	 * child's exit (glibc had reclaimed that thread's stack, lttng-ust's
 	 * destructor then faulted in pthread_cancel), and the wake-up went
 	 * into the parent's eventfd. Nothing of ours runs here to stop. */
-	if (forked_without_hooks())
+	if (letw_forked_without_hooks())
 		return;
 
 	/* Under lifecycle_lock when it can be had soon: a runtime thread in
@@ -160,9 +144,12 @@ LETW_API int letw_init(const struct letw_config *cfg)
 				    LETW_CONFIG_JITDUMP))))
 		return -EINVAL;
 	/* The inherited table is initialised, and lifecycle_lock may be
-	 * held for ever (see forked_without_hooks). */
-	if (forked_without_hooks() && CMM_LOAD_SHARED(letw_g.table))
-		return -EALREADY;
+	 * held for ever (see letw_forked_without_hooks). With the parent's
+	 * table shut down, a new one would run on the parent's liburcu
+	 * call_rcu state, whose worker is not here: the child's
+	 * letw_shutdown then waited for it for ever (an audit: 7 of 8). */
+	if (letw_forked_without_hooks())
+		return CMM_LOAD_SHARED(letw_g.table) ? -EALREADY : -ESRCH;
 	pthread_mutex_lock(&lifecycle_lock);
 	if (letw_g.table) {
 		pthread_mutex_unlock(&lifecycle_lock);
@@ -235,7 +222,7 @@ LETW_API int letw_shutdown(void)
 	 * and our control thread are the parent's, and tearing the table
 	 * down would wait on them for ever; so may the lifecycle lock, held
 	 * by a parent thread at the fork. Checked before it. */
-	if (forked_without_hooks())
+	if (letw_forked_without_hooks())
 		return -ESRCH;
 	pthread_mutex_lock(&lifecycle_lock);
 	t = letw_g.table;
@@ -268,7 +255,7 @@ LETW_API int letw_set_control_fn(letw_control_fn fn, void *ctx)
 	/* No control thread runs in such a child to dispatch to the pair,
 	 * and a pass running in the parent at the fork left pass_lock held
 	 * here for ever. */
-	if (forked_without_hooks()) {
+	if (letw_forked_without_hooks()) {
 		letw_g.control_fn = fn;
 		letw_g.control_ctx = ctx;
 		return 0;
@@ -502,7 +489,7 @@ LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait)
 		return -EDEADLK;
 	/* Nobody would answer, and lifecycle_lock may be held for ever
 	 * (a parent thread in this very call at the fork). */
-	if (forked_without_hooks())
+	if (letw_forked_without_hooks())
 		return CMM_LOAD_SHARED(letw_g.table) ? -ESRCH : -ESHUTDOWN;
 	/* Against letw_init and letw_shutdown: between init's publishing the
 	 * table and starting the control thread, and between shutdown's

@@ -55,6 +55,13 @@ LETW_API void letw_fork_prepare(void)
 	 * follow do nothing, as after a missing prepare. */
 	if (fork_prepared || letw_on_control_thread())
 		return;
+	/* In a child forked without the hooks, urcu_bp_call_rcu_before_fork
+	 * waits for good for the parent's call_rcu thread to pause (an audit's
+	 * grandchild hung in it), and pass_lock may be held by a parent
+	 * thread: out of order, so nothing, and a grandchild forked then gets
+	 * no fresh control thread either. */
+	if (letw_forked_without_hooks())
+		return;
 	fork_prepared = 1;
 	pthread_mutex_lock(&letw_g.pass_lock);
 	letw_probe_fork_prepare();

@@ -47,6 +47,7 @@
 #include <sys/types.h>
 #include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lttng-etw/lttng-etw.h>
 #include "table.h"
@@ -116,6 +117,23 @@ static inline int letw_on_control_thread(void)
 	 * control_thread is written. Read by any thread, without a lock. */
 	return __atomic_load_n(&letw_g.control_running, __ATOMIC_ACQUIRE) &&
 	       pthread_equal(pthread_self(), letw_g.control_thread);
+}
+
+/*
+ * A child forked without letw_fork_prepare/letw_fork_child: the table,
+ * control_running and the locks are the parent's copies, but not the
+ * parent's threads. A lock one of them held at the fork stays held for
+ * ever here, the control thread to join or wake is not there (its eventfd
+ * is shared with the parent's), and neither is liburcu's call_rcu thread
+ * (its before-fork hook waits for that thread for ever). So every
+ * lifecycle call and the fork hooks check this before taking anything.
+ * getpid() is a system call: no publish path calls this.
+ */
+static inline int letw_forked_without_hooks(void)
+{
+	pid_t owner = __atomic_load_n(&letw_g.owner_pid, __ATOMIC_RELAXED);
+
+	return owner && getpid() != owner;
 }
 
 /* What letw_init, letw_shutdown and letw_capture_state refuse with

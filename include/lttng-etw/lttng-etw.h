@@ -380,8 +380,12 @@ LETW_API int letw_init(const struct letw_config *cfg);
  * from either it returns -EDEADLK and changes nothing. In a
  * child forked without the fork hooks it returns -ESRCH and changes
  * nothing (the parent's threads, which the teardown would wait for, are
- * not there); there letw_init returns -EALREADY, letw_capture_state
- * -ESRCH, and the child's exit leaves the parent's control thread alone. */
+ * not there); there letw_init returns -EALREADY (-ESRCH once the parent
+ * had shut down: liburcu's state is the parent's), letw_capture_state
+ * -ESRCH, the fork hooks do nothing, and the child's exit leaves the
+ * parent's control thread alone. Publishing there works, but nothing
+ * unpublished is ever reclaimed (no control or call_rcu thread): memory
+ * grows with every unpublish. Use the fork hooks. */
 LETW_API int letw_shutdown(void);
 
 LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
@@ -460,7 +464,9 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out);
  * under its own vpid from then on. Out of that order (a second prepare, a
  * parent or child without one) a hook does nothing; so does
  * letw_fork_prepare from a control callback (forking there is not
- * supported: the control thread holds what the prepare hook takes).
+ * supported: the control thread holds what the prepare hook takes) and
+ * in a child forked without the hooks (whatever it forks in turn stays
+ * without lttng-etw's threads).
  */
 LETW_API void letw_fork_prepare(void);
 LETW_API void letw_fork_parent(void);

@@ -371,7 +371,29 @@ static int child_checks(void)
 	bad |= (letw_init(NULL) != -EALREADY) << 1;
 	bad |= (letw_set_control_fn(no_callback, NULL) != 0) << 2;
 	bad |= (letw_shutdown() != -ESRCH) << 3;
+	/* Out of order there: nothing, not a wait for the parent's call_rcu
+	 * thread (it hung in urcu_bp_call_rcu_before_fork). */
+	letw_fork_prepare();
+	letw_fork_parent();
 	return bad;
+}
+
+/* The parent shut down, then forked without the hooks: the child cannot
+ * init on the parent's liburcu state (its shutdown hung for good). */
+static void fork_after_shutdown(void)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	CHECK_EQ(pid >= 0, 1);
+	if (pid == 0) {
+		signal(SIGALRM, SIG_DFL);
+		alarm(10);
+		_exit(letw_init(NULL) == -ESRCH ? 0 : 1);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK_EQ(WIFEXITED(status) && WEXITSTATUS(status) == 0, 1);
 }
 
 static void fork_without_hooks(int children)
@@ -476,6 +498,7 @@ int main(int argc, char **argv)
 	fork_without_hooks(rounds / 40);
 	CHECK_EQ(letw_shutdown(), 0);
 	CHECK_EQ(letw_shutdown(), -ESHUTDOWN);
+	fork_after_shutdown();
 	before_init(); /* same answers after shutdown */
 	racing_inits(rounds / 200);
 	/* And the library comes back. */
