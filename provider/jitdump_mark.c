@@ -58,6 +58,56 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static uint64_t ns_of(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The header's timestamp, which perf does not read: when this process
+ * began (its fork), on CLOCK_MONOTONIC, rounded up to the next clock tick,
+ * else now. `lttng-etw jitdump` dates code the trace knows only from a
+ * rundown just after it (analysis/plugin/jitdump.c, process_since): after
+ * the fork, so perf keeps the mapping when perf.data holds the fork (a
+ * mapping dated before it is dropped by it), and from the process's start,
+ * so samples perf took before letw_init ran (a JVM agent attached late)
+ * are named too. /proc/self/stat gives the start in clock ticks of
+ * CLOCK_BOOTTIME; the two clocks differ by the time suspended.
+ */
+static uint64_t process_start_ns(void)
+{
+	char buf[1024], *p;
+	unsigned long long ticks;
+	uint64_t boot, mono, start, tick;
+	long hz = sysconf(_SC_CLK_TCK);
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), i;
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	mono = ns_of(CLOCK_MONOTONIC);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || hz <= 0)
+		return mono;
+	buf[n] = '\0';
+	/* "pid (comm) state ...": comm may hold spaces; starttime is the
+	 * 22nd field, the 20th after the comm. */
+	if (!(p = strrchr(buf, ')')))
+		return mono;
+	for (i = 0, p++; i < 19 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &ticks) != 1)
+		return mono;
+	tick = 1000000000ull / (uint64_t)hz;
+	boot = ns_of(CLOCK_BOOTTIME);
+	start = (uint64_t)ticks * tick + tick;
+	if (start > boot || boot - start > mono)
+		return mono;
+	return mono - (boot - start);
+}
+
 static void mark_create(void)
 {
 	struct mark_header h = {
@@ -66,7 +116,6 @@ static void mark_create(void)
 	};
 	long page = sysconf(_SC_PAGESIZE);
 	char path[PATH_MAX + 32];
-	struct timespec ts;
 	void *addr;
 	int fd;
 
@@ -75,8 +124,7 @@ static void mark_create(void)
 		letw_warn("jitdump placeholder: directory name too long: %s", mark.dir);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	h.timestamp = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	h.timestamp = process_start_ns();
 	(void)mkdir(mark.dir, 0755); /* one level, as perf's JVMTI agent does */
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {

@@ -258,8 +258,10 @@ static int interrupted(void *jd)
  * process's fork (`perf record -a`, or `perf record -- launcher`): perf
  * replays the LOADs' mappings before the fork, and the fork gives the
  * child a fresh copy of its parent's maps (the perf audit: 15,905 of
- * 15,905 samples unnamed). letw_init runs after the fork and the exec,
- * and before the runtime publishes anything.
+ * 15,905 samples unnamed). The time is the process's start, a clock tick
+ * after its fork (provider/jitdump_mark.c), not letw_init's: a JVM agent
+ * attached late had run code for seconds before (9,689 samples unnamed
+ * when it was letw_init's).
  */
 static uint64_t process_since(const char *path, long long vpid, uint64_t first_ns)
 {
