@@ -248,10 +248,10 @@ static int interrupted(void *jd)
 }
 
 /*
- * When the process mapped its placeholder (DIR/jit-PID.dump, made by
- * letw_init: provider/jitdump_mark.c), from that file's header, or from
- * the header of a dump this sink wrote there before (which keeps it); 0
- * when the file is not there or not this process's.
+ * When the process began, from the header of its placeholder
+ * (DIR/jit-PID.dump, made by letw_init: provider/jitdump_mark.c), or of a
+ * dump this sink wrote there before (which keeps it); 0 when the file is
+ * not there or not this process's.
  *
  * Code the trace saw no load for is dated just after it. Dated at 1 ns,
  * before everything, perf dropped it whenever perf.data held the

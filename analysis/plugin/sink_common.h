@@ -143,10 +143,9 @@ static inline int letw_sink_many_pidns(const struct letw_sink *s)
 	return s->npidns > 1;
 }
 
-/* After letw_facts_finish (bad: its count): flag the streams whose lost
- * first packets held runtime events of a process after its latest pass
- * (runtime_gaps.c). Returns the new count of streams with a problem, or
- * -ENOMEM. */
+/* After letw_facts_finish (bad: its count): note the streams whose lost
+ * first packets may have held runtime events of a process after its
+ * latest pass (runtime_gaps.c). Returns bad, or -ENOMEM. */
 int letw_sink_runtime_gaps(struct letw_sink *s, int bad);
 
 /* The pid_ns of a process key; 0 when the trace has no pid_ns context. */

@@ -421,7 +421,7 @@ int letw_facts_finish(struct letw_trace_facts *f)
 	return f->problems;
 }
 
-int letw_facts_flag(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
+int letw_facts_note(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
 {
 	char *txt = NULL;
 	va_list ap;
@@ -430,15 +430,12 @@ int letw_facts_flag(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&txt, fmt, ap);
 	va_end(ap);
-	if (n < 0 || say(&f->s[i].problem, "%s", txt)) {
+	if (n < 0 || say(&f->s[i].note, "%s", txt)) {
 		free(txt);
 		return -ENOMEM;
 	}
 	free(txt);
-	f->problems = 0;
-	for (i = 0; i < f->n; i++)
-		f->problems += f->s[i].problem != NULL;
-	return f->problems;
+	return 0;
 }
 
 void letw_facts_write_text(const struct letw_trace_facts *f, FILE *out,

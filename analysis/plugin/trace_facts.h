@@ -78,10 +78,10 @@ int letw_facts_absurd(struct letw_trace_facts *f, const bt_stream *stream,
  * Returns the number of streams with a problem, or -ENOMEM. */
 int letw_facts_finish(struct letw_trace_facts *f);
 
-/* After finish: a problem only a sink can see in stream i (sink_common.c:
- * runtime events lost after a process's latest pass). Returns the number
- * of streams with a problem, or -ENOMEM. */
-int letw_facts_flag(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
+/* After finish: a note only a sink can make of stream i (runtime_gaps.c:
+ * runtime events that may be lost after a process's latest pass); a note
+ * does not make the trace incomplete. Returns 0 or -ENOMEM. */
+int letw_facts_note(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* "STREAM: PROBLEM" lines (prefix before each), problems then notes. */
