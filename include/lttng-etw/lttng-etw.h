@@ -385,7 +385,10 @@ LETW_API int letw_init(const struct letw_config *cfg);
  * -ESRCH, the fork hooks do nothing, and the child's exit leaves the
  * parent's control thread alone. Publishing there works, but nothing
  * unpublished is ever reclaimed (no control or call_rcu thread): memory
- * grows with every unpublish. Use the fork hooks. */
+ * grows with every unpublish. And lttng-ust itself needs its fork hooks
+ * (which letw_fork_* call): if a parent thread was inside a tracepoint at
+ * the fork, the child's exit() can wait for good in lttng-ust's probe
+ * unregister. Use the fork hooks. */
 LETW_API int letw_shutdown(void);
 
 LETW_API int letw_set_log_fn(letw_log_fn fn, void *ctx);
