@@ -271,6 +271,17 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 	return -1;
 }
 
+/* Said when none of the --pid processes answered (a mistyped pid, or all
+ * gone): start and stop then refuse before anything changes, since the
+ * rerun with the right pid would find the session already started, or
+ * stopped without its DCEnd pass. */
+static void none_answered(const char *cmd, const char *session, const char *state,
+			  const char *plain)
+{
+	letw_err("%s: none of the --pid processes answered: nothing changed, `%s` %s (rerun with the right --pid, or %s: `lttng %s %s`)",
+		 cmd, session, state, plain, cmd, session);
+}
+
 static void start_usage(FILE *f)
 {
 	fprintf(f,
@@ -308,13 +319,8 @@ int letw_cmd_start(int argc, char **argv)
 	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
-	/* None of the named processes answers (a mistyped pid, or all
-	 * gone): starting would record without the pass asked for, and the
-	 * rerun with the right pid would find the session started. Refused
-	 * before anything changes, as stop refuses. */
 	if (o.npids && o.missing >= n) {
-		letw_err("start: none of the --pid processes answered: nothing changed, `%s` not started (rerun with the right --pid, or start it without waiting: `lttng start %s`)",
-			 o.session, o.session);
+		none_answered("start", o.session, "not started", "start it without waiting");
 		failed = 1;
 		goto out;
 	}
@@ -430,12 +436,8 @@ int letw_cmd_stop(int argc, char **argv)
 			free(v);
 			return LETW_EXIT_ERROR;
 		}
-		/* None of the named processes answered (a mistyped pid, or
-		 * all gone): nothing to run a DCEnd for, and stopping would
-		 * make the rerun with the right pid impossible ("not
-		 * started"). Refused, nothing changed, as start refuses. */
-		letw_err("stop: none of the --pid processes answered: nothing changed, `%s` left running (rerun with the right --pid, or stop it without a DCEnd rundown: `lttng stop %s`)",
-			 o.session, o.session);
+		none_answered("stop", o.session, "left running",
+			      "stop it without a DCEnd rundown");
 		failed = 1;
 		goto out;
 	}

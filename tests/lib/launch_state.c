@@ -144,13 +144,16 @@ static int destroy_sessions(const char *who)
 			who, lttng_strerror(n));
 		return n;
 	}
+	/* Without room for the handles, each leftover is still destroyed
+	 * and reported, one at a time (lttng_destroy_session waits). */
 	h = calloc((size_t)n + 1, sizeof(*h));
-	for (int i = 0; h && i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		if (!names_has(&sessions, list[i].name))
 			continue;
 		fprintf(stderr, "LEFTOVER SESSION: %s (%s): destroying it\n", list[i].name, who);
 		left++;
-		if (lttng_destroy_session_ext(list[i].name, &h[i]) != LTTNG_OK)
+		if (h ? lttng_destroy_session_ext(list[i].name, &h[i]) != LTTNG_OK
+		      : lttng_destroy_session(list[i].name) < 0)
 			fprintf(stderr, "letw-test-launch: cannot destroy session %s\n", list[i].name);
 	}
 	for (int i = 0; h && i < n; i++) {

@@ -364,9 +364,6 @@ static int child_checks(void)
 {
 	int bad = 0;
 
-	/* A hang is a failure, not a stuck test: the parent sees SIGALRM. */
-	signal(SIGALRM, SIG_DFL);
-	alarm(10);
 	bad |= letw_capture_state(0, 1) != -ESRCH;
 	bad |= (letw_init(NULL) != -EALREADY) << 1;
 	bad |= (letw_set_control_fn(no_callback, NULL) != 0) << 2;
@@ -378,53 +375,69 @@ static int child_checks(void)
 	return bad;
 }
 
+/*
+ * Forks a child that runs body under a 10 s alarm (a hang is a failure,
+ * not a stuck test: the parent sees SIGALRM) and ends with exit(), which
+ * runs the atexit handlers (ours, lttng-ust's destructors), or _exit().
+ * A child that does not exit 0 is said and counted. Returns -1 when fork
+ * failed.
+ */
+static int run_child(const char *what, int i, int (*body)(void), int use_exit)
+{
+	pid_t pid;
+	int status, ret;
+
+	/* Or the child's exit() writes our buffered output again. */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		CHECK_EQ(pid, 0);
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGALRM, SIG_DFL);
+		alarm(10);
+		ret = body();
+		if (use_exit)
+			exit(ret);
+		_exit(ret);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "FAIL %s, child %d: %s %d\n", what, i,
+			WIFEXITED(status) ? "exit" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		failures++;
+	}
+	return 0;
+}
+
+static int nothing(void)
+{
+	return 0;
+}
+
 /* exit() in a child forked without the hooks, from a quiet parent (no
  * thread of it inside lttng-ust at the fork, see fork_without_hooks): our
  * atexit handler joined the parent's control thread there, and the
  * child died of SIGSEGV in lttng-ust's destructor, every time. */
 static __attribute__((unused)) void fork_then_exit(int children)
 {
-	for (int i = 0; i < children; i++) {
-		pid_t pid;
-		int status;
+	for (int i = 0; i < children; i++)
+		(void)run_child("exit() in a child without hooks", i, nothing, 1);
+}
 
-		fflush(stdout);
-		fflush(stderr);
-		pid = fork();
-		CHECK_EQ(pid >= 0, 1);
-		if (pid == 0) {
-			signal(SIGALRM, SIG_DFL);
-			alarm(10);
-			exit(0);
-		}
-		CHECK_EQ(waitpid(pid, &status, 0), pid);
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "FAIL exit() in a child without hooks, child %d: %s %d\n", i,
-				WIFEXITED(status) ? "exit" : "signal",
-				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-			failures++;
-		}
-	}
+static int init_after_shutdown(void)
+{
+	return letw_init(NULL) == -ESRCH ? 0 : 1;
 }
 
 /* The parent shut down, then forked without the hooks: the child cannot
  * init on the parent's liburcu state (its shutdown hung for good). */
 static __attribute__((unused)) void fork_after_shutdown(void)
 {
-	pid_t pid;
-	int status;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	CHECK_EQ(pid >= 0, 1);
-	if (pid == 0) {
-		signal(SIGALRM, SIG_DFL);
-		alarm(10);
-		_exit(letw_init(NULL) == -ESRCH ? 0 : 1);
-	}
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK_EQ(WIFEXITED(status) && WEXITSTATUS(status) == 0, 1);
+	(void)run_child("init in a child forked after shutdown", 0, init_after_shutdown, 0);
 }
 
 /* TSan's runtime does not follow the child of a multi-threaded fork
@@ -445,32 +458,15 @@ static __attribute__((unused)) void fork_without_hooks(int children)
 
 	CHECK_EQ(pthread_create(&th, NULL, capture_waiter, NULL), 0);
 	for (int i = 0; i < children; i++) {
-		pid_t pid;
-		int status;
-
 		usleep(2000 + 1000 * (i % 7));
-		/* Or the child's exit() writes our buffered output again. */
-		fflush(stdout);
-		fflush(stderr);
-		pid = fork();
-		if (pid < 0) {
-			CHECK_EQ(pid, 0);
-			break;
-		}
 		/* _exit: with a parent thread inside lttng-ust at the fork, the
 		 * child's exit() can hang in lttng-ust's own probe unregister
 		 * (its RCU waits for that thread's read-side section, copied
 		 * but never ended: lttng-ust needs its fork hooks too, which
-		 * letw_fork_* call). fork_then_exit covers exit(). */
-		if (pid == 0)
-			_exit(child_checks());
-		CHECK_EQ(waitpid(pid, &status, 0), pid);
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "FAIL fork without hooks, child %d: %s %d\n", i,
-				WIFEXITED(status) ? "exit (bad-call bits)" : "signal",
-				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-			failures++;
-		}
+		 * letw_fork_* call). fork_then_exit covers exit(). The exit
+		 * status carries child_checks' bad-call bits. */
+		if (run_child("fork without hooks", i, child_checks, 0) < 0)
+			break;
 	}
 	__atomic_store_n(&capture_stop, 1, __ATOMIC_RELAXED);
 	CHECK_EQ(pthread_join(th, NULL), 0);
