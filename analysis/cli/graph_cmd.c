@@ -74,6 +74,19 @@ int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
 		if (!o->allow_incomplete)
 			ret = LETW_EXIT_INCOMPLETE;
 	}
+	if (r->passless_processes) {
+		/* The report lists them and, as for its passes, exits 3. */
+		letw_err("%s: %s%s%s%d process(es) with events but no rundown pass (%s): the code each loaded before its first event in the trace is in no pass%s%s",
+			 cmd, pre, name, sep, r->passless_processes,
+			 o->sink == LETW_SINK_REPORT ? "listed in the report" : "listed above",
+			 o->sink == LETW_SINK_PERFMAP ? ", nor in the map" :
+			 o->sink == LETW_SINK_REPORT ? "" : ", nor in the dump",
+			 o->sink == LETW_SINK_REPORT ? "" :
+			 o->allow_incomplete ? "; --allow-incomplete: exit status 0" :
+					       "; exit status 3 (--allow-incomplete to accept)");
+		if (!o->allow_incomplete || o->sink == LETW_SINK_REPORT)
+			ret = LETW_EXIT_INCOMPLETE;
+	}
 	if (r->incomplete_passes && o->sink == LETW_SINK_REPORT) {
 		letw_err("%s: %s%s%s%d rundown pass(es) not complete", cmd, pre, name, sep,
 			 r->incomplete_passes);

@@ -434,6 +434,11 @@ static int jitdump_end(struct letw_sink *s)
 					  s->facts.problems);
 		return -1;
 	}
+	if (s->passless && jd->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("dumps written for %d process(es) without a rundown pass in a trace that records passes (see the warnings)",
+					  s->passless);
+		return -1;
+	}
 	if (s->acct.truncated + s->acct.lossy && jd->fail_on_incomplete) {
 		BT_COMP_LOGE_APPEND_CAUSE("dumps written from %d rundown pass(es) not complete (see the warnings)",
 					  s->acct.truncated + s->acct.lossy);

@@ -352,6 +352,11 @@ static int perfmap_end(struct letw_sink *s)
 					  s->facts.problems);
 		return -1;
 	}
+	if (s->passless && pm->fail_on_incomplete) {
+		BT_COMP_LOGE_APPEND_CAUSE("maps written for %d process(es) without a rundown pass in a trace that records passes (see the warnings)",
+					  s->passless);
+		return -1;
+	}
 	if (s->acct.truncated + s->acct.lossy && pm->fail_on_incomplete) {
 		BT_COMP_LOGE_APPEND_CAUSE("maps written from %d rundown pass(es) not complete (see the warnings)",
 					  s->acct.truncated + s->acct.lossy);

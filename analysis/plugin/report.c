@@ -332,6 +332,22 @@ static int put_in_place(struct letw_report *r)
 	return 0;
 }
 
+/* Beside processes with passes, one without (per-process buffers: its
+ * pass overwritten in a snapshot, or lost): its own line, not silence.
+ * Records outside any pass are said on their own line already. */
+static void mark_passless(struct letw_report *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct letw_rproc *p = &r->procs[i];
+		int has = 0;
+
+		for (size_t j = 0; j < r->npasses && !has; j++)
+			has = r->passes[j].vpid == p->vpid;
+		p->no_pass = !p->orphan_records && letw_sink_passless(&r->base, has);
+		r->passless += p->no_pass;
+	}
+}
+
 static int report_end(struct letw_sink *s)
 {
 	struct letw_report *r = (struct letw_report *)s;
@@ -358,6 +374,7 @@ static int report_end(struct letw_sink *s)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;
 	}
+	mark_passless(r);
 	/* Interrupted (SIGTERM) after the checks: no report, and with -o
 	 * the previous FILE stays (finalize removes tmp_path). */
 	if (letw_sink_interrupted(s)) {
@@ -385,11 +402,15 @@ static int report_end(struct letw_sink *s)
 		return -1;
 	if (r->base.result) {
 		r->base.result->incomplete_passes = bad;
+		r->base.result->passless_processes = r->passless;
 		r->base.result->processes = (int)r->nprocs;
 	}
-	if ((bad || streams) && r->fail_on_incomplete) {
+	if ((bad || streams || r->passless) && r->fail_on_incomplete) {
 		if (streams)
 			BT_COMP_LOGE_APPEND_CAUSE("the trace is incomplete: %d stream(s) with missing or damaged data", streams);
+		if (r->passless)
+			BT_COMP_LOGE_APPEND_CAUSE("%d process(es) with events but no rundown pass",
+						  r->passless);
 		if (bad)
 			BT_COMP_LOGE_APPEND_CAUSE("%d rundown pass(es) not complete", bad);
 		return -1;

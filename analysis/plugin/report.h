@@ -116,6 +116,8 @@ struct letw_rproc {
 	int64_t first_ns, last_ns; /* its first and latest event */
 	int64_t last_pass_ns;      /* its latest Init or Complete, */
 	uint64_t last_pass_id;     /* ... of this pass */
+	int no_pass; /* letw_sink_passless: the trace records passes, none of
+		      * this process's (set at the end) */
 };
 
 struct letw_discard {
@@ -178,6 +180,7 @@ struct letw_report {
 	/* The trace's first packet or event and its last event (also by
 	 * letw_report_gaps): whether a pass was cut by the trace's ends. */
 	int64_t span_first, span_last;
+	int passless; /* processes with no_pass */
 };
 
 bt_component_class_initialize_method_status

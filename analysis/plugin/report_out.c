@@ -83,6 +83,9 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 		if (p->orphan_records)
 			fprintf(f, "  rundown records outside any pass: %" PRIu64 "\n",
 				p->orphan_records);
+		if (p->no_pass)
+			fprintf(f, "  no rundown pass, in a trace that records passes: the code it loaded before its first event (at %" PRId64 ") is in none (its pass was overwritten or lost, is in another chunk, or was dropped by an event rule's --filter)\n",
+				p->first_ns);
 	}
 	for (j = 0; j < r->npasses; j++)
 		counts[r->passes[j].status]++;
@@ -95,6 +98,8 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
 		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
 		r->discarded_total, r->base.facts.problems ? "incomplete" : "complete");
+	if (r->passless)
+		fprintf(f, "processes without a rundown pass: %d\n", r->passless);
 }
 
 static void json_examples(FILE *f, const char *key, const struct letw_example *ex,
@@ -178,7 +183,8 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 		if (r->base.npidns)
 			fprintf(f, ",\"pid_ns\":%" PRIu64, letw_sink_proc_pidns(&r->base, p->vpid));
 		fprintf(f, ",\"orphan_records\":%" PRIu64 ",\"pass_id_repeats\":%" PRIu64
-			",\"passes\":[", p->orphan_records, ids ? ids->repeats : 0);
+			",\"no_pass\":%s,\"passes\":[", p->orphan_records, ids ? ids->repeats : 0,
+			p->no_pass ? "true" : "false");
 		first = 1;
 		for (j = 0; j < r->npasses; j++) {
 			if (r->passes[j].vpid != p->vpid)
@@ -197,10 +203,10 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	fprintf(f, ",\"summary\":{\"processes\":%zu,\"passes\":%zu,\"complete\":%d,"
 		"\"truncated\":%d,\"lossy\":%d,\"inconsistent\":%d,\"overwritten\":%d,"
 		"\"discarded_events\":%" PRIu64 ",\"discarded_events_unattributed\":%" PRIu64
-		",\"trace_complete\":%s}}\n",
+		",\"processes_without_pass\":%d,\"trace_complete\":%s}}\n",
 		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
 		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
-		r->discarded_total, r->discarded_unattributed,
+		r->discarded_total, r->discarded_unattributed, r->passless,
 		r->base.facts.problems ? "false" : "true");
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,13 +164,31 @@ static struct letw_vpid_ids *vid_find(const struct letw_sink *s, int64_t vpid)
 	return NULL;
 }
 
-/* A rundown event (Init, Complete, record) of ev->proc: the pass ids of
- * its Inits (all sinks) and, for ops->count_passes, its passes. */
-static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
+/* LTTng declares in a trace's metadata the events enabled in its
+ * session (and registered by a process): a rundown Init there means the
+ * session records passes. */
+static int declares_rundown_init(const bt_stream *stream)
+{
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	uint64_t n = bt_stream_class_get_event_class_count(sc);
+
+	for (uint64_t i = 0; i < n; i++) {
+		const char *name = bt_event_class_get_name(
+			bt_stream_class_borrow_event_class_by_index_const(sc, i));
+		size_t len = name ? strlen(name) : 0;
+
+		if (len > 18 && !strncmp(name, "letw_rundown:", 13) &&
+		    !strcmp(name + len - 5, "_init"))
+			return 1;
+	}
+	return 0;
+}
+
+/* The entry of ev->proc, made at its first event; NULL when out of
+ * memory. */
+static struct letw_vpid_ids *vid_get(struct letw_sink *s, const struct letw_ev *ev)
 {
 	struct letw_vpid_ids *v = vid_find(s, ev->proc);
-	enum letw_flavour fl = letw_ev_flavour(ev->kind);
-	enum letw_ev_object obj = letw_ev_object(ev->kind);
 
 	if (!v) {
 		if (s->nvids == s->capvids) {
@@ -177,15 +196,30 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 			struct letw_vpid_ids *nv = realloc(s->vids, cap * sizeof(*nv));
 
 			if (!nv)
-				return -ENOMEM;
+				return NULL;
 			s->vids = nv;
 			s->capvids = cap;
 		}
 		v = &s->vids[s->nvids++];
 		memset(v, 0, sizeof(*v));
 		v->vpid = ev->proc;
+		v->first_ns = ev->ts_ns;
 	}
 	s->last_vid = (size_t)(v - s->vids);
+	return v;
+}
+
+/* A rundown event (Init, Complete, record) of ev->proc: the pass ids of
+ * its Inits (all sinks) and, for ops->count_passes, its passes. */
+static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
+{
+	struct letw_vpid_ids *v = vid_get(s, ev);
+	enum letw_flavour fl = letw_ev_flavour(ev->kind);
+	enum letw_ev_object obj = letw_ev_object(ev->kind);
+
+	if (!v)
+		return -ENOMEM;
+	v->rundown_seen = 1;
 	if (obj == LETW_OBJ_INIT) {
 		v->init_ns[fl == LETW_FL_DCEND] = s->cache.raw_ns ? (int64_t)ev->raw_ns : ev->ts_ns;
 		if (!v->has_init || ev->ts_ns > v->last_init_ts)
@@ -271,6 +305,32 @@ int letw_sink_say_passes(struct letw_sink *s)
 	}
 	if ((unsigned)n > a->nex)
 		fprintf(stderr, "%s:   ... and %u more\n", name, n - a->nex);
+	return n;
+}
+
+int letw_sink_say_passless(struct letw_sink *s)
+{
+	const char *name = s->ops->name;
+	char label[LETW_PROC_LABEL_MAX];
+	int n = 0;
+
+	for (size_t i = 0; i < s->nvids; i++) {
+		const struct letw_vpid_ids *v = &s->vids[i];
+
+		/* A Complete or records without an Init were said as a
+		 * truncated pass. */
+		if (!letw_sink_passless(s, v->has_init) || v->rundown_seen)
+			continue;
+		if (!n++)
+			fprintf(stderr, "%s: process(es) with events but no rundown pass in a trace that records passes: the output lacks the code each loaded before its first event here (its pass was overwritten or lost, is in another chunk, or was dropped by an event rule's --filter)\n",
+				name);
+		if (n <= LETW_PASS_ACCT_EX)
+			fprintf(stderr, "%s:   process %s: no rundown pass; its first event at %" PRId64 " ns\n",
+				name, letw_sink_proc_label(s, v->vpid, label), v->first_ns);
+	}
+	if (n > LETW_PASS_ACCT_EX)
+		fprintf(stderr, "%s:   ... and %d more\n", name, n - LETW_PASS_ACCT_EX);
+	s->passless = n;
 	return n;
 }
 
@@ -432,10 +492,13 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 		}
 		/* Runtime events pay one comparison; rundown records one
 		 * more for the sinks that do not count passes. */
-		if (ev.kind >= LETW_EV_DCSTART_INIT &&
-		    (s->ops->count_passes || letw_ev_object(ev.kind) == LETW_OBJ_INIT) &&
-		    see_rundown(s, &ev))
-			goto nomem;
+		if (ev.kind >= LETW_EV_DCSTART_INIT) {
+			if ((s->ops->count_passes || letw_ev_object(ev.kind) == LETW_OBJ_INIT) &&
+			    see_rundown(s, &ev))
+				goto nomem;
+		} else if (s->ops->count_passes && !vid_get(s, &ev)) {
+			goto nomem; /* a process with runtime events only */
+		}
 		return s->ops->event(s, &ev);
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
@@ -443,6 +506,10 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 			goto nomem;
 		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (!s->rundown_declared)
+			s->rundown_declared = declares_rundown_init(
+				bt_message_stream_beginning_borrow_stream_const(msg));
+		/* fall through */
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		if (letw_facts_message(&s->facts, msg))
 			goto nomem;
@@ -464,9 +531,7 @@ static int end_of_stream(struct letw_sink *s)
 
 	set_stage(s, LETW_STAGE_WRITING);
 	bad = letw_facts_finish(&s->facts);
-	if (bad >= 0)
-		bad = letw_sink_runtime_gaps(s, bad);
-	if (bad < 0) {
+	if (bad < 0 || letw_sink_runtime_gaps(s) < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;
 	}
@@ -484,10 +549,12 @@ static int end_of_stream(struct letw_sink *s)
 		letw_facts_write_text(&s->facts, stderr, prefix);
 	}
 	if (s->ops->count_passes) {
-		int passes = letw_sink_say_passes(s);
+		int passes = letw_sink_say_passes(s), passless = letw_sink_say_passless(s);
 
-		if (s->result)
+		if (s->result) {
 			s->result->incomplete_passes = passes;
+			s->result->passless_processes = passless;
+		}
 	}
 	return s->ops->end(s);
 }

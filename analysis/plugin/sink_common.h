@@ -49,6 +49,9 @@ struct letw_sink_result {
 				 * to DIR/pidns-INO/ (letw_sink_proc_dir) */
 	int no_letw_events;     /* read whole, not one lttng-etw event: the
 				 * sink's end then fails for that reason */
+	int passless_processes; /* processes with events but no rundown pass
+				 * in a trace that records rundown passes
+				 * (letw_sink_passless) */
 };
 
 struct letw_sink;
@@ -99,8 +102,17 @@ struct letw_sink {
 		int64_t init_ns[2]; /* its latest Init per flavour (the sink's unit) */
 		int64_t last_init_ts; /* its latest Init of either, ns from origin */
 		int has_init;
+		int64_t first_ns; /* ops->count_passes: its first event */
+		int rundown_seen; /* ... and any rundown event (Init, Complete,
+				   * record: one missing is a truncated pass) */
 	} *vids;
 	size_t nvids, capvids, last_vid;
+	/* A stream class declares a rundown Init event: the session records
+	 * passes, so every process in it ran one (a process that starts in a
+	 * session runs one at letw_init, a forked child at the fork). */
+	int rundown_declared;
+	/* Processes with events but no pass, by letw_sink_say_passless. */
+	int passless;
 	/* ops->count_passes: passes not complete, and the first few. */
 	struct letw_pass_acct acct;
 };
@@ -143,10 +155,10 @@ static inline int letw_sink_many_pidns(const struct letw_sink *s)
 	return s->npidns > 1;
 }
 
-/* After letw_facts_finish (bad: its count): note the streams whose lost
- * first packets may have held runtime events of a process after its
- * latest pass (runtime_gaps.c). Returns bad, or -ENOMEM. */
-int letw_sink_runtime_gaps(struct letw_sink *s, int bad);
+/* After letw_facts_finish: note the streams whose lost first packets may
+ * have held runtime events of a process after its latest pass
+ * (runtime_gaps.c). A note, not a verdict: returns 0, or -ENOMEM. */
+int letw_sink_runtime_gaps(struct letw_sink *s);
 
 /* The pid_ns of a process key; 0 when the trace has no pid_ns context. */
 uint64_t letw_sink_proc_pidns(const struct letw_sink *s, int64_t key);
@@ -201,6 +213,18 @@ int64_t letw_sink_pass_begin(const struct letw_sink *s, int64_t key, enum letw_f
  * returns how many passes are not complete (s->acct), having warned of
  * them on stderr ("NAME: ..."). */
 int letw_sink_say_passes(struct letw_sink *s);
+/* Whether a process whose events are in the trace has no rundown pass in
+ * it while the trace records passes (rundown_declared): the code it loaded
+ * before its first event here is missing from any output (its pass was
+ * overwritten or lost, is in another chunk, or an event rule's --filter
+ * dropped it). has_init: it has an Init of either flavour. */
+static inline int letw_sink_passless(const struct letw_sink *s, int has_init)
+{
+	return s->rundown_declared && !has_init;
+}
+/* ops->count_passes, at the end: the processes letw_sink_passless names,
+ * warned of on stderr ("NAME: ..."); returns how many (s->passless). */
+int letw_sink_say_passless(struct letw_sink *s);
 /* perfmap and jitdump at the end: warn of every process key that was
  * several processes, whose `what` (map, dump) mixes them; returns how
  * many. */

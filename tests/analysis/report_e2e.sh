@@ -6,7 +6,8 @@
 # discard-mode channel with tiny buffers reports the discarded events as
 # the cause (not an overwrite); a pass cut by `lttng stop --no-wait`
 # is said cut by the trace's end, and, the session started again, by a
-# stop while its process went on (not "killed").
+# stop while its process went on (not "killed"); a process without a
+# pass beside one with a pass is said by report and perfmap (exit 3).
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -189,4 +190,58 @@ rc=$?
 got=$(anl_json "$T/na.json" "[(p['status'], p['cause'], 'killed' in (p['cause_text'] or '')) for x in r['processes'] if x['vpid']==$pa for p in x['passes']]")
 [ "$got" = "[('truncated', 'complete_missing', False), ('complete', None, False)]" ] ||
 	letw_fail "nowait, started again: passes are $got"
+
+# 5. A process without a pass beside one with a pass, in a trace that
+# records passes (per-process buffers; B's pass dropped by an event rule's
+# filter, as an overwritten or lost one leaves it): its code loaded before
+# the session is in no output, and report and perfmap say so (exit 3),
+# where they used to say nothing and exit 0.
+for x in pa pb; do
+	"$LETW_MINIJIT" --functions 300 --seconds 30 --churn --list "$T/$x.list" >"$T/$x.out" 2>&1 &
+	eval "$x=\$!"
+	letw_track "$!"
+done
+anl_wait_file "$T/pa.list.ready"
+anl_wait_file "$T/pb.list.ready"
+s=$(letw_session_create rep-passless) || exit 1
+letw_session_track "$s" "$pa"
+letw_session_track "$s" "$pb"
+lttng enable-channel -u -s "$s" --buffers-pid ch >/dev/null || letw_fail "passless: enable-channel"
+lttng enable-event -u -s "$s" -c ch 'letw_runtime:*' \
+	--filter "\$ctx.vpid == $pa || \$ctx.vpid == $pb" >/dev/null || letw_fail "passless: enable-event"
+lttng enable-event -u -s "$s" -c ch 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $pa" \
+	>/dev/null || letw_fail "passless: enable-event rundown"
+lttng add-context -u -s "$s" -c ch -t vpid -t vtid >/dev/null || letw_fail "passless: add-context"
+"$LETW_CLI" start "$s" --pid "$pa" --pid "$pb" >&2 || letw_fail "passless: lttng-etw start"
+sleep 1 # both churn: B's runtime events are in the trace
+lttng stop "$s" >/dev/null || letw_fail "passless: lttng stop"
+kill -TERM "$pa" "$pb"
+wait "$pa" "$pb"
+letw_untrack "$pa"
+letw_untrack "$pb"
+tr=$(anl_trace "$s")
+"$LETW_CLI" report "$tr" --json -o "$T/pl.json" --no-progress 2>"$T/pl.err"
+rc=$?
+cat "$T/pl.err" >&2
+[ "$rc" = 3 ] || letw_fail "passless: report exit $rc, expected 3"
+got=$(anl_json "$T/pl.json" "sorted((x['vpid'] == $pb, x['no_pass'], len(x['passes']) > 0) for x in r['processes'])")
+[ "$got" = "[(False, False, True), (True, True, False)]" ] || letw_fail "passless: processes are $got"
+[ "$(anl_json "$T/pl.json" "r['summary']['processes_without_pass']")" = 1 ] ||
+	letw_fail "passless: summary: $(anl_json "$T/pl.json" "r['summary']")"
+grep -q "1 process(es) with events but no rundown pass" "$T/pl.err" ||
+	letw_fail "passless: report did not say it"
+"$LETW_CLI" perfmap "$tr" -o "$T/pl-maps" --no-progress 2>"$T/pl-map.err"
+rc=$?
+cat "$T/pl-map.err" >&2
+[ "$rc" = 3 ] || letw_fail "passless: perfmap exit $rc, expected 3"
+grep -q "^perfmap:   process $pb: no rundown pass" "$T/pl-map.err" ||
+	letw_fail "passless: perfmap did not name process $pb"
+grep -q "^perfmap:   process $pa:" "$T/pl-map.err" && letw_fail "passless: perfmap named process $pa"
+[ -s "$T/pl-maps/perf-$pb.map" ] && [ -s "$T/pl-maps/perf-$pa.map" ] ||
+	letw_fail "passless: perfmap wrote no map for both"
+"$LETW_CLI" perfmap "$tr" -o "$T/pl-maps" --allow-incomplete --no-progress 2>/dev/null ||
+	letw_fail "passless: perfmap --allow-incomplete exit $?"
+babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$tr" -c sink.etw.perfmap \
+	-p "output-dir=\"$T/pl-bt\"" >/dev/null 2>&1 && letw_fail "passless: sink.etw.perfmap exit 0"
+lttng destroy "$s" >/dev/null || letw_fail "passless: lttng destroy"
 echo "report_e2e: ok"
