@@ -201,8 +201,10 @@ static int run(bt_graph *g, const struct letw_graph_opts *o,
 	the_interrupter = bt_interrupter_create();
 	if (the_interrupter)
 		bt_graph_add_interrupter(g, the_interrupter);
+	/* A terminal hang-up reaches the whole group, this child too. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sh->phase = LETW_PHASE_RUNNING;
 	for (;;) {
 		st = bt_graph_run_once(g);

@@ -331,7 +331,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 {
 	int progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
 	double limit = stall_limit(o), t0 = letw_now_s(), last_show = t0;
-	struct sigaction sa = { .sa_handler = on_parent_signal }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_parent_signal }, old_int, old_term, old_hup;
 	struct reader_log rl = { .verbose = o->verbose };
 	struct letw_child_stat cs = { 0 }, prev = { 0 };
 	uint64_t prev_msgs = 0;
@@ -382,8 +382,11 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	}
 	close(pfd[1]);
 	got_signal = 0;
+	/* SIGHUP too: a closed terminal or ssh session is an interrupt,
+	 * not a reason to leave a half-written temporary file behind. */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 	while (!eof) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		char buf[4096];
@@ -454,11 +457,13 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	wait_child(pid, &status);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	/* Asked to stop (Ctrl-C reaches the child alone when the parent's
 	 * handler has not run yet), or our output is gone: a caller with
 	 * more runs to do (the chunks of a session) does not start them. */
 	if (interrupted || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT ||
 						    WTERMSIG(status) == SIGTERM ||
+						    WTERMSIG(status) == SIGHUP ||
 						    WTERMSIG(status) == SIGPIPE)))
 		letw_graph_stopped = 1;
 	*r = sh->result;
@@ -480,7 +485,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		clear_progress(&rl);
 		if (sig == SIGPIPE)
 			return -1; /* our output was closed (`| head`): nothing to say */
-		if (sig == SIGINT || sig == SIGTERM || interrupted)
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || interrupted)
 			letw_err("interrupted");
 		else if (sig == SIGKILL)
 			letw_err("the process reading `%s` was killed (SIGKILL: out of memory?)", o->trace);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""SIGTERM or Ctrl-C while lttng-etw's sinks write their outputs stops them.
+"""SIGTERM, Ctrl-C or a hang-up while lttng-etw's sinks write their outputs
+stops them.
 
 The sinks write their outputs in their last consume, after the reader has
 reached the end of the trace. A SIGTERM (to the CLI, which forwards it to
@@ -299,6 +300,11 @@ def main():
         shutil.rmtree(out)
         case(cli, trace, tmp, 'SIGTERM to the CLI', signal.SIGTERM, False)
         case(cli, trace, tmp, 'SIGINT to the group', signal.SIGINT, True)
+        # A closed terminal or ssh session: it killed both processes in
+        # the write and left a hidden half-written temporary file behind
+        # (exit 129, nothing said).
+        case(cli, trace, tmp, 'SIGHUP to the CLI', signal.SIGHUP, False)
+        case(cli, trace, tmp, 'SIGHUP to the group', signal.SIGHUP, True)
         sinks(sys.argv[2], tmp)
     finally:
         shutil.rmtree(tmp)
