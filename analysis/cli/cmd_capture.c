@@ -106,7 +106,10 @@ int letw_cmd_capture_state(int argc, char **argv)
 		}
 	}
 	if (optind != argc || (all == (npids > 0))) {
-		letw_err("capture-state: give either --pid PID or --all");
+		if (optind != argc)
+			letw_err("capture-state: unexpected argument `%s`", argv[optind]);
+		else
+			letw_err("capture-state: give either --pid PID or --all");
 		usage(stderr);
 		free(pids);
 		return LETW_EXIT_USAGE;
@@ -200,6 +203,7 @@ int letw_cmd_status(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
+		letw_err("status: unexpected argument `%s`", argv[optind]);
 		status_usage(stderr);
 		free(pids);
 		return LETW_EXIT_USAGE;

@@ -510,6 +510,7 @@ int letw_cmd_watch(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
+		letw_err("watch: unexpected argument `%s`", argv[optind]);
 		usage(stderr);
 		free(only);
 		return LETW_EXIT_USAGE;

@@ -185,6 +185,12 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
+			/* getopt_long words its errors with argv[0]: "lttng-etw
+			 * report: option requires an argument", as ours are. */
+			static char name[64];
+
+			snprintf(name, sizeof(name), "%s %s", letw_prog, cmds[i].name);
+			argv[1] = name;
 			if (cmds[i].talks)
 				signal(SIGPIPE, SIG_IGN);
 			return stdout_checked(cmds[i].fn(argc - 1, argv + 1));

@@ -57,6 +57,7 @@ uint64_t letw_memory_limit_mib(uint64_t opt_mib)
 	return half > MIN_DEFAULT_MIB ? half : MIN_DEFAULT_MIB;
 }
 
+#ifndef LETW_ASAN
 /* What RLIMIT_DATA counts of this process now, in bytes (0 if unknown). */
 static uint64_t data_in_use(void)
 {
@@ -72,6 +73,7 @@ static uint64_t data_in_use(void)
 	fclose(f);
 	return (uint64_t)kb * 1024;
 }
+#endif
 
 int letw_memory_limit_apply(uint64_t mib)
 {
