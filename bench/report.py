@@ -147,18 +147,35 @@ class Report:
                          f"(node preallocated: {t(c)}, {ratio(a, c)})")
         line("publish median, tracing off / `cds_lfht_add_unique` of the same key (malloc'd node)",
              "≤ 1.5×", cells)
+        # bytes_in_use counts the store (a 64-byte slot each, strings,
+        # contexts); liburcu's cds_lfht bucket arrays are malloc'd beside
+        # it and grow with the table: judged with them too, so that a
+        # store that holds 64 B a slot by construction is not the whole
+        # verdict.
+        def index(n, s):
+            return self.get("none", "memory", LF, n, f"heap_per_method{s}")
         cells = []
         for n in sizes:
             a = self.get("none", "memory", LF, n, "bytes_per_method_no_names")
-            cells.append("—" if a is None else f"{a:.1f} B — {verdict(a, lambda x: x <= 64)}")
-        line("bytes per method, 1-byte name (bytes_in_use / live methods)", "≤ 64 B", cells)
+            h = index(n, "_no_names")
+            cells.append("—" if a is None else
+                         f"store {a:.1f} B — {verdict(a, lambda x: x <= 64)}" +
+                         ("" if h is None else
+                          f"; with the hash-table index {a + h:.1f} B — "
+                          f"{verdict(a + h, lambda x: x <= 64)}"))
+        line("bytes per method, 1-byte name (bytes_in_use / live methods; + malloc'd index)",
+             "≤ 64 B", cells)
         cells = []
         for n in sizes:
             a = self.get("none", "memory", LF, n, "bytes_per_method_with_names")
             u = self.get("none", "memory", LF, n, "unique_string_bytes_per_method")
+            h = index(n, "_with_names")
             cells.append("—" if a is None or u is None else
-                         f"{a:.1f} B vs 64 + {u:.1f} = {64 + u:.1f} B — "
-                         f"{verdict(a, lambda x: x <= 64 + u)}")
+                         f"store {a:.1f} B vs 64 + {u:.1f} = {64 + u:.1f} B — "
+                         f"{verdict(a, lambda x: x <= 64 + u)}" +
+                         ("" if h is None else
+                          f"; with the index {a + h:.1f} B — "
+                          f"{verdict(a + h, lambda x: x <= 64 + u)}"))
         line("bytes per method, with names", "≤ 64 B + unique string bytes", cells)
         for ch, cfg in CONFIGS[:1]:
             cells = []
@@ -169,8 +186,12 @@ class Report:
                 cells.append("—" if r is None else
                              f"in use {mib(a)} / {mib(b)} = {ratio(a, b)} — "
                              f"{verdict(r, lambda x: x <= 1.25)}; RSS {mib(c)} / {mib(d)} = {ratio(c, d)}")
+            # The RSS ratio is shown, not judged: the store unmaps nothing
+            # before shutdown and each idle window follows a rundown
+            # window, so its idle peak is never below the rundown peak.
             line("memory held during passes under churn / the same churn without passes "
-                 "(peaks: bytes_in_use; RSS)", "≤ 1.25× (at 10^6)", cells)
+                 "(peaks: bytes_in_use, judged; RSS, which never falls, not judged)",
+                 "≤ 1.25× (at 10^6)", cells)
         cells = []
         for n in sizes:
             a = self.get("none", "bigrange", LF, n, "publish_big_median_ns")
