@@ -23,6 +23,8 @@
 #define CTF_MAGIC 0xC1FC1FC1u
 /* LTTng's packet header and context (tsdl.c checks the metadata declares
  * exactly these): byte offsets in a packet. */
+#define PK_STREAM_ID 20
+#define PK_INSTANCE_ID 24
 #define PK_TS_BEGIN 32
 #define PK_TS_END 40
 #define PK_CONTENT 48
@@ -177,7 +179,20 @@ static uint64_t rd64(const unsigned char *p, int be)
  * moved breaks that; the reader then fails in its muxer ("Youngest
  * upstream message iterator wrapper's timestamp is less than ...") or, for
  * a sequence number going back, reports 2^64 - 2 packets discarded. */
-static int check_stream(const char *path, int be)
+/* A stream file's identity and time span, for check_identities. */
+struct stream_span {
+	char *path;
+	uint32_t sid;  /* stream_id: its stream class */
+	uint64_t iid;  /* stream_instance_id */
+	uint64_t tb, te; /* first packet's begin, last packet's end */
+};
+
+struct spans {
+	struct stream_span *v;
+	size_t n, cap;
+};
+
+static int check_stream(const char *path, int be, struct stream_span *span)
 {
 	unsigned char h[PK_HDR];
 	struct stat st;
@@ -247,15 +262,78 @@ static int check_stream(const char *path, int be)
 				 "): a packet repeated or out of order", path, n, off, tb, prev_te);
 			goto out;
 		}
+		if (!n) {
+			uint32_t sid;
+
+			memcpy(&sid, h + PK_STREAM_ID, sizeof(sid));
+			span->sid = be ? be32toh(sid) : le32toh(sid);
+			span->iid = rd64(h + PK_INSTANCE_ID, be);
+			span->tb = tb;
+		}
+		span->te = te;
 		prev_seq = seq;
 		prev_te = te;
 		off += ps / 8;
 		n++;
 	}
-	ret = 0;
+	ret = n ? 1 : 0;
 out:
 	close(fd);
 	return ret;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct stream_span *x = a, *y = b;
+
+	if (x->sid != y->sid)
+		return x->sid < y->sid ? -1 : 1;
+	if (x->iid != y->iid)
+		return x->iid < y->iid ? -1 : 1;
+	return x->tb < y->tb ? -1 : x->tb > y->tb;
+}
+
+/*
+ * The reader makes one stream of the files that share a stream class and a
+ * stream_instance_id: the pieces of a stream that LTTng's tracefile
+ * rotation (--tracefile-size) cut, one after the other in time. Two such
+ * files whose times overlap are not pieces (a stream file overwritten by a
+ * copy of another, or given another's instance id), and the reader then
+ * fails in its muxer with a message that names no file.
+ */
+static int check_identities(struct spans *sp)
+{
+	qsort(sp->v, sp->n, sizeof(*sp->v), span_cmp);
+	for (size_t i = 1; i < sp->n; i++) {
+		const struct stream_span *a = &sp->v[i - 1], *b = &sp->v[i];
+
+		if (a->sid == b->sid && a->iid == b->iid && b->tb < a->te) {
+			letw_err("stream files `%s` and `%s` are damaged: both claim stream %" PRIu64
+				 " of stream class %" PRIu32 " over the same time (%" PRIu64 " to %" PRIu64
+				 " and %" PRIu64 " to %" PRIu64 "): one is a copy of another stream file, or its header was changed",
+				 a->path, b->path, a->iid, a->sid, a->tb, a->te, b->tb, b->te);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int spans_add(struct spans *sp, const char *path, const struct stream_span *span)
+{
+	if (sp->n == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 16;
+		struct stream_span *v = realloc(sp->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sp->v = v;
+		sp->cap = cap;
+	}
+	sp->v[sp->n] = *span;
+	if (!(sp->v[sp->n].path = strdup(path)))
+		return -ENOMEM;
+	sp->n++;
+	return 0;
 }
 
 /*
@@ -290,6 +368,7 @@ int letw_precheck_trace(const char *dir, int verbose)
 	struct dirent *de;
 	struct stat st;
 	DIR *d = NULL;
+	struct spans spans = { 0 };
 	int ret = -1, r, be = 0, layout;
 
 	if (asprintf(&mpath, "%s/metadata", dir) < 0) {
@@ -353,17 +432,28 @@ int letw_precheck_trace(const char *dir, int verbose)
 			if (access(sp, R_OK) != 0) {
 				letw_err("cannot read the stream file `%s`: %s", sp, strerror(errno));
 				bad = 1;
-			} else {
-				bad = check_index_file(dir, de->d_name) ||
-				      (layout && check_stream(sp, be) != 0);
+			} else if (!(bad = check_index_file(dir, de->d_name)) && layout) {
+				struct stream_span span = { 0 };
+
+				r = check_stream(sp, be, &span);
+				bad = r < 0;
+				if (r > 0 && spans_add(&spans, sp, &span)) {
+					letw_err("out of memory");
+					bad = 1;
+				}
 			}
 		}
 		free(sp);
 		if (bad)
 			goto out;
 	}
+	if (check_identities(&spans))
+		goto out;
 	ret = 0;
 out:
+	for (size_t i = 0; i < spans.n; i++)
+		free(spans.v[i].path);
+	free(spans.v);
 	if (d)
 		closedir(d);
 	free(mpath);

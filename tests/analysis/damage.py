@@ -50,7 +50,7 @@ META_MAGIC = 0x75D11D57
 U64_MAX = (1 << 64) - 1
 
 # Offsets in an LTTng-UST packet (bytes from the packet start).
-OFF_MAGIC, OFF_TS_BEGIN, OFF_TS_END = 0, 32, 40
+OFF_MAGIC, OFF_INSTANCE_ID, OFF_TS_BEGIN, OFF_TS_END = 0, 24, 32, 40
 OFF_CONTENT, OFF_PACKET, OFF_SEQ, OFF_DISC = 48, 56, 64, 72
 PKT_HDR_END = 88  # events start after cpu_id (aligned)
 
@@ -347,6 +347,32 @@ def d_stream_emptied(root, rng, s=None):
     s = s or rng.choice(all_streams(root))
     os.truncate(s, 0)
     return 'stream file truncated to 0 bytes (index kept)', s
+
+
+def two_streams(rng, root):
+    """Two stream files of one trace, with packets."""
+    for d in trace_dirs(root):
+        found = [s for s in stream_files(d) if packets(s)]
+        if len(found) >= 2:
+            return rng.sample(found, 2)
+    raise NotApplicable('no trace with two stream files')
+
+
+def d_stream_copied_over(root, rng):
+    a, b = two_streams(rng, root)
+    shutil.copyfile(a, b)
+    return 'stream file overwritten by a copy of %s' % os.path.basename(a), b
+
+
+def d_instance_id_dup(root, rng):
+    """Every packet of b claims a's stream_instance_id: two files, one
+    stream, over the same time (the reader's muxer then fails naming no
+    file)."""
+    a, b = two_streams(rng, root)
+    iid, = struct.unpack_from('<Q', open(a, 'rb').read(), OFF_INSTANCE_ID)
+    for off, _cs, _ps, _seq in packets(b):
+        patch(b, off + OFF_INSTANCE_ID, '<Q', iid)
+    return 'stream_instance_id of every packet set to that of %s' % os.path.basename(a), b
 
 
 def d_stream_devzero(root, rng):
@@ -663,6 +689,8 @@ CLASSES = {
     'stream-emptied': (d_stream_emptied, 'incomplete', False),
     'stream-devzero': (d_stream_devzero, 'incomplete', False),
     'stream-fifo': (d_stream_fifo, 'incomplete', False),
+    'stream-copied-over': (d_stream_copied_over, 'error-named', False),
+    'instance-id-dup': (d_instance_id_dup, 'error-named', False),
     'stream-zeroed': (d_stream_zeroed, 'error', False),
     'index-extra-packet': (d_index_extra, 'incomplete', False),
     'index-fewer-packets': (d_index_fewer, 'clean', False),
