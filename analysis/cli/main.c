@@ -18,11 +18,31 @@
 
 const char *letw_prog = "lttng-etw";
 
-/* Errors and notes look the same: one line on stderr, prefixed. */
+void letw_fputs_text(const char *s, FILE *f)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+/* Errors and notes look the same: one line on stderr, prefixed. They
+ * quote paths and trace data: written as text (letw_fputs_text). */
 static void say(const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	fprintf(stderr, "%s: ", letw_prog);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory)", stderr);
+	} else {
+		letw_fputs_text(msg, stderr);
+		free(msg);
+	}
 	fputc('\n', stderr);
 }
 

@@ -206,7 +206,8 @@ static void on_line(struct reader_log *rl, const char *l)
 			return;
 	}
 	clear_progress(rl);
-	fprintf(stderr, "%s\n", l);
+	letw_fputs_text(l, stderr);
+	fputc('\n', stderr);
 }
 
 static void on_output(struct reader_log *rl, const char *buf, size_t n)
@@ -258,6 +259,20 @@ static const char *reason_of(const struct letw_graph_shared *sh,
 	return buf;
 }
 
+/* One cause, "WHO\tWHAT" in [p, end): as text (it may quote trace file
+ * names). */
+static void print_cause(const char *p, const char *tab, const char *end)
+{
+	char *line = NULL;
+
+	if (asprintf(&line, "  %.*s: %.*s", (int)(tab - p), p, (int)(end - tab - 1),
+		     tab + 1) < 0)
+		return;
+	letw_fputs_text(line, stderr);
+	fputc('\n', stderr);
+	free(line);
+}
+
 static void print_error(const struct letw_graph_shared *sh,
 			const struct reader_log *rl, int verbose)
 {
@@ -277,8 +292,7 @@ static void print_error(const struct letw_graph_shared *sh,
 		if (tab && (verbose || *p == '[') &&
 		    !(reason && strncmp(tab + 1, reason, (size_t)(p + n - tab - 1)) == 0 &&
 		      strlen(reason) == (size_t)(p + n - tab - 1)))
-			fprintf(stderr, "  %.*s: %.*s\n", (int)(tab - p), p,
-				(int)(p + n - tab - 1), tab + 1);
+			print_cause(p, tab, p + n);
 		p += n;
 		if (*p == '\n')
 			p++;

@@ -36,3 +36,15 @@ void letw_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+void letw_text_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}

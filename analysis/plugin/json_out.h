@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON strings from trace data, which may hold any byte: always valid
- * UTF-8 and strict JSON (RFC 8259). */
+/* Strings from trace data, which may hold any byte: JSON always valid
+ * UTF-8 and strict (RFC 8259); text without control characters. */
 #ifndef LETW_BT_JSON_OUT_H
 #define LETW_BT_JSON_OUT_H
 
@@ -10,5 +10,10 @@
  * characters escaped, each byte that is not part of valid UTF-8 written
  * as U+FFFD. */
 void letw_json_str(FILE *f, const char *s);
+
+/* Write s (NULL: "") as one line of text: each control character (but
+ * tab) as \xNN, so that a name from a trace (a file name, a method name)
+ * neither splits a line nor sends escape sequences to a terminal. */
+void letw_text_str(FILE *f, const char *s);
 
 #endif /* LETW_BT_JSON_OUT_H */

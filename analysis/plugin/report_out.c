@@ -14,6 +14,15 @@ static uint64_t seen_of(const struct letw_pass *ps)
 /* A cause names at most a stream's path and a few figures. */
 #define CAUSE_MAX (4096 + 512)
 
+/* A method's name comes from the trace: written as text. */
+static void text_example(FILE *f, const char *what, const struct letw_example *ex,
+			 const char *when)
+{
+	fprintf(f, "      %s: 0x%" PRIx64 " ", what, ex->start);
+	letw_text_str(f, ex->name);
+	fprintf(f, " (%s at %" PRId64 ")\n", when, ex->ts_ns);
+}
+
 static void text_pass(const struct letw_report *r, const struct letw_pass *ps, FILE *f)
 {
 	char cause[CAUSE_MAX];
@@ -54,11 +63,9 @@ static void text_pass(const struct letw_report *r, const struct letw_pass *ps, F
 			" other flavour's records when one walk writes both, come on top\n",
 			ps->bytes_needed);
 	for (i = 0; i < ps->n_stale_ex; i++)
-		fprintf(f, "      unloaded before the pass: 0x%" PRIx64 " %s (unload at %" PRId64 ")\n",
-			ps->stale_ex[i].start, ps->stale_ex[i].name, ps->stale_ex[i].ts_ns);
+		text_example(f, "unloaded before the pass", &ps->stale_ex[i], "unload");
 	for (i = 0; i < ps->n_missing_ex; i++)
-		fprintf(f, "      missing: 0x%" PRIx64 " %s (loaded at %" PRId64 ")\n",
-			ps->missing_ex[i].start, ps->missing_ex[i].name, ps->missing_ex[i].ts_ns);
+		text_example(f, "missing", &ps->missing_ex[i], "loaded");
 }
 
 void letw_report_write_text(const struct letw_report *r, FILE *f)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "sink_common.h"
 
 static int carries_runtime_events(const bt_stream *stream)
@@ -85,9 +86,11 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 				"runtime events may be lost: its first %" PRIu64 " packet(s) are not in the trace and it begins %.3f s after the latest rundown pass of process %s; code loaded or freed between them is missing from the outputs if those packets held any (empty packets, which each `lttng snapshot record` closes, look the same: `lttng-etw snapshot` takes a pass just before it records)",
 				f->first_seq, (double)(f->first_ns - worst->last_init_ts) / 1e9, label))
 				return -ENOMEM;
-			if (!s->ops->quiet_incomplete)
-				fprintf(stderr, "%s: note: stream %s: %s\n", s->ops->name, f->path,
-					f->note);
+			if (!s->ops->quiet_incomplete) {
+				fprintf(stderr, "%s: note: stream ", s->ops->name);
+				letw_text_str(stderr, f->path);
+				fprintf(stderr, ": %s\n", f->note);
+			}
 		}
 	}
 	return 0;

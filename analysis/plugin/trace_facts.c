@@ -438,6 +438,17 @@ int letw_facts_note(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
 	return 0;
 }
 
+/* The path and the words may quote file names from the trace directory. */
+static void text_line(FILE *out, const char *prefix, const char *kind, const char *path,
+		      const char *what)
+{
+	fprintf(out, "%s%sstream ", prefix, kind);
+	letw_text_str(out, path);
+	fputs(": ", out);
+	letw_text_str(out, what);
+	fputc('\n', out);
+}
+
 void letw_facts_write_text(const struct letw_trace_facts *f, FILE *out,
 			   const char *prefix)
 {
@@ -445,10 +456,10 @@ void letw_facts_write_text(const struct letw_trace_facts *f, FILE *out,
 
 	for (i = 0; i < f->n; i++)
 		if (f->s[i].problem)
-			fprintf(out, "%sstream %s: %s\n", prefix, f->s[i].path, f->s[i].problem);
+			text_line(out, prefix, "", f->s[i].path, f->s[i].problem);
 	for (i = 0; i < f->n; i++)
 		if (f->s[i].note)
-			fprintf(out, "%snote: stream %s: %s\n", prefix, f->s[i].path, f->s[i].note);
+			text_line(out, prefix, "note: ", f->s[i].path, f->s[i].note);
 }
 
 void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out)

@@ -375,6 +375,15 @@ def d_instance_id_dup(root, rng):
     return 'stream_instance_id of every packet set to that of %s' % os.path.basename(a), b
 
 
+def d_index_name_escape(root, rng):
+    """An index for a stream file that is not there, named with a line
+    break and an escape sequence: the report names that stream."""
+    s = rng.choice(all_streams(root))
+    weird = os.path.join(os.path.dirname(s), 'chan\nnel\x1b[31m_0')
+    shutil.copyfile(index_of(s), index_of(weird))
+    return 'an index for a missing stream file named with a newline and ESC', None
+
+
 def d_stream_devzero(root, rng):
     s = rng.choice(all_streams(root))
     os.unlink(s)
@@ -691,6 +700,7 @@ CLASSES = {
     'stream-fifo': (d_stream_fifo, 'incomplete', False),
     'stream-copied-over': (d_stream_copied_over, 'error-named', False),
     'instance-id-dup': (d_instance_id_dup, 'error-named', False),
+    'index-name-escape': (d_index_name_escape, 'clean', False),
     'stream-zeroed': (d_stream_zeroed, 'error', False),
     'index-extra-packet': (d_index_extra, 'incomplete', False),
     'index-fewer-packets': (d_index_fewer, 'clean', False),
@@ -815,6 +825,10 @@ def check(expect, tool, res, named, cls=None):
         if (named and tool != 'report-noprecheck' and outcome.startswith('error')
                 and os.path.basename(named) not in err):
             bad.append('the damaged stream %s is not named' % os.path.basename(named))
+    # Names from the trace (file names, method names) reach the text the
+    # user reads: an escape sequence or a stray line break must not.
+    if tool != 'report-json' and '\x1b' in err + out.decode('utf-8', 'replace'):
+        bad.append('an escape character (from the trace) in the output')
     error = outcome.startswith('error')
     if not error and outcome not in ('ok', 'incomplete'):
         bad.append('outcome ' + outcome)
