@@ -3,7 +3,6 @@
 #ifndef LETW_CLI_H
 #define LETW_CLI_H
 
-#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -18,10 +17,6 @@ extern const char *letw_prog; /* "lttng-etw" */
 /* Print "lttng-etw: <fmt>\n" on stderr. */
 void letw_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void letw_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* s on f with each control character (but tab) written as \xNN: file
- * names and text from a trace may hold escape sequences or newlines, which
- * must not reach a terminal or split a line. */
-void letw_fputs_text(const char *s, FILE *f);
 
 int letw_cmd_perfmap(int argc, char **argv);
 int letw_cmd_report(int argc, char **argv);

@@ -15,23 +15,12 @@
 #include <time.h>
 
 #include "cli.h"
+#include "json_out.h"
 
 const char *letw_prog = "lttng-etw";
 
-void letw_fputs_text(const char *s, FILE *f)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-}
-
 /* Errors and notes look the same: one line on stderr, prefixed. They
- * quote paths and trace data: written as text (letw_fputs_text). */
+ * quote paths and trace data: written as text (letw_text_str). */
 static void say(const char *fmt, va_list ap)
 {
 	char *msg = NULL;
@@ -40,7 +29,7 @@ static void say(const char *fmt, va_list ap)
 	if (vasprintf(&msg, fmt, ap) < 0) {
 		fputs("(out of memory)", stderr);
 	} else {
-		letw_fputs_text(msg, stderr);
+		letw_text_str(stderr, msg);
 		free(msg);
 	}
 	fputc('\n', stderr);

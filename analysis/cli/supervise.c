@@ -51,6 +51,7 @@
 #include "graph.h"
 #include "grow.h"
 #include "hugeheap.h"
+#include "json_out.h"
 #include "memlimit.h"
 #include "precheck.h"
 #include "readerproc.h"
@@ -206,7 +207,7 @@ static void on_line(struct reader_log *rl, const char *l)
 			return;
 	}
 	clear_progress(rl);
-	letw_fputs_text(l, stderr);
+	letw_text_str(stderr, l);
 	fputc('\n', stderr);
 }
 
@@ -268,7 +269,7 @@ static void print_cause(const char *p, const char *tab, const char *end)
 	if (asprintf(&line, "  %.*s: %.*s", (int)(tab - p), p, (int)(end - tab - 1),
 		     tab + 1) < 0)
 		return;
-	letw_fputs_text(line, stderr);
+	letw_text_str(stderr, line);
 	fputc('\n', stderr);
 	free(line);
 }
