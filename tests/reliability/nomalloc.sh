@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Publishing never touches libc's allocator (issue #10): letw-nomalloc's
-# publishing threads run with malloc/free made fatal (nomalloc_shim.c),
-# inside a started session recording every letw event, while rundown
-# passes run back to back. First shows the shim aborts a process that does
-# allocate (so the check can fail).
+# Publishing never touches libc's allocator (issue #10) and takes no lock
+# of any kind: letw-nomalloc's publishing threads run with malloc/free,
+# every pthread/C11/semaphore lock (try forms included), condition waits
+# and waiting futex syscalls made fatal (nomalloc_shim.c), inside a started
+# session recording every letw event, while rundown passes run back to
+# back. First shows the shim aborts a process that does allocate, lock an
+# uncontended mutex or make a FUTEX_WAIT syscall (so the check can fail).
 # usage: nomalloc.sh APP SHIM [SECONDS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/lttng.sh"
 app=$1 shim=$2 secs=${3:-3}
 
-LD_PRELOAD=$shim "$app" --self-test 2>"$LETW_TEST_TMP/self.err"
-rc=$?
-[ "$rc" = 134 ] && grep -q "nomalloc: malloc called" "$LETW_TEST_TMP/self.err" ||
-	letw_fail "the shim did not abort an allocating thread (rc=$rc: $(cat "$LETW_TEST_TMP/self.err"))"
+for t in malloc:malloc mutex:pthread_mutex_lock 'futex:syscall(SYS_futex, FUTEX_WAIT)'; do
+	LD_PRELOAD=$shim "$app" --self-test="${t%%:*}" 2>"$LETW_TEST_TMP/self.err"
+	rc=$?
+	[ "$rc" = 134 ] && grep -qF "nomalloc: ${t#*:} called" "$LETW_TEST_TMP/self.err" ||
+		letw_fail "the shim did not abort on ${t#*:} (rc=$rc: $(cat "$LETW_TEST_TMP/self.err"))"
+done
 
 letw_ensure_sessiond
 # Twice: threads started after letw_init, and threads whose first call
@@ -33,9 +37,14 @@ for mode in "" --first-call-before-init; do
 	letw_track "$pid"
 	letw_session_track "$s" "$pid"
 	# The session starts once every publishing thread is armed: their
-	# first events come with malloc fatal.
-	letw_wait_for test -e "$LETW_TEST_TMP/armed" ||
-		letw_fail "letw-nomalloc $mode did not arm: $(cat "$LETW_TEST_TMP/err")"
+	# first events come with malloc and locks fatal. A shim abort during
+	# the warm-up-to-armed window ends the wait at once, not at its
+	# timeout.
+	letw_wait_for eval 'test -e "$LETW_TEST_TMP/armed" || ! kill -0 "$pid"'
+	test -e "$LETW_TEST_TMP/armed" || {
+		wait "$pid"
+		letw_fail "letw-nomalloc $mode did not arm (rc=$?): $(cat "$LETW_TEST_TMP/err")"
+	}
 	lttng start "$s" >/dev/null || letw_fail "start"
 	wait "$pid"
 	rc=$?
@@ -45,6 +54,6 @@ for mode in "" --first-call-before-init; do
 	lttng stop "$s" >/dev/null
 	n=$(babeltrace2 "$LETW_TEST_TMP/$s" 2>/dev/null | grep -c 'letw_runtime:method_load')
 	[ "$n" -gt 1000 ] || letw_fail "$mode: only $n method_load events recorded: tracing was not on"
-	echo "OK${mode:+ ($mode)}: no allocation on publishing threads ($n loads recorded)"
+	echo "OK${mode:+ ($mode)}: no allocation or lock on publishing threads ($n loads recorded)"
 	letw_destroy_session "$s"
 done

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * letw-nomalloc: publishing threads that may not touch libc's allocator.
+ * letw-nomalloc: publishing threads that may not touch libc's allocator,
+ * take a lock or wait.
  * Run under LD_PRELOAD=liblttng-etw-nomalloc.so (nomalloc_shim.c), inside a
  * started session that records every letw event (the test script makes
  * it), while the main thread asks for rundown passes back to back.
@@ -9,17 +10,21 @@
  * and lttng-ust, which may allocate once per thread), then arms the shim
  * and for S seconds publishes and unpublishes methods (with and without
  * line tables, re-versioned), stubs and modules, with strings both new and
- * repeated. Any malloc/free on those threads aborts the process. Passes
- * run on the library's control thread, which may allocate.
+ * repeated. Any malloc/free, lock (mutex, rwlock, spinlock, semaphore,
+ * C11 mtx, their try forms), condition wait or waiting futex syscall on
+ * those threads aborts the process. Passes run on the library's control
+ * thread, which may allocate and lock.
  *
  *   letw-nomalloc [--threads N] [--seconds S] [--first-call-before-init]
- *                 [--armed-file PATH] [--self-test]
+ *                 [--armed-file PATH] [--self-test[=malloc|mutex|futex]]
  * --armed-file: created once every thread is armed (the test script
  * starts its session then).
  * --first-call-before-init: the threads start before letw_init and make
  * their first call (answered -ESHUTDOWN) then, as a runtime's threads may.
- * --self-test arms the shim and calls malloc: the process must abort
- * (the test shows the shim can fail).
+ * --self-test arms the shim and calls malloc (the default), locks an
+ * uncontended mutex, or makes a FUTEX_WAIT syscall that would return at
+ * once (EAGAIN): the process must abort each time (the test shows the
+ * shim can fail, on calls that would not even have blocked).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,7 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
 
 #include <lttng-etw/lttng-etw.h>
 
@@ -131,12 +139,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
-		{ "self-test", no_argument, NULL, 'S' },
+		{ "self-test", optional_argument, NULL, 'S' },
 		{ "first-call-before-init", no_argument, NULL, 'P' },
 		{ "armed-file", required_argument, NULL, 'A' },
 		{ 0 },
 	};
-	int nthreads = 3, self_test = 0, c, passes = 0;
+	int nthreads = 3, c, passes = 0;
+	const char *self_test = NULL;
 	pthread_t th[16];
 	struct timespec end;
 	struct letw_store_stats st = { .size = sizeof(st) };
@@ -147,7 +156,7 @@ int main(int argc, char **argv)
 		else if (c == 's')
 			seconds = atoi(optarg);
 		else if (c == 'S')
-			self_test = 1;
+			self_test = optarg ? optarg : "malloc";
 		else if (c == 'P')
 			pre_init = 1;
 		else if (c == 'A')
@@ -163,12 +172,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (self_test) {
-		void *volatile p;
+		static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+		int word = 1;
+		void *volatile p = NULL;
+		long r = 0;
 
+		if (strcmp(self_test, "malloc") && strcmp(self_test, "mutex") &&
+		    strcmp(self_test, "futex"))
+			return 2;
 		nomalloc(1);
-		p = malloc(16);
+		if (!strcmp(self_test, "malloc"))
+			p = malloc(16);
+		else if (!strcmp(self_test, "mutex"))
+			r = pthread_mutex_lock(&mu);
+		else /* *uaddr != 0: EAGAIN at once */
+			r = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 		nomalloc(0);
-		fprintf(stderr, "letw-nomalloc: the shim did not trip (%p)\n", p);
+		fprintf(stderr, "letw-nomalloc: the shim did not trip on %s (%p, %ld)\n", self_test,
+			p, r);
 		return 1;
 	}
 	if (pre_init) {
