@@ -140,6 +140,7 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 			idx->end = end;
 	}
 	idx->n = n;
+	idx->entry_len = elen;
 	ret = 0;
 out:
 	free(buf);
@@ -203,4 +204,50 @@ int letw_ctf_first_packet(const char *path, unsigned long_bits,
 	fp->seq = rd(h + PK_SEQ, 8, be);
 	fp->discarded = rd(h + PK_DISCARDED, dbytes, be);
 	return 0;
+}
+
+/* The packet_size of the packet at off, in bytes, or 0 when no LTTng
+ * packet (its magic, a size of whole bytes covering its own context) that
+ * ends within size bytes starts there. be: -1 until the first packet says
+ * the trace's byte order. */
+static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be)
+{
+	unsigned char h[PK_SIZE + 8];
+	uint64_t ps;
+
+	if (size - off < sizeof(h) ||
+	    pread(fd, h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+		return 0;
+	if (*be < 0)
+		*be = rd(h, 4, 0) == CTF_MAGIC ? 0 : rd(h, 4, 1) == CTF_MAGIC ? 1 : -1;
+	if (*be < 0 || rd(h, 4, *be) != CTF_MAGIC)
+		return 0;
+	ps = rd(h + PK_SIZE, 8, *be);
+	if (ps % 8 || ps / 8 < PK_MIN || ps / 8 > size - off)
+		return 0;
+	return ps / 8;
+}
+
+int letw_ctf_count_packets(const char *path, uint64_t *n)
+{
+	struct stat st;
+	uint64_t off = 0, ps;
+	int fd, be = -1, ret = 0;
+
+	*n = 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	while (!ret && (ps = packet_at(fd, off, (uint64_t)st.st_size, &be)) != 0) {
+		off += ps;
+		(*n)++;
+	}
+	if (!ret && !*n && st.st_size)
+		ret = -EINVAL;
+	close(fd);
+	return ret;
 }

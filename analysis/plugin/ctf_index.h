@@ -22,6 +22,8 @@ struct letw_idx {
 	size_t n;               /* packets */
 	uint64_t bytes;         /* sum of the packet sizes, in bytes */
 	uint64_t end;           /* largest offset + packet size, in bytes */
+	size_t entry_len;       /* bytes per entry: 72 and up is CTF index 1.1
+				   (LTTng 2.8 and later) */
 };
 
 /* "DIR/index/BASE.idx" for the stream file DIR/BASE (malloc()ed, or NULL). */
@@ -51,5 +53,12 @@ struct letw_first_packet {
  * the layout known to be this one. */
 int letw_ctf_first_packet(const char *path, unsigned long_bits,
 			  struct letw_first_packet *fp);
+
+/* The packets an LTTng stream file (2.8 and later, the layout above)
+ * holds: walked from its start by each packet's packet_size, as the reader
+ * does, up to the first that is no such packet or runs past the file's
+ * end. Returns 0 with *n, -EINVAL when the file does not start with such a
+ * packet (another layout: nothing to count), or another negative errno. */
+int letw_ctf_count_packets(const char *path, uint64_t *n);
 
 #endif /* LETW_BT_CTF_INDEX_H */

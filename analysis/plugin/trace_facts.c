@@ -185,6 +185,32 @@ static const char *kib(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * One stream file against its own index: shorter than the packets it
+ * lists, or holding fewer of them. Under tracefile rotation a stream is
+ * several files, each with its own index, and the reader's packet count
+ * is the whole stream's: only the file itself says which of them lost
+ * packets. Appends to *problem; returns 0 or -ENOMEM.
+ */
+static int check_file(const char *path, uint64_t size, const struct letw_idx *idx,
+		      char **problem)
+{
+	char a[32], b[32];
+	uint64_t held;
+
+	if (size < idx->end)
+		return say(problem, "the file holds %s of the %s its index lists (cut short?)",
+			   kib(size, a, sizeof(a)), kib(idx->end, b, sizeof(b)));
+	/* Packets are counted in LTTng's own layout only (an index 1.1
+	 * comes with it): another layout walked this way would be
+	 * miscounted. */
+	if (idx->entry_len >= 72 && letw_ctf_count_packets(path, &held) == 0 &&
+	    held < idx->n)
+		return say(problem, "the file holds %" PRIu64 " of the %zu packets its index lists",
+			   held, idx->n);
+	return 0;
+}
+
 /* A stream file is named by a stream when src.ctf.fs read it: compare
  * what was read with its index. */
 static int check_read_stream(struct letw_stream_facts *sf)
@@ -192,7 +218,6 @@ static int check_read_stream(struct letw_stream_facts *sf)
 	struct letw_idx idx;
 	struct stat st;
 	const char *why;
-	char a[32], b[32];
 	char *ip;
 	int ret = 0, r;
 
@@ -208,12 +233,11 @@ static int check_read_stream(struct letw_stream_facts *sf)
 		ret = -ENOMEM;
 	else if (r == 0) {
 		sf->indexed = (int64_t)idx.n;
-		if ((uint64_t)st.st_size < idx.end)
-			ret = say(&sf->problem, "the file holds %s of the %s its index lists (cut short?)",
-				  kib((uint64_t)st.st_size, a, sizeof(a)), kib(idx.end, b, sizeof(b)));
-		/* More packets than this file's index: a stream made of
-		 * several files (tracefile rotation); fewer: lost. */
-		if (!ret && sf->packets < idx.n)
+		ret = check_file(sf->path, (uint64_t)st.st_size, &idx, &sf->problem);
+		/* More packets read than this file's index lists: a stream
+		 * made of several files (tracefile rotation, whose later
+		 * files check_unread_file() checks); fewer: lost. */
+		if (!ret && !sf->problem && sf->packets < idx.n)
 			ret = say(&sf->problem, "%" PRIu64 " of the %zu packets its index lists were read",
 				  sf->packets, idx.n);
 		letw_idx_fini(&idx);
@@ -313,8 +337,16 @@ static int check_unread_file(struct letw_trace_facts *f, const char *dir,
 	} else {
 		/* Holds data but is not the first file of a stream: a later
 		 * file of a rotated stream (tracefile rotation), read as
-		 * part of it. */
-		ret = 0;
+		 * part of it, which still answers to its own index. */
+		char *problem = NULL;
+
+		ret = check_file(path, (uint64_t)st.st_size, &idx, &problem);
+		if (!ret && problem && !(sf = add(f, NULL, path)))
+			ret = -ENOMEM;
+		if (sf)
+			sf->problem = problem;
+		else
+			free(problem);
 	}
 	if (ret == 0 && sf && sf->problem)
 		sf->indexed = (int64_t)idx.n;

@@ -30,7 +30,8 @@ static inline uint64_t letw_count_add(uint64_t a, uint64_t b)
 struct letw_ev;
 
 /* A stream the graph delivered, or (stream == NULL) a stream file an
- * index names that no stream came from. */
+ * index names that no stream came from: lost, or a later file of a
+ * rotated stream (read as part of it) that its own index finds short. */
 struct letw_stream_facts {
 	const bt_stream *stream; /* referenced; NULL for an unread file */
 	char *path;              /* src.ctf.fs names a stream by its first file */

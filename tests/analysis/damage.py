@@ -6,7 +6,7 @@ analysis tools on the damaged copies and classifies what they did.
   damage.py list
   damage.py apply CLASS SRC DST [--seed N]
   damage.py run --trace SRC --cli LTTNG_ETW [--plugin-dir DIR] [--work DIR]
-                [--classes A,B,...] [--random N | --minutes M] [--seed N]
+                [--classes A,B,...] [--stream NAME] [--random N | --minutes M] [--seed N]
                 [--stall-timeout S] [--memory-limit MIB] [--no-babeltrace] [--check] [--unprivileged]
 
 `apply` copies SRC (a trace or session output directory) to DST and damages
@@ -1011,6 +1011,8 @@ def main():
     r.add_argument('--plugin-dir', default='')
     r.add_argument('--work')
     r.add_argument('--classes')
+    r.add_argument('--stream', help='damage this stream file (base name) '
+                   'in every case')
     r.add_argument('--random', type=int, default=0)
     r.add_argument('--minutes', type=float, default=0)
     r.add_argument('--seed', type=int, default=1)
@@ -1029,12 +1031,13 @@ def main():
         for c, (fn, e, u) in CLASSES.items():
             print('%-24s %-10s %s' % (c, e, (fn.__doc__ or '').strip().split('\n')[0]))
         return 0
+    global ONLY_STREAM
     if args.cmd == 'apply':
-        global ONLY_STREAM
         ONLY_STREAM = args.stream
         desc, named = apply(args.cls, args.src, args.dst, random.Random(args.seed))
         print('%s: %s' % (named, desc))
         return 0
+    ONLY_STREAM = args.stream
     return cmd_run(args)
 
 

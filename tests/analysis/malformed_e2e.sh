@@ -36,6 +36,64 @@ good=$(anl_trace "$s")
 	{ cat "$T/good.txt" >&2; letw_fail "the undamaged trace does not pass"; }
 grep -q "trace complete" "$T/good.txt" || letw_fail "the undamaged trace is not called complete"
 
+# Tracefile rotation (enable-channel --tracefile-size): a stream is several
+# files (small_C_0, small_C_1, ...), each with its own index, and the reader
+# counts a stream's packets over all of them: damage in a later file shows
+# only against that file's own index. An index listing a packet more than a
+# later file holds, and a stream's last file cut at a packet boundary (its
+# index unchanged), once said "trace complete"; each must make every tool
+# say incomplete (exit 3), naming the file. Intact, the trace is complete.
+LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 1500 --seconds 30 --churn --list "$T/rjit.list" >"$T/rjit.out" 2>&1 &
+rpid=$!
+letw_track "$rpid"
+anl_wait_file "$T/rjit.list.ready"
+rs=$(anl_session dmgrot "$rpid" "--subbuf-size=16K --num-subbuf=8 --blocking-timeout=inf --tracefile-size=65536 small")
+"$LETW_CLI" start "$rs" --pid "$rpid" >&2 || letw_fail "lttng-etw start (rotated)"
+sleep 0.5
+"$LETW_CLI" stop "$rs" --pid "$rpid" >&2 || letw_fail "lttng-etw stop (rotated)"
+kill -TERM "$rpid"
+wait "$rpid" || { cat "$T/rjit.out" >&2; letw_fail "letw-minijit failed (rotated)"; }
+rot=$(anl_trace "$rs")
+"$LETW_CLI" report "$rot" --no-progress >"$T/rot.txt" ||
+	{ cat "$T/rot.txt" >&2; letw_fail "the undamaged rotated trace does not pass"; }
+grep -q "trace complete" "$T/rot.txt" || letw_fail "the undamaged rotated trace is not called complete"
+# A stream's second file, and the last file of a stream holding two packets
+# or more (cut at its last packet, a file of one packet would be emptied,
+# which is another class); failing that, the second file itself.
+read -r later last < <(python3 - "$HERE" "$rot" <<'PY'
+import os, re, sys
+sys.path.insert(0, sys.argv[1])
+import damage
+files = {}
+for s in (x for d in damage.trace_dirs(sys.argv[2]) for x in damage.stream_files(d)):
+    m = re.match(r'^(.*)_(\d+)$', os.path.basename(s))
+    if m:
+        files.setdefault(m.group(1), []).append((int(m.group(2)), s))
+rotated = sorted((sorted(v) for v in files.values() if len(v) > 1), key=len, reverse=True)
+if not rotated:
+    sys.exit('no stream was rotated')
+lasts = [v[-1][1] for v in rotated if len(damage.packets(v[-1][1])) > 1]
+print(os.path.basename(rotated[0][1][1]), os.path.basename((lasts or [rotated[0][1][1]])[0]))
+PY
+)
+rotbad=
+[ -n "$last" ] || letw_fail "no rotated stream in $rot (tracefile-size ignored?)"
+echo "rotated trace: damaging $later (a second file) and $last (a last file)" >&2
+for c in "index-extra-packet $later" "truncated-at-packet $last"; do
+	read -r cls file <<<"$c"
+	python3 "$HERE/damage.py" run --trace "$rot" --cli "$LETW_CLI" --work "$T/rotdmg-$cls" \
+		--classes "$cls" --stream "$file" --no-babeltrace --stall-timeout 1 --tool-timeout 60 \
+		--check >"$T/rotdmg.out" 2>"$T/rotdmg.err"
+	rc=$?
+	cat "$T/rotdmg.out" >&2
+	[ "$rc" = 0 ] || { tail -20 "$T/rotdmg.err" >&2; rotbad+="; $cls in $file: a tool broke its promise"; }
+	# Exit 3, not the error check() also takes: the rest of the trace is there.
+	grep -Eq "^$cls +(incomplete:1 +\| ){3}incomplete:1 " "$T/rotdmg.out" ||
+		rotbad+="; $cls in $file: not incomplete (exit 3) for every tool"
+done
+[ -z "${rotbad:-}" ] || letw_fail "rotated trace${rotbad}"
+
+
 # The reader's memory cap (analysis/cli/memlimit.c): under a cap too small
 # to start the reader, the undamaged trace is an out-of-memory error (exit
 # 1, the limit named), not a crash, and a bad LETW_MEMORY_LIMIT is refused
