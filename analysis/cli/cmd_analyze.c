@@ -39,7 +39,7 @@ static void perfmap_usage(FILE *f)
 		"                     (streams missing, cut short, events discarded) or a\n"
 		"                     rundown pass is not complete (truncated, records lost\n"
 		"                     or filtered out) or missing (a process with events but\n"
-		"                     no pass, where the session records passes): listed on\n"
+		"                     no pass, in a trace that lost packets): listed on\n"
 		"                     stderr either way\n"
 		"      --stall-timeout S  stop the CTF reader after S s of CPU time without\n"
 		"                     progress (default $LETW_STALL_TIMEOUT, else 10)\n"

@@ -346,6 +346,7 @@ static void mark_passless(struct letw_report *r)
 		p->no_pass = !p->orphan_records && letw_sink_passless(&r->base, has);
 		r->passless += p->no_pass;
 	}
+	r->passless_judged = letw_sink_passless_judged(&r->base);
 }
 
 static int report_end(struct letw_sink *s)
@@ -402,13 +403,13 @@ static int report_end(struct letw_sink *s)
 		return -1;
 	if (r->base.result) {
 		r->base.result->incomplete_passes = bad;
-		r->base.result->passless_processes = r->passless;
+		r->base.result->passless_processes = r->passless_judged ? r->passless : 0;
 		r->base.result->processes = (int)r->nprocs;
 	}
-	if ((bad || streams || r->passless) && r->fail_on_incomplete) {
+	if ((bad || streams || (r->passless && r->passless_judged)) && r->fail_on_incomplete) {
 		if (streams)
 			BT_COMP_LOGE_APPEND_CAUSE("the trace is incomplete: %d stream(s) with missing or damaged data", streams);
-		if (r->passless)
+		if (r->passless && r->passless_judged)
 			BT_COMP_LOGE_APPEND_CAUSE("%d process(es) with events but no rundown pass",
 						  r->passless);
 		if (bad)

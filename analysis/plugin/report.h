@@ -181,6 +181,8 @@ struct letw_report {
 	 * letw_report_gaps): whether a pass was cut by the trace's ends. */
 	int64_t span_first, span_last;
 	int passless; /* processes with no_pass */
+	int passless_judged; /* letw_sink_passless_judged: they make the
+			      * trace incomplete; else a note */
 };
 
 bt_component_class_initialize_method_status

@@ -90,8 +90,11 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 		if (p->orphan_records)
 			fprintf(f, "  rundown records outside any pass: %" PRIu64 "\n",
 				p->orphan_records);
-		if (p->no_pass)
-			fprintf(f, "  no rundown pass, in a trace that records passes: the code it loaded before its first event (at %" PRId64 ") is in none (its pass was overwritten or lost, is in another chunk, or was dropped by an event rule's --filter)\n",
+		if (p->no_pass && r->passless_judged)
+			fprintf(f, "  no rundown pass, in a trace that records passes and lost packets: the code it loaded before its first event (at %" PRId64 ") is in none (its pass was overwritten or lost, or is in another chunk)\n",
+				p->first_ns);
+		else if (p->no_pass)
+			fprintf(f, "  note: no rundown pass, in a trace that records passes (first event at %" PRId64 "): if it ran before the session, the code it loaded before is in none (its pass dropped by an event rule's --filter?); if it started during the session it may have run none (polling, LETW_STATEDUMP=0, and gone within ~10 ms)\n",
 				p->first_ns);
 	}
 	for (j = 0; j < r->npasses; j++)
@@ -106,7 +109,9 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
 		r->discarded_total, r->base.facts.problems ? "incomplete" : "complete");
 	if (r->passless)
-		fprintf(f, "processes without a rundown pass: %d\n", r->passless);
+		fprintf(f, "processes without a rundown pass: %d%s\n", r->passless,
+			r->passless_judged ? " (the trace lost packets: incomplete)" :
+					     " (a note: the trace lost no packet)");
 }
 
 static void json_examples(FILE *f, const char *key, const struct letw_example *ex,
@@ -210,10 +215,12 @@ void letw_report_write_json(const struct letw_report *r, FILE *f)
 	fprintf(f, ",\"summary\":{\"processes\":%zu,\"passes\":%zu,\"complete\":%d,"
 		"\"truncated\":%d,\"lossy\":%d,\"inconsistent\":%d,\"overwritten\":%d,"
 		"\"discarded_events\":%" PRIu64 ",\"discarded_events_unattributed\":%" PRIu64
-		",\"processes_without_pass\":%d,\"trace_complete\":%s}}\n",
+		",\"processes_without_pass\":%d,\"processes_without_pass_judged\":%s"
+		",\"trace_complete\":%s}}\n",
 		r->nprocs, r->npasses, counts[LETW_PASS_COMPLETE],
 		counts[LETW_PASS_TRUNCATED], counts[LETW_PASS_LOSSY],
 		counts[LETW_PASS_INCONSISTENT], counts[LETW_PASS_OVERWRITTEN],
 		r->discarded_total, r->discarded_unattributed, r->passless,
+		r->passless_judged ? "true" : "false",
 		r->base.facts.problems ? "false" : "true");
 }

@@ -312,7 +312,7 @@ int letw_sink_say_passless(struct letw_sink *s)
 {
 	const char *name = s->ops->name;
 	char label[LETW_PROC_LABEL_MAX];
-	int n = 0;
+	int n = 0, judged = letw_sink_passless_judged(s);
 
 	for (size_t i = 0; i < s->nvids; i++) {
 		const struct letw_vpid_ids *v = &s->vids[i];
@@ -321,8 +321,11 @@ int letw_sink_say_passless(struct letw_sink *s)
 		 * truncated pass. */
 		if (!letw_sink_passless(s, v->has_init) || v->rundown_seen)
 			continue;
-		if (!n++)
-			fprintf(stderr, "%s: process(es) with events but no rundown pass in a trace that records passes: the output lacks the code each loaded before its first event here (its pass was overwritten or lost, is in another chunk, or was dropped by an event rule's --filter)\n",
+		if (!n++ && judged)
+			fprintf(stderr, "%s: process(es) with events but no rundown pass, in a trace that records passes and lost packets: the output lacks the code each loaded before its first event here (its pass was overwritten or lost, or is in another chunk)\n",
+				name);
+		else if (n == 1)
+			fprintf(stderr, "%s: note: process(es) with events but no rundown pass, in a trace that records passes: one that ran before the session lacks the code it loaded before its first event here (its pass dropped by an event rule's --filter?); one that started during the session may have run none (polling, LETW_STATEDUMP=0, and gone within ~10 ms)\n",
 				name);
 		if (n <= LETW_PASS_ACCT_EX)
 			fprintf(stderr, "%s:   process %s: no rundown pass; its first event at %" PRId64 " ns\n",
@@ -330,8 +333,8 @@ int letw_sink_say_passless(struct letw_sink *s)
 	}
 	if (n > LETW_PASS_ACCT_EX)
 		fprintf(stderr, "%s:   ... and %d more\n", name, n - LETW_PASS_ACCT_EX);
-	s->passless = n;
-	return n;
+	s->passless = judged ? n : 0;
+	return s->passless;
 }
 
 int letw_sink_say_mixed(struct letw_sink *s, const char *what)

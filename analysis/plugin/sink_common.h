@@ -111,7 +111,8 @@ struct letw_sink {
 	 * passes, so every process in it ran one (a process that starts in a
 	 * session runs one at letw_init, a forked child at the fork). */
 	int rundown_declared;
-	/* Processes with events but no pass, by letw_sink_say_passless. */
+	/* Processes with events but no pass that make the trace incomplete
+	 * (letw_sink_say_passless). */
 	int passless;
 	/* ops->count_passes: passes not complete, and the first few. */
 	struct letw_pass_acct acct;
@@ -214,16 +215,27 @@ int64_t letw_sink_pass_begin(const struct letw_sink *s, int64_t key, enum letw_f
  * them on stderr ("NAME: ..."). */
 int letw_sink_say_passes(struct letw_sink *s);
 /* Whether a process whose events are in the trace has no rundown pass in
- * it while the trace records passes (rundown_declared): the code it loaded
- * before its first event here is missing from any output (its pass was
+ * it while the trace records passes (rundown_declared). has_init: it has
+ * an Init of either flavour. If it ran before the session, the code it
+ * loaded before its first event here is in no output: its pass was
  * overwritten or lost, is in another chunk, or an event rule's --filter
- * dropped it). has_init: it has an Init of either flavour. */
+ * dropped it. One that started during the session may have run none: a
+ * process polling for its passes (LETW_STATEDUMP=0) that exits within
+ * ~10 ms of letw_init, before its first poll (a nopass audit). So it is a
+ * verdict (incomplete) only when the trace lost packets that may have held
+ * the pass (letw_sink_passless_judged), else a note. */
 static inline int letw_sink_passless(const struct letw_sink *s, int has_init)
 {
 	return s->rundown_declared && !has_init;
 }
+
+static inline int letw_sink_passless_judged(const struct letw_sink *s)
+{
+	return letw_facts_lost_packets(&s->facts);
+}
 /* ops->count_passes, at the end: the processes letw_sink_passless names,
- * warned of on stderr ("NAME: ..."); returns how many (s->passless). */
+ * said on stderr ("NAME: ..."); returns how many count against the
+ * trace's completeness (s->passless: all of them when judged, else 0). */
 int letw_sink_say_passless(struct letw_sink *s);
 /* perfmap and jitdump at the end: warn of every process key that was
  * several processes, whose `what` (map, dump) mixes them; returns how

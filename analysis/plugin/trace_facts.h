@@ -79,6 +79,18 @@ int letw_facts_absurd(struct letw_trace_facts *f, const bt_stream *stream,
  * Returns the number of streams with a problem, or -ENOMEM. */
 int letw_facts_finish(struct letw_trace_facts *f);
 
+/* After finish: packets of some stream are not in the trace (its first
+ * packet numbered above 0: overwritten, or in an earlier chunk; sequence
+ * gaps; a stream with a problem), so whatever they held may be missing. */
+static inline int letw_facts_lost_packets(const struct letw_trace_facts *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if ((f->s[i].first_known && f->s[i].first_seq) || f->s[i].discarded_packets ||
+		    f->s[i].problem)
+			return 1;
+	return 0;
+}
+
 /* After finish: a note only a sink can make of stream i (runtime_gaps.c:
  * runtime events that may be lost after a process's latest pass); a note
  * does not make the trace incomplete. Returns 0 or -ENOMEM. */
