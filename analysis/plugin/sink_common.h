@@ -50,8 +50,8 @@ struct letw_sink_result {
 	int no_letw_events;     /* read whole, not one lttng-etw event: the
 				 * sink's end then fails for that reason */
 	int passless_processes; /* processes with events but no rundown pass
-				 * in a trace that records rundown passes
-				 * (letw_sink_passless) */
+				 * in a trace that records passes and lost
+				 * packets (letw_sink_passless_judged) */
 };
 
 struct letw_sink;
@@ -108,8 +108,7 @@ struct letw_sink {
 	} *vids;
 	size_t nvids, capvids, last_vid;
 	/* A stream class declares a rundown Init event: the session records
-	 * passes, so every process in it ran one (a process that starts in a
-	 * session runs one at letw_init, a forked child at the fork). */
+	 * passes (letw_sink_passless). */
 	int rundown_declared;
 	/* Processes with events but no pass that make the trace incomplete
 	 * (letw_sink_say_passless). */

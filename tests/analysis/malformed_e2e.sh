@@ -19,19 +19,29 @@ T=$LETW_TEST_TMP
 HERE=$(cd "$(dirname "$0")" && pwd)
 command -v setpriv >/dev/null || letw_fail "setpriv (util-linux) is needed for the unreadable-path cases"
 
+# record_trace PREFIX CHANNEL: letw-minijit churning code, both rundowns,
+# under a session of that channel; sets REC_TRACE to its directory (not
+# printed: letw_fail in a $(...) would end only the subshell).
+record_trace() {
+	local prefix=$1 chan=$2 jpid ses
+	LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 1500 --seconds 30 --churn \
+		--list "$T/$prefix.list" >"$T/$prefix.out" 2>&1 &
+	jpid=$!
+	letw_track "$jpid"
+	anl_wait_file "$T/$prefix.list.ready"
+	ses=$(anl_session "$prefix" "$jpid" "$chan") || exit 1
+	"$LETW_CLI" start "$ses" --pid "$jpid" >&2 || letw_fail "$prefix: lttng-etw start"
+	sleep 0.5
+	"$LETW_CLI" stop "$ses" --pid "$jpid" >&2 || letw_fail "$prefix: lttng-etw stop"
+	kill -TERM "$jpid"
+	wait "$jpid" || { cat "$T/$prefix.out" >&2; letw_fail "$prefix: letw-minijit failed"; }
+	REC_TRACE=$(anl_trace "$ses")
+}
+
 # A real trace to damage: loads, unloads and both rundowns, ~20 packets
 # per stream file. Blocking channel: nothing discarded in the original.
-LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 1500 --seconds 30 --churn --list "$T/jit.list" >"$T/jit.out" 2>&1 &
-pid=$!
-letw_track "$pid"
-anl_wait_file "$T/jit.list.ready"
-s=$(anl_session dmg "$pid" "--subbuf-size=16K --num-subbuf=8 --blocking-timeout=inf small")
-"$LETW_CLI" start "$s" --pid "$pid" >&2 || letw_fail "lttng-etw start"
-sleep 0.5
-"$LETW_CLI" stop "$s" --pid "$pid" >&2 || letw_fail "lttng-etw stop"
-kill -TERM "$pid"
-wait "$pid" || { cat "$T/jit.out" >&2; letw_fail "letw-minijit failed"; }
-good=$(anl_trace "$s")
+record_trace dmg "--subbuf-size=16K --num-subbuf=8 --blocking-timeout=inf small"
+good=$REC_TRACE
 "$LETW_CLI" report "$good" --no-progress >"$T/good.txt" ||
 	{ cat "$T/good.txt" >&2; letw_fail "the undamaged trace does not pass"; }
 grep -q "trace complete" "$T/good.txt" || letw_fail "the undamaged trace is not called complete"
@@ -43,17 +53,8 @@ grep -q "trace complete" "$T/good.txt" || letw_fail "the undamaged trace is not 
 # later file holds, and a stream's last file cut at a packet boundary (its
 # index unchanged), once said "trace complete"; each must make every tool
 # say incomplete (exit 3), naming the file. Intact, the trace is complete.
-LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 1500 --seconds 30 --churn --list "$T/rjit.list" >"$T/rjit.out" 2>&1 &
-rpid=$!
-letw_track "$rpid"
-anl_wait_file "$T/rjit.list.ready"
-rs=$(anl_session dmgrot "$rpid" "--subbuf-size=16K --num-subbuf=8 --blocking-timeout=inf --tracefile-size=65536 small")
-"$LETW_CLI" start "$rs" --pid "$rpid" >&2 || letw_fail "lttng-etw start (rotated)"
-sleep 0.5
-"$LETW_CLI" stop "$rs" --pid "$rpid" >&2 || letw_fail "lttng-etw stop (rotated)"
-kill -TERM "$rpid"
-wait "$rpid" || { cat "$T/rjit.out" >&2; letw_fail "letw-minijit failed (rotated)"; }
-rot=$(anl_trace "$rs")
+record_trace dmgrot "--subbuf-size=16K --num-subbuf=8 --blocking-timeout=inf --tracefile-size=65536 small"
+rot=$REC_TRACE
 "$LETW_CLI" report "$rot" --no-progress >"$T/rot.txt" ||
 	{ cat "$T/rot.txt" >&2; letw_fail "the undamaged rotated trace does not pass"; }
 grep -q "trace complete" "$T/rot.txt" || letw_fail "the undamaged rotated trace is not called complete"
