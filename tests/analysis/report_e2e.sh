@@ -200,11 +200,12 @@ got=$(anl_json "$T/na.json" "[(p['status'], p['cause'], 'killed' in (p['cause_te
 # sequence gap made by damage.py, as an overwritten pass leaves), it makes
 # the trace incomplete: the code B loaded before its first event is in no
 # pass, and report and perfmap say so (exit 3).
-for x in pa pb; do
-	"$LETW_MINIJIT" --functions 300 --seconds 30 --churn --list "$T/$x.list" >"$T/$x.out" 2>&1 &
-	eval "$x=\$!"
-	letw_track "$!"
-done
+"$LETW_MINIJIT" --functions 300 --seconds 30 --churn --list "$T/pa.list" >"$T/pa.out" 2>&1 &
+pa=$!
+letw_track "$pa"
+"$LETW_MINIJIT" --functions 300 --seconds 30 --churn --list "$T/pb.list" >"$T/pb.out" 2>&1 &
+pb=$!
+letw_track "$pb"
 anl_wait_file "$T/pa.list.ready"
 anl_wait_file "$T/pb.list.ready"
 s=$(letw_session_create rep-passless) || exit 1
