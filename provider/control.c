@@ -32,20 +32,13 @@
 #include <urcu/urcu-bp.h>
 #include <urcu/uatomic.h>
 
+#include "clock.h"
 #include "emit.h"
 #include "internal.h"
 #include "log.h"
 #include "sessions.h"
 #include "statedump.h"
 #include "walker.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* One pass as the sink sees it: letw_lttng_sink's callbacks get &target
  * as their ctx, and `begin` finds the rest around it. */
@@ -85,7 +78,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 			.instance_id = letw_g.instance_id,
 		},
 	};
-	uint64_t t0 = now_ns();
+	uint64_t t0 = letw_clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	sink.begin = emit_inits;
@@ -108,7 +101,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 			.pass_id = pass_id,
 			.emitted = st.emitted[f],
 			.skipped_raced = st.skipped_raced,
-			.duration_ns = now_ns() - t0,
+			.duration_ns = letw_clock_ns(CLOCK_MONOTONIC) - t0,
 			.instance_id = letw_g.instance_id,
 		};
 

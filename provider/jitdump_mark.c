@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jitdump_mark.h"
+#include "clock.h"
 #include "log.h"
 
 #if defined(__x86_64__)
@@ -58,14 +59,6 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static uint64_t ns_of(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The header's timestamp, which perf does not read: when this process
  * began (its fork), on CLOCK_MONOTONIC, rounded up to the next clock tick,
@@ -86,7 +79,7 @@ static uint64_t process_start_ns(void)
 	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), i;
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
-	mono = ns_of(CLOCK_MONOTONIC);
+	mono = letw_clock_ns(CLOCK_MONOTONIC);
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0 || hz <= 0)
@@ -101,7 +94,7 @@ static uint64_t process_start_ns(void)
 	if (!p || sscanf(p, " %llu", &ticks) != 1)
 		return mono;
 	tick = 1000000000ull / (uint64_t)hz;
-	boot = ns_of(CLOCK_BOOTTIME);
+	boot = letw_clock_ns(CLOCK_BOOTTIME);
 	start = (uint64_t)ticks * tick + tick;
 	if (start > boot || boot - start > mono)
 		return mono;

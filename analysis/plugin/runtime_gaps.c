@@ -13,21 +13,6 @@
 #include "json_out.h"
 #include "sink_common.h"
 
-static int carries_runtime_events(const bt_stream *stream)
-{
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
-	uint64_t n = bt_stream_class_get_event_class_count(sc);
-
-	for (uint64_t i = 0; i < n; i++) {
-		const char *name = bt_event_class_get_name(
-			bt_stream_class_borrow_event_class_by_index_const(sc, i));
-
-		if (name && !strncmp(name, "letw_runtime:", 13))
-			return 1;
-	}
-	return 0;
-}
-
 /* Streams of one session begin together (at `lttng start`, at a
  * rotation: a few ms apart were seen), as in report_gaps.c. */
 #define OPEN_SKEW_NS 50000000
@@ -66,7 +51,7 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 		int has_vpid;
 
 		if (!f->stream || !f->has_first || !f->first_known || !f->first_seq ||
-		    f->first_ns - earliest <= OPEN_SKEW_NS || !carries_runtime_events(f->stream))
+		    f->first_ns - earliest <= OPEN_SKEW_NS || !letw_stream_declares(f->stream, "letw_runtime:", ""))
 			continue;
 		has_vpid = letw_trace_env_vpid(f->stream, &vpid);
 		for (size_t k = 0; k < s->nvids; k++) {

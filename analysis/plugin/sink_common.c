@@ -164,21 +164,19 @@ static struct letw_vpid_ids *vid_find(const struct letw_sink *s, int64_t vpid)
 	return NULL;
 }
 
-/* LTTng declares in a trace's metadata the events enabled in its
- * session (and registered by a process): a rundown Init there means the
- * session records passes. */
-static int declares_rundown_init(const bt_stream *stream)
+int letw_stream_declares(const bt_stream *stream, const char *prefix, const char *suffix)
 {
 	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
 	uint64_t n = bt_stream_class_get_event_class_count(sc);
+	size_t lp = strlen(prefix), ls = strlen(suffix);
 
 	for (uint64_t i = 0; i < n; i++) {
 		const char *name = bt_event_class_get_name(
 			bt_stream_class_borrow_event_class_by_index_const(sc, i));
 		size_t len = name ? strlen(name) : 0;
 
-		if (len > 18 && !strncmp(name, "letw_rundown:", 13) &&
-		    !strcmp(name + len - 5, "_init"))
+		if (len >= lp + ls && !strncmp(name, prefix, lp) &&
+		    !strcmp(name + len - ls, suffix))
 			return 1;
 	}
 	return 0;
@@ -510,8 +508,9 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		if (!s->rundown_declared)
-			s->rundown_declared = declares_rundown_init(
-				bt_message_stream_beginning_borrow_stream_const(msg));
+			s->rundown_declared = letw_stream_declares(
+				bt_message_stream_beginning_borrow_stream_const(msg),
+				"letw_rundown:", "_init");
 		/* fall through */
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		if (letw_facts_message(&s->facts, msg))

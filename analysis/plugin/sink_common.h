@@ -155,6 +155,12 @@ static inline int letw_sink_many_pidns(const struct letw_sink *s)
 	return s->npidns > 1;
 }
 
+/* LTTng declares in a trace's metadata the events enabled in its session
+ * (and registered by a process): whether stream's class declares one
+ * named PREFIX...SUFFIX (a rundown Init: the session records passes; a
+ * letw_runtime event: the channel records runtime events). */
+int letw_stream_declares(const bt_stream *stream, const char *prefix, const char *suffix);
+
 /* After letw_facts_finish: note the streams whose lost first packets may
  * have held runtime events of a process after its latest pass
  * (runtime_gaps.c). A note, not a verdict: returns 0, or -ENOMEM. */

@@ -364,11 +364,29 @@ def d_stream_copied_over(root, rng):
     return 'stream file overwritten by a copy of %s' % os.path.basename(a), b
 
 
+def span(path):
+    """(first packet's timestamp_begin, last packet's timestamp_end)."""
+    pk = packets(path)
+    with open(path, 'rb') as f:
+        data = f.read()
+    tb, = struct.unpack_from('<Q', data, pk[0][0] + OFF_TS_BEGIN)
+    te, = struct.unpack_from('<Q', data, pk[-1][0] + OFF_TS_END)
+    return tb, te
+
+
 def d_instance_id_dup(root, rng):
     """Every packet of b claims a's stream_instance_id: two files, one
     stream, over the same time (the reader's muxer then fails naming no
-    file)."""
-    a, b = two_streams(rng, root)
+    file). Files whose times overlap: under tracefile rotation a file
+    between two pieces of a's stream would read as one more piece of it,
+    which loses nothing and is no damage the reader or we can see."""
+    files = [s for d in trace_dirs(root) for s in stream_files(d) if packets(s)]
+    pairs = [(a, b) for a in files for b in files
+             if a != b and os.path.dirname(a) == os.path.dirname(b)
+             and span(a)[0] < span(b)[1] and span(b)[0] < span(a)[1]]
+    if not pairs:
+        raise NotApplicable('no two stream files overlapping in time')
+    a, b = rng.choice(pairs)
     iid, = struct.unpack_from('<Q', open(a, 'rb').read(), OFF_INSTANCE_ID)
     for off, _cs, _ps, _seq in packets(b):
         patch(b, off + OFF_INSTANCE_ID, '<Q', iid)
