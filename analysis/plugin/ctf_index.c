@@ -156,7 +156,9 @@ void letw_idx_fini(struct letw_idx *idx)
 }
 
 #define CTF_MAGIC 0xC1FC1FC1u
-#define PK_TS_BEGIN 32 /* after magic, uuid, stream_id, stream_instance_id */
+#define PK_STREAM_ID 20   /* after the magic and the uuid; 32 bits */
+#define PK_INSTANCE_ID 24
+#define PK_TS_BEGIN 32     /* the packet context starts here */
 #define PK_CONTENT 48
 #define PK_SIZE 56
 #define PK_SEQ 64
@@ -206,17 +208,16 @@ int letw_ctf_first_packet(const char *path, unsigned long_bits,
 	return 0;
 }
 
-/* The packet_size of the packet at off, in bytes, or 0 when no LTTng
- * packet (its magic, a size of whole bytes covering its own context) that
- * ends within size bytes starts there. be: -1 until the first packet says
- * the trace's byte order. */
-static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be)
+/* The packet at off, or 0 when no LTTng packet (its magic, a size of
+ * whole bytes covering its own context) that ends within size bytes
+ * starts there: its packet_size in bytes, its header and context in h.
+ * be: -1 until the first packet says the trace's byte order. */
+static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be,
+			  unsigned char h[PK_SEQ + 8])
 {
-	unsigned char h[PK_SIZE + 8];
 	uint64_t ps;
 
-	if (size - off < sizeof(h) ||
-	    pread(fd, h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+	if (size - off < PK_SEQ + 8 || pread(fd, h, PK_SEQ + 8, (off_t)off) != PK_SEQ + 8)
 		return 0;
 	if (*be < 0)
 		*be = rd(h, 4, 0) == CTF_MAGIC ? 0 : rd(h, 4, 1) == CTF_MAGIC ? 1 : -1;
@@ -228,13 +229,14 @@ static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be)
 	return ps / 8;
 }
 
-int letw_ctf_count_packets(const char *path, uint64_t *n)
+int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 {
+	unsigned char h[PK_SEQ + 8];
 	struct stat st;
-	uint64_t off = 0, ps;
+	uint64_t off = 0, ps, seq;
 	int fd, be = -1, ret = 0;
 
-	*n = 0;
+	memset(w, 0, sizeof(*w));
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -242,11 +244,22 @@ int letw_ctf_count_packets(const char *path, uint64_t *n)
 		ret = -errno;
 	else if (!S_ISREG(st.st_mode))
 		ret = -EINVAL;
-	while (!ret && (ps = packet_at(fd, off, (uint64_t)st.st_size, &be)) != 0) {
+	while (!ret && (ps = packet_at(fd, off, (uint64_t)st.st_size, &be, h)) != 0) {
+		seq = rd(h + PK_SEQ, 8, be);
+		if (!w->n) {
+			w->stream_id = rd(h + PK_STREAM_ID, 4, be);
+			w->instance_id = rd(h + PK_INSTANCE_ID, 8, be);
+			w->first_ts = rd(h + PK_TS_BEGIN, 8, be);
+			w->first_seq = seq;
+		} else if (seq != w->last_seq + 1 && !w->jumps++) {
+			w->jump_from = w->last_seq;
+			w->jump_to = seq;
+		}
+		w->last_seq = seq;
 		off += ps;
-		(*n)++;
+		w->n++;
 	}
-	if (!ret && !*n && st.st_size)
+	if (!ret && !w->n && st.st_size)
 		ret = -EINVAL;
 	close(fd);
 	return ret;

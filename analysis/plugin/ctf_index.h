@@ -54,11 +54,22 @@ struct letw_first_packet {
 int letw_ctf_first_packet(const char *path, unsigned long_bits,
 			  struct letw_first_packet *fp);
 
-/* The packets an LTTng stream file (2.8 and later, the layout above)
- * holds: walked from its start by each packet's packet_size, as the reader
- * does, up to the first that is no such packet or runs past the file's
- * end. Returns 0 with *n, -EINVAL when the file does not start with such a
+/* The packets of an LTTng stream file (2.8 and later, the layout above),
+ * walked from its start by each packet's packet_size, as the reader does,
+ * up to the first that is no such packet or runs past the file's end. */
+struct letw_ctf_walk {
+	uint64_t n;                     /* packets */
+	uint64_t stream_id, instance_id; /* the first packet's header: the
+					   stream the reader makes it part of */
+	uint64_t first_ts;              /* its timestamp_begin (raw) */
+	uint64_t first_seq, last_seq;   /* packet_seq_num of the first and last */
+	uint64_t jumps;                 /* packets whose packet_seq_num is not
+					   the previous one's + 1 */
+	uint64_t jump_from, jump_to;    /* the first such: previous, then its */
+};
+
+/* Returns 0 with *w, -EINVAL when the file does not start with such a
  * packet (another layout: nothing to count), or another negative errno. */
-int letw_ctf_count_packets(const char *path, uint64_t *n);
+int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w);
 
 #endif /* LETW_BT_CTF_INDEX_H */

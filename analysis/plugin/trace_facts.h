@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "ctf_index.h"
+
 /* Counts read from a trace add up saturating: a damaged packet_seq_num
  * going back by one makes the reader report 2^64 - 2 discarded packets,
  * and with the next gap's 2 the sum wrapped to 0: "trace complete". */
@@ -52,13 +54,25 @@ struct letw_stream_facts {
 	uint64_t discarded_packets; /* sequence gaps, as babeltrace2 counts them */
 	uint64_t absurd;         /* lttng-etw records with impossible values */
 	char absurd_example[96];
+	size_t part_of;          /* for an unread file: 1 + the index of the
+				    stream it is a later file of; 0: none */
 	char *problem;           /* set by letw_facts_finish(); NULL: whole */
 	char *note;              /* a check that could not be made */
+};
+
+/* A stream file walked packet by packet (LTTng's layout, index 1.1):
+ * which stream it belongs to and its packet sequence numbers, to say in
+ * which file of a rotated stream its sequence gaps are. */
+struct letw_file_walk {
+	char *path;
+	struct letw_ctf_walk w;
 };
 
 struct letw_trace_facts {
 	struct letw_stream_facts *s;
 	size_t n, cap;
+	struct letw_file_walk *files;
+	size_t nfiles, files_cap;
 	size_t last;       /* index of the last stream looked up */
 	int finished;
 	int problems;      /* streams with a problem, after finish */

@@ -80,7 +80,9 @@ PY
 rotbad=
 [ -n "$last" ] || letw_fail "no rotated stream in $rot (tracefile-size ignored?)"
 echo "rotated trace: damaging $later (a second file) and $last (a last file)" >&2
-for c in "index-extra-packet $later" "truncated-at-packet $last"; do
+# A packet sequence gap in the second file: babeltrace2 reports it on the
+# stream, which it names by the first file; the report must name the file.
+for c in "index-extra-packet $later" "truncated-at-packet $last" "seq-gap $later"; do
 	read -r cls file <<<"$c"
 	python3 "$HERE/damage.py" run --trace "$rot" --cli "$LETW_CLI" --work "$T/rotdmg-$cls" \
 		--classes "$cls" --stream "$file" --no-babeltrace --stall-timeout 1 --tool-timeout 60 \

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by trace_facts.c (the messages and the verdict) and
+ * trace_files.c (the stream files on disk); not for the sinks.
+ */
+#ifndef LETW_BT_TRACE_FACTS_INT_H
+#define LETW_BT_TRACE_FACTS_INT_H
+
+#include "trace_facts.h"
+
+/* Append "; "-separated text to *dst. Returns 0 or -ENOMEM. */
+int letw_facts_say(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A new entry for stream (referenced; NULL for an unread file) named by
+ * path, or NULL without memory. */
+struct letw_stream_facts *letw_facts_add(struct letw_trace_facts *f,
+					 const bt_stream *stream, const char *path);
+
+/* A read stream's first file against its index. Returns 0 or -ENOMEM. */
+int letw_facts_check_read(struct letw_trace_facts *f, struct letw_stream_facts *sf);
+/* first_known, first_seq, first_discarded from the stream's first file. */
+void letw_facts_read_first_packet(struct letw_stream_facts *sf);
+/* Every index file of dir whose stream file no stream came from: lost, or
+ * a later file of a rotated stream, checked against its own index.
+ * Returns 0 or -ENOMEM. */
+int letw_facts_scan_dir(struct letw_trace_facts *f, const char *dir);
+
+/* After the above: where the stream's sequence numbers skip (*where NULL
+ * when its files do not say). Returns 0 or -ENOMEM. */
+int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
+			   char **where);
+/* An unread file holding packets of a stream that was read: a later file
+ * of a rotated stream (1 + that stream's index), or 0. */
+size_t letw_facts_part_of(const struct letw_trace_facts *f, const char *path);
+
+#endif /* LETW_BT_TRACE_FACTS_INT_H */
