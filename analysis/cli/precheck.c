@@ -185,6 +185,7 @@ struct stream_span {
 	uint32_t sid;  /* stream_id: its stream class */
 	uint64_t iid;  /* stream_instance_id */
 	uint64_t tb, te; /* first packet's begin, last packet's end */
+	int events;      /* a packet holds more than its header and context */
 };
 
 struct spans {
@@ -271,6 +272,7 @@ static int check_stream(const char *path, int be, struct stream_span *span)
 			span->tb = tb;
 		}
 		span->te = te;
+		span->events |= cs / 8 > PK_HDR;
 		prev_seq = seq;
 		prev_te = te;
 		off += ps / 8;
@@ -450,6 +452,24 @@ int letw_precheck_trace(const char *dir, int verbose)
 	if (check_identities(&spans))
 		goto out;
 	ret = 0;
+	/*
+	 * The metadata of a per-process trace (--buffers-pid) declares no
+	 * stream class when the process exited before LTTng described its
+	 * channel, while its stream files hold the empty packets flushed at
+	 * its exit. The reader refuses such a trace ("No stream class with
+	 * ID"), and with it every other trace of the session: left out when
+	 * it holds no event, since nothing is lost then.
+	 */
+	if (layout && !letw_tsdl_declares_stream(text, tlen)) {
+		for (size_t i = 0; i < spans.n; i++)
+			if (spans.v[i].events) {
+				letw_err("the metadata `%s` declares no stream, but `%s` holds events: LTTng did not write the description of its channel (the process exited first?); the trace cannot be read",
+					 mpath, spans.v[i].path);
+				ret = -1;
+				goto out;
+			}
+		ret = 1;
+	}
 out:
 	for (size_t i = 0; i < spans.n; i++)
 		free(spans.v[i].path);

@@ -15,8 +15,9 @@
 #ifndef LETW_CLI_PRECHECK_H
 #define LETW_CLI_PRECHECK_H
 
-/* Returns 0 when the trace directory may be read, -1 after printing why
- * not. */
+/* Returns 0 when the trace directory may be read, 1 when it holds no
+ * event and the reader would refuse it (a per-process trace whose
+ * metadata declares no stream: leave it out), -1 after printing why not. */
 int letw_precheck_trace(const char *dir, int verbose);
 
 #endif /* LETW_CLI_PRECHECK_H */

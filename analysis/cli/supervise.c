@@ -548,9 +548,27 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 		/* LETW_NO_PRECHECK=1 hands damaged traces to the reader as
 		 * they are (to see what it does; the tests use it to check
 		 * the supervisor). */
-		for (i = 0; i < t.n && !(no_pre && *no_pre == '1'); i++)
-			if (letw_precheck_trace(t.dir[i], o->verbose))
+		for (i = 0; i < t.n && !(no_pre && *no_pre == '1');) {
+			int pre = letw_precheck_trace(t.dir[i], o->verbose);
+
+			if (pre < 0)
 				goto out;
+			if (pre == 0) {
+				i++;
+				continue;
+			}
+			letw_note("left out `%s`: a process that exited before LTTng described its channel (its metadata declares no stream; its stream files hold no event)",
+				  t.dir[i]);
+			free(t.dir[i]);
+			memmove(&t.dir[i], &t.dir[i + 1], (t.n - i - 1) * sizeof(*t.dir));
+			t.n--;
+		}
+		/* Nothing left to read (no source at all would read as a live
+		 * session: see letw_graph_run_here()). */
+		if (!t.n) {
+			letw_err("no trace under `%s` holds an event", o->trace);
+			goto out;
+		}
 		if (o->verbose)
 			letw_note("%zu CTF trace(s) under %s", t.n, o->trace);
 	}

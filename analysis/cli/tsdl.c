@@ -263,3 +263,19 @@ int letw_tsdl_is_lttng_layout(const char *text, size_t len, int *big_endian)
 	free(n);
 	return ok;
 }
+
+int letw_tsdl_declares_stream(const char *text, size_t len)
+{
+	struct lexer lx = { text, text + len, 1, T_END, NULL, 0, 1 };
+	int after_stream = 0;
+
+	/* `stream` followed by `{` opens a stream block and nothing else:
+	 * elsewhere the word is followed by `.` (stream.event.header) or
+	 * is part of a longer identifier (stream_id). */
+	for (next(&lx); lx.t != T_END; next(&lx)) {
+		if (after_stream && lx.t == T_PUNCT && *lx.s == '{')
+			return 1;
+		after_stream = lx.t == T_IDENT && is(&lx, "stream");
+	}
+	return 0;
+}

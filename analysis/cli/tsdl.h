@@ -20,4 +20,9 @@ int letw_tsdl_check(const char *text, size_t len, char *why, size_t whylen);
  * (what letw_precheck_stream() decodes), with *big_endian set; else 0. */
 int letw_tsdl_is_lttng_layout(const char *text, size_t len, int *big_endian);
 
+/* 1 when the text declares a stream class (a `stream { ... }` block). The
+ * metadata of a per-process trace lacks one when the process exited
+ * before LTTng described its channel. */
+int letw_tsdl_declares_stream(const char *text, size_t len);
+
 #endif /* LETW_CLI_TSDL_H */

@@ -21,6 +21,8 @@ tool broke its promise for that class:
   incomplete  exit 3 (or 1 when nothing usable is left), `incomplete`
               said, the damaged stream named
   clean       exit 0, 1 or 3, never a signal or a hang
+  readable    exit 0 or 3: what the reader alone refuses, holding
+              nothing, is left out and the rest read
 
 and always: lttng-etw never dies by a signal or hangs, exits 0/1/3 only,
 JSON output parses (strict UTF-8, strict JSON), perf map lines are
@@ -53,6 +55,7 @@ U64_MAX = (1 << 64) - 1
 OFF_MAGIC, OFF_INSTANCE_ID, OFF_TS_BEGIN, OFF_TS_END = 0, 24, 32, 40
 OFF_CONTENT, OFF_PACKET, OFF_SEQ, OFF_DISC = 48, 56, 64, 72
 PKT_HDR_END = 88  # events start after cpu_id (aligned)
+PKT_HDR_END_CONTEXT = 84  # where cpu_id ends: an empty packet's content_size
 
 
 # ---- trace layout ----
@@ -696,6 +699,55 @@ def d_unreadable_dir(root, rng):
     return 'trace directory mode 000', d
 
 
+def add_undescribed(root, rng, empty):
+    """A per-process trace (--buffers-pid) of a process that exited before
+    LTTng described its channel: its metadata declares no stream class and
+    no event, and (empty) its stream files hold only the empty packets
+    flushed at its exit. Added beside the trace's own directories; the
+    reader refuses it ("No stream class with ID") and with it the rest."""
+    src = rng.choice(trace_dirs(root))
+    dst = os.path.join(root, 'ust', 'pid', 'letw-exited-4242-20260101-000000')
+    os.makedirs(dst)
+    text = metadata_text(os.path.join(src, 'metadata'))
+    text = re.sub(rb'\n(stream|event) \{.*?\n\};', b'', text, flags=re.S)
+    shutil.copyfile(os.path.join(src, 'metadata'), os.path.join(dst, 'metadata'))
+    if metadata_packets(os.path.join(dst, 'metadata')):
+        write_metadata_text(os.path.join(dst, 'metadata'), text)
+    else:
+        with open(os.path.join(dst, 'metadata'), 'wb') as f:
+            f.write(text)
+    made = []
+    for s in stream_files(src)[:2]:
+        pk = packets(s)
+        if not pk:
+            continue
+        with open(s, 'rb') as f:
+            data = f.read()
+        out = os.path.join(dst, os.path.basename(s))
+        if empty:
+            # Header and context only: content_size says no event follows.
+            first = bytearray(data[:4096])
+            struct.pack_into('<QQ', first, OFF_CONTENT, PKT_HDR_END_CONTEXT * 8, 4096 * 8)
+            first[PKT_HDR_END_CONTEXT:] = b'\0' * (4096 - PKT_HDR_END_CONTEXT)
+            data = bytes(first)
+        with open(out, 'wb') as f:
+            f.write(data)
+        made.append(out)
+    if not made:
+        raise NotApplicable('no stream file with a packet in ' + src)
+    return made
+
+
+def d_pid_trace_undescribed(root, rng):
+    add_undescribed(root, rng, True)
+    return 'a per-process trace whose metadata declares no stream, its files empty packets', None
+
+
+def d_pid_trace_undescribed_events(root, rng):
+    made = add_undescribed(root, rng, False)
+    return 'a per-process trace whose metadata declares no stream, its files holding events', made[0]
+
+
 # name: (function, expectation, needs an unprivileged tool run)
 CLASSES = {
     'content-size-huge': (d_content_huge, 'error-named', False),
@@ -743,6 +795,8 @@ CLASSES = {
     'meta-fifo': (d_meta_fifo, 'error-named', False),
     'meta-devzero': (d_meta_devzero, 'error-named', False),
     'random-bytes': (d_random_bytes, 'clean', False),
+    'pid-trace-undescribed': (d_pid_trace_undescribed, 'readable', False),
+    'pid-trace-undescribed-events': (d_pid_trace_undescribed_events, 'error-named', False),
     'unreadable-stream': (d_unreadable_stream, 'error', True),
     'unreadable-dir': (d_unreadable_dir, 'error', True),
 }
@@ -863,6 +917,10 @@ def check(expect, tool, res, named, cls=None):
     # sum once wrapped to 0 and the report said "trace complete".
     if cls in NOPRECHECK_LOSSY and tool == 'report-noprecheck' and outcome == 'ok':
         bad.append('said complete although the reader reported packets lost')
+    # 'readable': something the reader alone refuses, which the tools
+    # leave out because nothing is lost: the rest is read as usual.
+    if expect == 'readable' and error and tool != 'report-noprecheck':
+        bad.append('expected the rest of the trace read, got ' + outcome)
     if expect == 'incomplete':
         # Exit 3; or exit 1 when nothing was left to work on (perfmap with
         # no code record in what remains), still naming what is missing.
