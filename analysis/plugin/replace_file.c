@@ -4,7 +4,9 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -134,6 +136,40 @@ int letw_output_in_place(const char *path)
 	if (S_ISDIR(l.st_mode))
 		return -EISDIR;
 	return !S_ISREG(l.st_mode);
+}
+
+char *letw_output_target(const char *path)
+{
+	char *cur = strdup(path), *next = NULL, to[PATH_MAX];
+	struct stat l;
+
+	for (int depth = 0; cur && depth < 40; depth++) {
+		const char *slash;
+		ssize_t n;
+
+		if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode) ||
+		    (l.st_uid != 0 && l.st_uid != geteuid()))
+			return cur;
+		n = readlink(cur, to, sizeof(to) - 1);
+		if (n < 0) {
+			free(cur);
+			return NULL;
+		}
+		to[n] = '\0';
+		/* A relative target is relative to the link's directory. */
+		slash = strrchr(cur, '/');
+		if (to[0] == '/' || !slash)
+			next = strdup(to);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - cur), cur, to) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+	}
+	if (cur) {
+		free(cur);
+		errno = ELOOP;
+	}
+	return NULL;
 }
 
 int letw_close_output(FILE *f, int close)

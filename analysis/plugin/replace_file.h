@@ -37,6 +37,16 @@ int letw_create_temp(char *tmpl);
  * negative errno (-EISDIR for a directory). */
 int letw_output_in_place(const char *path);
 
+/* The file a regular output replaces: path, or when path is a symbolic
+ * link of root's or the caller's, the file it leads to, existing or not
+ * (`-o latest`, latest -> store/report.txt: store/report.txt is replaced,
+ * as a shell's `>` writes through the link; replacing the link itself
+ * left the file it names stale). Links are followed up to 40 deep; a
+ * link of another user's is not followed (it is replaced, as
+ * letw_output_in_place() says). Returns a malloc()ed path, or NULL with
+ * errno (ELOOP, ENOMEM, readlink's). */
+char *letw_output_target(const char *path);
+
 /* Flush f (and fclose it if close): 0, or the errno of the first write
  * that failed, earlier ones included (a stream's error flag outlives the
  * buffer it failed to write: a later flush of an empty buffer succeeds).

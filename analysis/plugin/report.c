@@ -18,7 +18,6 @@
 #define _GNU_SOURCE /* asprintf */
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -314,24 +313,6 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 	return 0;
 }
 
-/* The report is complete in tmp_path: make it output_path. */
-static int put_in_place(struct letw_report *r)
-{
-	int err = letw_replace_file(r->tmp_path, r->output_path);
-
-	if (err < 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", r->tmp_path,
-					  r->output_path, strerror(-err));
-		return -1; /* finalize removes tmp_path */
-	}
-	if (err > 0)
-		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
-			     r->output_path, r->tmp_path, strerror(err));
-	free(r->tmp_path);
-	r->tmp_path = NULL;
-	return 0;
-}
-
 /* Beside processes with passes, one without (per-process buffers: its
  * pass overwritten in a snapshot, or lost): its own line, not silence.
  * Records outside any pass are said on their own line already. */
@@ -399,7 +380,7 @@ static int report_end(struct letw_sink *s)
 		letw_sink_say_interrupted(s, r->output_path);
 		return -1;
 	}
-	if (r->tmp_path && put_in_place(r))
+	if (r->tmp_path && letw_report_put_in_place(r))
 		return -1;
 	if (r->base.result) {
 		r->base.result->incomplete_passes = bad;
@@ -426,78 +407,6 @@ static const struct letw_sink_ops report_ops = {
 	.name = "report",
 	.quiet_incomplete = 1,
 };
-
-/*
- * r->out on a new file in output_path's directory (same filesystem, for
- * the rename), hidden (src.ctf.fs skips dot files, should the directory
- * be the trace's), under a name nobody can guess or plant a link at.
- */
-static int open_temp(struct letw_report *r)
-{
-	const char *slash = strrchr(r->output_path, '/');
-	int dlen = slash ? (int)(slash - r->output_path + 1) : 0, fd;
-
-	if (asprintf(&r->tmp_path, "%.*s.%s.tmp.XXXXXX", dlen, r->output_path,
-		     r->output_path + dlen) < 0) {
-		r->tmp_path = NULL;
-		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
-		return -ENOMEM;
-	}
-	fd = letw_create_temp(r->tmp_path);
-	if (fd < 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s` (to become `%s`): %s",
-					  r->tmp_path, r->output_path, strerror(-fd));
-		/* Not ours to remove: the name may be another's file. */
-		free(r->tmp_path);
-		r->tmp_path = NULL;
-		return fd;
-	}
-	r->out = fdopen(fd, "w");
-	if (!r->out) {
-		int e = errno;
-
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", r->tmp_path, strerror(e));
-		close(fd);
-		return -e; /* finalize removes tmp_path */
-	}
-	return 0;
-}
-
-/* output_path is a device, a FIFO or a link to one (/dev/stdout): the
- * report goes into it when written, in place (replace_file.h). */
-static int open_direct(struct letw_report *r)
-{
-	/* O_APPEND: through /proc/self/fd/N (/dev/stdout) a regular file
-	 * opens anew at offset 0, and would overwrite what the shell, or the
-	 * report of a chunk before, wrote; devices and FIFOs ignore it. */
-	int fd = open(r->output_path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_APPEND), e;
-
-	if (fd < 0) {
-		e = errno;
-		BT_COMP_LOGE_APPEND_CAUSE("cannot open `%s`: %s", r->output_path, strerror(e));
-		return -e;
-	}
-	r->out = fdopen(fd, "w");
-	if (!r->out) {
-		e = errno;
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", r->output_path, strerror(e));
-		close(fd);
-		return -e;
-	}
-	return 0;
-}
-
-static int open_output(struct letw_report *r)
-{
-	int in_place = letw_output_in_place(r->output_path);
-
-	if (in_place < 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report to `%s`: %s", r->output_path,
-					  strerror(-in_place));
-		return in_place;
-	}
-	return in_place ? open_direct(r) : open_temp(r);
-}
 
 bt_component_class_initialize_method_status
 letw_report_initialize(bt_self_component_sink *self,
@@ -531,7 +440,7 @@ letw_report_initialize(bt_self_component_sink *self,
 	if ((output && !(r->output_path = strdup(output))) ||
 	    (chunk && !(r->chunk = strdup(chunk))))
 		goto error;
-	if (r->output_path && open_output(r))
+	if (r->output_path && letw_report_open_output(r))
 		goto error;
 	if (letw_sink_add_port(self))
 		goto error;

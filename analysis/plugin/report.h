@@ -227,4 +227,10 @@ const char *letw_pass_status_name(enum letw_pass_status st);
 void letw_report_write_text(const struct letw_report *r, FILE *f);
 void letw_report_write_json(const struct letw_report *r, FILE *f);
 
+/* report_file.c: open r->output_path (at initialization, so a bad path
+ * fails before the trace is read), and put the finished report in place.
+ * Return 0 or a negative errno / -1, with an error cause. */
+int letw_report_open_output(struct letw_report *r);
+int letw_report_put_in_place(struct letw_report *r);
+
 #endif /* LETW_BT_REPORT_H */

@@ -144,12 +144,14 @@ letw_log "a: foreign or linked pidns-INO directories refused"
 mkdir "$T/rep"
 echo "the previous report" >"$T/rep/r.txt"
 meta_sum=$(sha256sum <"$T/empty/metadata")
-for f in "$T/rep/r.txt" "$T/empty/metadata"; do
-	rc=0
-	cli report "$T/empty" -o "$f" 2>"$T/rep.err" || rc=$?
-	[ $rc = 1 ] && grep -q "no lttng-etw events in the trace" "$T/rep.err" ||
-		letw_fail "report -o $f on a trace without events: exit $rc: $(cat "$T/rep.err")"
-done
+rc=0
+cli report "$T/empty" -o "$T/rep/r.txt" 2>"$T/rep.err" || rc=$?
+[ $rc = 1 ] && grep -q "no lttng-etw events in the trace" "$T/rep.err" ||
+	letw_fail "report -o FILE on a trace without events: exit $rc: $(cat "$T/rep.err")"
+rc=0
+cli report "$T/empty" -o "$T/empty/metadata" 2>"$T/rep.err" || rc=$?
+[ $rc = 1 ] && grep -q "will not write the report to .*metadata" "$T/rep.err" ||
+	letw_fail "report -o TRACE/metadata: exit $rc: $(cat "$T/rep.err")"
 [ "$(cat "$T/rep/r.txt")" = "the previous report" ] ||
 	letw_fail "a failed report changed FILE: '$(cat "$T/rep/r.txt")'"
 [ "$(sha256sum <"$T/empty/metadata")" = "$meta_sum" ] ||
@@ -169,6 +171,60 @@ regular "$T/rep/r.txt" 644
 cmp -s "$T/dash.out" "$T/rep/r.txt" || letw_fail "report -o - did not write the report on stdout"
 [ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "report -o - left in its directory: $(ls -A "$T/rep")"
 letw_log "b: a failed report leaves FILE as it was; -o - is stdout"
+
+# report -o naming a file of a trace it can read (its metadata, a stream
+# file, an index, a new file beside them, a `metadata` at the top): refused
+# before reading, the trace untouched. Before, the report replaced the
+# file with exit 0 and the trace could no longer be read.
+tsum=$(find "$T/one" -type f -exec sha256sum {} + | sort)
+tdir=$(dirname "$(find "$T/one" -name metadata | head -1)")
+mkdir -p "$tdir/index"
+cp "$T/rep/r.txt" "$tdir/index/stream.idx"
+tsum=$(find "$T/one" -type f -exec sha256sum {} + | sort)
+for f in "$tdir/metadata" "$tdir/stream" "$tdir/index/stream.idx" "$tdir/new.txt" "$T/one/metadata"; do
+	rc=0
+	cli report "$T/one" -o "$f" 2>"$T/in.err" || rc=$?
+	[ $rc = 1 ] && grep -q "will not write the report to \`$f\`" "$T/in.err" ||
+		letw_fail "report -o $f (in the trace): exit $rc: $(cat "$T/in.err")"
+done
+[ "$(find "$T/one" -type f -exec sha256sum {} + | sort)" = "$tsum" ] ||
+	letw_fail "report -o into the trace changed it: $(find "$T/one" -type f -newer "$T/rep/r.txt")"
+rm "$tdir/index/stream.idx"
+cli report "$T/one" >/dev/null 2>"$T/in.err" || letw_fail "the trace broke: $(cat "$T/in.err")"
+# Through a link of root's, as a shell's `>`: the file it names is
+# replaced (or made, for a dangling link), the link stays; an existing
+# file keeps its mode. Before, the link became a regular file and the
+# file it named stayed stale.
+mkdir "$T/store"
+echo old >"$T/store/latest.txt"
+chmod 600 "$T/store/latest.txt"
+ln -s store/latest.txt "$T/latest"
+ln -s store/new.txt "$T/dangling"
+for l in latest dangling; do
+	cli report "$T/one" --json -o "$T/$l" 2>"$T/ln.err" || letw_fail "report -o $l: exit $?: $(cat "$T/ln.err")"
+	[ -L "$T/$l" ] || letw_fail "report -o $l replaced the link: $(ls -la "$T/$l")"
+done
+cmp -s "$T/store/latest.txt" "$T/rep/r.txt" || letw_fail "report -o LINK did not replace the file it names"
+cmp -s "$T/store/new.txt" "$T/rep/r.txt" || letw_fail "report -o DANGLING-LINK did not make the file it names"
+regular "$T/store/latest.txt" 600
+regular "$T/store/new.txt" 644
+# A link of another user's (in a directory others can write to) is not
+# followed: replaced, the file it names untouched.
+mkdir -m 1777 "$T/shared"
+as_nobody ln -s "$T/victim" "$T/shared/theirs"
+cli report "$T/one" -o "$T/shared/theirs" 2>"$T/ln.err" || letw_fail "report -o THEIR-LINK: exit $?: $(cat "$T/ln.err")"
+[ "$(sha256sum <"$T/victim")" = "$victim_sum" ] || letw_fail "report -o wrote through another user's link"
+regular "$T/shared/theirs" 644
+# A file the user may not write is not replaced (as `>` refuses it).
+echo "read only" >"$T/shared/ro.txt"
+chmod 444 "$T/shared/ro.txt"
+chown nobody "$T/shared/ro.txt"
+rc=0
+as_nobody "$LETW_CLI" report "$T/one" -o "$T/shared/ro.txt" --no-progress 2>"$T/ro.err" || rc=$?
+[ $rc = 1 ] && grep -q "Permission denied" "$T/ro.err" ||
+	letw_fail "report -o READ-ONLY-FILE as its owner: exit $rc: $(cat "$T/ro.err")"
+[ "$(cat "$T/shared/ro.txt")" = "read only" ] || letw_fail "report -o replaced a read-only file"
+letw_log "b: -o into a trace refused; through links as \`>\`; modes kept; read-only files kept"
 
 # --- d. devices, FIFOs and links to them as outputs; a full output --------
 # `report -o` writes into a device, a FIFO or a link of root's to one, in
