@@ -293,7 +293,7 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 			e = bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg);
 		}
 	}
-	d->has_count = avail == BT_PROPERTY_AVAILABILITY_AVAILABLE;
+	d->has_count = avail == BT_PROPERTY_AVAILABILITY_AVAILABLE && letw_count_plausible(d->count);
 	d->begin_ns = letw_clock_ns(b, &okb);
 	d->end_ns = letw_clock_ns(e, &oke);
 	d->has_times = okb && oke;

@@ -114,7 +114,7 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 		if (!sf)
 			break;
 		if (bt_message_discarded_events_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE && letw_count_plausible(count))
 			sf->discarded_events = letw_count_add(sf->discarded_events, count);
 		else
 			sf->discarded_uncounted = 1;
@@ -237,7 +237,7 @@ int letw_facts_finish(struct letw_trace_facts *f)
 			ret = letw_facts_locate_gaps(f, sf, &where);
 			/* babeltrace2 counts a sequence number going back as a
 			 * gap of nearly 2^64 packets: no stream holds that many. */
-			if (!ret && sf->discarded_packets > (UINT64_C(1) << 48))
+			if (!ret && !letw_count_plausible(sf->discarded_packets))
 				ret = letw_facts_say(&sf->problem, "packet sequence numbers go back, or leap absurdly far (damaged packet_seq_num)%s%s",
 					  where ? ": " : "", where ? where : "");
 			else if (!ret)
