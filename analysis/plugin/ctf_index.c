@@ -213,11 +213,12 @@ int letw_ctf_first_packet(const char *path, unsigned long_bits,
  * starts there: its packet_size in bytes, its header and context in h.
  * be: -1 until the first packet says the trace's byte order. */
 static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be,
-			  unsigned char h[PK_SEQ + 8])
+			  unsigned char h[PK_DISCARDED + 8])
 {
 	uint64_t ps;
 
-	if (size - off < PK_SEQ + 8 || pread(fd, h, PK_SEQ + 8, (off_t)off) != PK_SEQ + 8)
+	if (size - off < PK_DISCARDED + 8 ||
+	    pread(fd, h, PK_DISCARDED + 8, (off_t)off) != PK_DISCARDED + 8)
 		return 0;
 	if (*be < 0)
 		*be = rd(h, 4, 0) == CTF_MAGIC ? 0 : rd(h, 4, 1) == CTF_MAGIC ? 1 : -1;
@@ -231,9 +232,9 @@ static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be,
 
 int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 {
-	unsigned char h[PK_SEQ + 8];
+	unsigned char h[PK_DISCARDED + 8];
 	struct stat st;
-	uint64_t off = 0, ps, seq;
+	uint64_t off = 0, ps, seq, disc;
 	int fd, be = -1, ret = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -246,6 +247,12 @@ int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 		ret = -EINVAL;
 	while (!ret && (ps = packet_at(fd, off, (uint64_t)st.st_size, &be, h)) != 0) {
 		seq = rd(h + PK_SEQ, 8, be);
+		disc = rd(h + PK_DISCARDED, 8, be);
+		if (w->n && disc < w->last_disc && !w->disc_backs++)
+			w->disc_back_at = w->n;
+		if (!w->n)
+			w->first_disc = disc;
+		w->last_disc = disc;
 		if (!w->n) {
 			w->stream_id = rd(h + PK_STREAM_ID, 4, be);
 			w->instance_id = rd(h + PK_INSTANCE_ID, 8, be);

@@ -66,6 +66,13 @@ struct letw_ctf_walk {
 	uint64_t jumps;                 /* packets whose packet_seq_num is not
 					   the previous one's + 1 */
 	uint64_t jump_from, jump_to;    /* the first such: previous, then its */
+	/* events_discarded, read as 64 bits: with a 32-bit count the other
+	 * half is cpu_id, constant in a stream file, so the order of two
+	 * values is still the order of the counts. */
+	uint64_t first_disc, last_disc;
+	uint64_t disc_backs;            /* packets whose count is below the
+					   previous one's (a counter gone back) */
+	uint64_t disc_back_at;          /* the first such packet's index */
 };
 
 /* Returns 0 with *w, -EINVAL when the file does not start with such a

@@ -345,6 +345,8 @@ static int report_end(struct letw_sink *s)
 			 * (analysis audit: the old hint blamed the events). */
 			BT_COMP_LOGE_APPEND_CAUSE("chunk `%s` holds lttng-etw events but no rundown pass: a rotation begins a chunk without one unless `lttng-etw watch` runs (or `lttng regenerate statedump` is run after it); else are letw_rundown:dc*_init/complete enabled?",
 						  r->chunk);
+		else if (r->nprocs && letw_facts_live(&s->facts))
+			BT_COMP_LOGE_APPEND_CAUSE("the live trace holds lttng-etw events but no rundown pass: a live reader starts each stream at its latest packet, so a pass run before it joined is not read (start reading before the pass, or run one after: `lttng-etw start SESSION --pid PID` or `lttng regenerate statedump`); else are letw_rundown:dc*_init/complete enabled?");
 		else if (r->nprocs)
 			BT_COMP_LOGE_APPEND_CAUSE("the trace holds lttng-etw events but no rundown pass (letw_rundown:dc*_init/complete not enabled, or dropped by an event rule's --filter on record fields, which they lack?)");
 		else

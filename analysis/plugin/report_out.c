@@ -91,8 +91,9 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 			fprintf(f, "  rundown records outside any pass: %" PRIu64 "\n",
 				p->orphan_records);
 		if (p->no_pass && r->passless_judged)
-			fprintf(f, "  no rundown pass, in a trace that records passes and lost packets: the code it loaded before its first event (at %" PRId64 ") is in none (its pass was overwritten or lost, or is in another chunk)\n",
-				p->first_ns);
+			fprintf(f, "  no rundown pass, in a trace that records passes and lost packets: the code it loaded before its first event (at %" PRId64 ") is in none (its pass was overwritten or lost, or is in another chunk%s)\n",
+				p->first_ns, letw_facts_live(&r->base.facts) ?
+				", or ran before this live reader joined: it starts each stream at its latest packet" : "");
 		else if (p->no_pass)
 			fprintf(f, "  note: no rundown pass, in a trace that records passes (first event at %" PRId64 "): if it ran before the session, the code it loaded before is in none (its pass dropped by an event rule's --filter?); if it started during the session it may have run none (polling, LETW_STATEDUMP=0, and gone within ~10 ms)\n",
 				p->first_ns);
@@ -110,8 +111,10 @@ void letw_report_write_text(const struct letw_report *r, FILE *f)
 		r->discarded_total, r->base.facts.problems ? "incomplete" : "complete");
 	if (r->passless)
 		fprintf(f, "processes without a rundown pass: %d%s\n", r->passless,
-			r->passless_judged ? " (the trace lost packets: incomplete)" :
-					     " (a note: the trace lost no packet)");
+			!r->passless_judged ? " (a note: the trace lost no packet)" :
+			letw_facts_live(&r->base.facts) ?
+			" (read live, each stream from its latest packet when the reader joined: incomplete)" :
+			" (the trace lost packets: incomplete)");
 }
 
 static void json_examples(FILE *f, const char *key, const struct letw_example *ex,

@@ -320,8 +320,9 @@ int letw_sink_say_passless(struct letw_sink *s)
 		if (!letw_sink_passless(s, v->has_init) || v->rundown_seen)
 			continue;
 		if (!n++ && judged)
-			fprintf(stderr, "%s: process(es) with events but no rundown pass, in a trace that records passes and lost packets: the output lacks the code each loaded before its first event here (its pass was overwritten or lost, or is in another chunk)\n",
-				name);
+			fprintf(stderr, "%s: process(es) with events but no rundown pass, in a trace that records passes and lost packets: the output lacks the code each loaded before its first event here (its pass was overwritten or lost, or is in another chunk%s)\n",
+				name, letw_facts_live(&s->facts) ?
+				", or ran before this live reader joined: it starts each stream at its latest packet" : "");
 		else if (n == 1)
 			fprintf(stderr, "%s: note: process(es) with events but no rundown pass, in a trace that records passes: one that ran before the session lacks the code it loaded before its first event here (its pass dropped by an event rule's --filter?); one that started during the session may have run none (polling, LETW_STATEDUMP=0, and gone within ~10 ms)\n",
 				name);

@@ -113,11 +113,15 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 		sf = of_stream(f, bt_message_discarded_events_borrow_stream_const(msg));
 		if (!sf)
 			break;
-		if (bt_message_discarded_events_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE && letw_count_plausible(count))
-			sf->discarded_events = letw_count_add(sf->discarded_events, count);
-		else
+		if (bt_message_discarded_events_get_count(msg, &count) !=
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
 			sf->discarded_uncounted = 1;
+		} else if (!letw_count_plausible(count)) {
+			sf->discarded_uncounted = 1;
+			sf->discarded_back = 1;
+		} else {
+			sf->discarded_events = letw_count_add(sf->discarded_events, count);
+		}
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		sf = of_stream(f, bt_message_discarded_packets_borrow_stream_const(msg));
@@ -125,11 +129,13 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 			break;
 		/* babeltrace2 emits this for a packet sequence number gap;
 		 * the count is the gap's width. */
-		if (bt_message_discarded_packets_get_count(msg, &count) ==
+		if (bt_message_discarded_packets_get_count(msg, &count) !=
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			sf->discarded_packets = letw_count_add(sf->discarded_packets, count);
-		else
 			sf->discarded_packets++;
+		else if (!letw_count_plausible(count))
+			sf->seq_back = 1;
+		else
+			sf->discarded_packets = letw_count_add(sf->discarded_packets, count);
 		break;
 	default:
 		return 0;
@@ -227,22 +233,29 @@ int letw_facts_finish(struct letw_trace_facts *f)
 
 		if (sf->discarded_events)
 			ret = letw_facts_say(&sf->problem, "%" PRIu64 " event(s) discarded by the tracer", sf->discarded_events);
-		else if (sf->discarded_uncounted)
+		if (!ret && sf->discarded_back) {
+			char *where = NULL;
+
+			ret = letw_facts_locate_disc_back(f, sf, &where);
+			if (!ret)
+				ret = letw_facts_say(&sf->problem, "the tracer's discarded-events count goes back (damaged events_discarded): events lost, how many unknown%s%s",
+						     where ? ": " : "", where ? where : "");
+			free(where);
+		} else if (!ret && sf->discarded_uncounted && !sf->discarded_events) {
 			ret = letw_facts_say(&sf->problem, "events discarded by the tracer (count unknown)");
+		}
 		if (!sf->stream)
 			sf->part_of = letw_facts_part_of(f, sf->path);
-		if (!ret && sf->discarded_packets) {
+		if (!ret && (sf->discarded_packets || sf->seq_back)) {
 			char *where = NULL;
 
 			ret = letw_facts_locate_gaps(f, sf, &where);
-			/* babeltrace2 counts a sequence number going back as a
-			 * gap of nearly 2^64 packets: no stream holds that many. */
-			if (!ret && !letw_count_plausible(sf->discarded_packets))
-				ret = letw_facts_say(&sf->problem, "packet sequence numbers go back, or leap absurdly far (damaged packet_seq_num)%s%s",
-					  where ? ": " : "", where ? where : "");
+			if (!ret && sf->seq_back)
+				ret = letw_facts_say(&sf->problem, "packet sequence numbers go back (damaged packet_seq_num)%s%s",
+						     where ? ": " : "", where ? where : "");
 			else if (!ret)
 				ret = letw_facts_say(&sf->problem, "%" PRIu64 " packet(s) missing (packet sequence numbers skip them%s%s)",
-					  sf->discarded_packets, where ? ": " : "", where ? where : "");
+						     sf->discarded_packets, where ? ": " : "", where ? where : "");
 			free(where);
 		}
 		if (!ret && sf->absurd)
@@ -323,9 +336,9 @@ void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out)
 		else
 			fprintf(out, "%" PRId64, sf->indexed);
 		fprintf(out, ",\"discarded_events\":%" PRIu64 ",\"discarded_uncounted\":%s"
-			",\"discarded_packets\":%" PRIu64 ",\"absurd_records\":%" PRIu64,
+			",\"discarded_packets\":%" PRIu64 ",\"seq_went_back\":%s,\"absurd_records\":%" PRIu64,
 			sf->discarded_events, sf->discarded_uncounted ? "true" : "false",
-			sf->discarded_packets, sf->absurd);
+			sf->discarded_packets, sf->seq_back ? "true" : "false", sf->absurd);
 		if (sf->first_known)
 			fprintf(out, ",\"first_packet_seq_num\":%" PRIu64, sf->first_seq);
 		else

@@ -57,10 +57,15 @@ struct letw_stream_facts {
 	 * events, so it is no overwrite-mode one). */
 	int first_known;
 	uint64_t first_seq, first_discarded;
+	int live;                /* read, but from no file (a live session's
+				    stream): where it began is unknown */
 	int64_t indexed;         /* packets its index file lists; -1: no index */
 	uint64_t discarded_events;
 	int discarded_uncounted; /* a discarded-events message without a count */
+	int discarded_back;      /* one of ~2^64: the counter went back (also
+				    uncounted) */
 	uint64_t discarded_packets; /* sequence gaps, as babeltrace2 counts them */
+	int seq_back;            /* a gap of ~2^64: a sequence number went back */
 	uint64_t absurd;         /* lttng-etw records with impossible values */
 	char absurd_example[96];
 	size_t part_of;          /* for an unread file: 1 + the index of the
@@ -109,7 +114,20 @@ static inline int letw_facts_lost_packets(const struct letw_trace_facts *f)
 {
 	for (size_t i = 0; i < f->n; i++)
 		if ((f->s[i].first_known && f->s[i].first_seq) || f->s[i].discarded_packets ||
-		    f->s[i].problem)
+		    f->s[i].seq_back ||
+		    f->s[i].problem || f->s[i].live)
+			return 1;
+	return 0;
+}
+
+/* After finish: some stream was read live. The live reader starts each
+ * stream at its latest packet when it joins (babeltrace2's lttng-live
+ * source), and the packet context that numbers it never reaches a sink:
+ * packets before the join count as lost (letw_facts_lost_packets). */
+static inline int letw_facts_live(const struct letw_trace_facts *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->s[i].live)
 			return 1;
 	return 0;
 }

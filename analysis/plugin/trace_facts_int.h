@@ -29,6 +29,9 @@ int letw_facts_scan_dir(struct letw_trace_facts *f, const char *dir);
  * when its files do not say). Returns 0 or -ENOMEM. */
 int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
 			   char **where);
+/* The same, for where its discarded-events counter goes back. */
+int letw_facts_locate_disc_back(const struct letw_trace_facts *f,
+				const struct letw_stream_facts *sf, char **where);
 /* An unread file holding packets of a stream that was read: a later file
  * of a rotated stream (1 + that stream's index), or 0. */
 size_t letw_facts_part_of(const struct letw_trace_facts *f, const char *path);

@@ -128,23 +128,35 @@ static int by_first_packet(const void *pa, const void *pb)
  * *where to "in FILE, seq A then B; ..." (NULL when the files do not say,
  * e.g. without index 1.1). Returns 0 or -ENOMEM.
  */
+/* The walked files of sf's stream, in the reader's order, in *v (to
+ * free()); *n is 0 when its first file was not walked. Returns 0 or
+ * -ENOMEM. */
+static int stream_walks(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
+			const struct letw_file_walk ***v, size_t *n)
+{
+	const struct letw_file_walk *first = walk_of(f, sf->path);
+
+	*n = 0;
+	*v = malloc((f->nfiles ? f->nfiles : 1) * sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (size_t i = 0; first && i < f->nfiles; i++)
+		if (same_stream(first, &f->files[i]))
+			(*v)[(*n)++] = &f->files[i];
+	qsort(*v, *n, sizeof(**v), by_first_packet);
+	return 0;
+}
+
 int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
 			   char **where)
 {
-	const struct letw_file_walk *first = walk_of(f, sf->path), **v;
-	size_t n = 0, i, said = 0;
-	int ret = 0;
+	const struct letw_file_walk **v;
+	size_t n, i, said = 0;
+	int ret;
 
 	*where = NULL;
-	if (!first)
-		return 0;
-	v = malloc(f->nfiles * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < f->nfiles; i++)
-		if (same_stream(first, &f->files[i]))
-			v[n++] = &f->files[i];
-	qsort(v, n, sizeof(*v), by_first_packet);
+	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
+		return ret;
 	for (i = 0; i < n && !ret && said < 3; i++) {
 		const struct letw_ctf_walk *w = &v[i]->w;
 
@@ -156,6 +168,30 @@ int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_s
 			ret = letw_facts_say(where, "in `%s`, seq %" PRIu64 " then %" PRIu64 "%s",
 				  base_of(v[i]->path), w->jump_from, w->jump_to,
 				  w->jumps > 1 ? " (and more)" : "");
+	}
+	free(v);
+	return ret;
+}
+
+int letw_facts_locate_disc_back(const struct letw_trace_facts *f,
+				const struct letw_stream_facts *sf, char **where)
+{
+	const struct letw_file_walk **v;
+	size_t n, i, said = 0;
+	int ret;
+
+	*where = NULL;
+	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
+		return ret;
+	for (i = 0; i < n && !ret && said < 3; i++) {
+		const struct letw_ctf_walk *w = &v[i]->w;
+
+		if (i && w->first_disc < v[i - 1]->w.last_disc && ++said)
+			ret = letw_facts_say(where, "`%s` begins below the count `%s` ended with",
+					     base_of(v[i]->path), base_of(v[i - 1]->path));
+		if (!ret && w->disc_backs && ++said)
+			ret = letw_facts_say(where, "in `%s`, at packet %" PRIu64,
+					     base_of(v[i]->path), w->disc_back_at);
 	}
 	free(v);
 	return ret;
@@ -183,8 +219,11 @@ int letw_facts_check_read(struct letw_trace_facts *f, struct letw_stream_facts *
 	char *ip;
 	int ret = 0, r;
 
-	if (!sf->path[0] || stat(sf->path, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0; /* not a file (a live stream): nothing to compare */
+	if (!sf->path[0] || stat(sf->path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		/* Not a file (a live stream): nothing to compare. */
+		sf->live = sf->stream != NULL;
+		return 0;
+	}
 	ip = letw_idx_path(sf->path);
 	if (!ip)
 		return -ENOMEM;
