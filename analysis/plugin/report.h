@@ -95,6 +95,9 @@ struct letw_pass {
 	uint64_t missing_maybe_raced; /* absent, unloaded after the pass */
 	uint64_t missing_overwritten; /* absent, but its unload may be in
 					 packets the ring buffer overwrote */
+	uint64_t missing_maybe_discarded; /* absent, but its unload may be
+					     among events the tracer
+					     discarded after its load */
 	uint64_t bytes_seen;  /* estimated encoded size of its records */
 	uint64_t bytes_needed; /* overwritten: estimated size of the whole pass */
 	uint64_t discarded_events, discarded_msgs;

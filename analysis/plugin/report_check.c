@@ -66,6 +66,21 @@ static struct letw_rproc *proc_of(struct letw_report *r, int64_t vpid)
 	return NULL;
 }
 
+/* Did the tracer discard events of process vpid (or of a shared buffer,
+ * which may be any process's) within [a, b]? */
+static int discards_between(const struct letw_report *r, int64_t vpid, int64_t a, int64_t b)
+{
+	for (size_t i = 0; i < r->ndiscards; i++) {
+		const struct letw_discard *d = &r->discards[i];
+
+		if (d->packets || !d->has_times || d->end_ns < a || d->begin_ns > b ||
+		    (d->has_vpid && d->vpid != letw_proc_vpid(vpid)))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
 /* Code live across the whole pass must be listed (DESIGN §5). Only code
  * whose load is in the trace is checked: anything else the trace cannot
  * vouch for. */
@@ -90,6 +105,14 @@ static void check_missing(const struct letw_report *r, struct letw_pass *ps,
 		 * between its load and the pass: the trace cannot tell. */
 		if (letw_report_gap_in(r, ps->vpid, rg->birth_ns, ps->init_ns)) {
 			ps->missing_overwritten++;
+			continue;
+		}
+		/* Likewise for events the tracer discarded (a live audit:
+		 * an unload among 931 discarded events read as code the
+		 * walker missed). The discards are reported in their own
+		 * right. */
+		if (discards_between(r, ps->vpid, rg->birth_ns, ps->init_ns)) {
+			ps->missing_maybe_discarded++;
 			continue;
 		}
 		/* Unloaded only after the complete: its removal may still

@@ -55,6 +55,9 @@ static void text_pass(const struct letw_report *r, const struct letw_pass *ps, F
 	if (ps->missing_overwritten)
 		fprintf(f, " (+%" PRIu64 " absent whose unload may be in lost packets)",
 			ps->missing_overwritten);
+	if (ps->missing_maybe_discarded)
+		fprintf(f, " (+%" PRIu64 " absent whose unload may be among discarded events)",
+			ps->missing_maybe_discarded);
 	fprintf(f, "\n");
 	if (ps->status == LETW_PASS_OVERWRITTEN)
 		fprintf(f, "    overwritten: the pass's records alone need about %" PRIu64 " bytes of"
@@ -165,12 +168,12 @@ static void json_pass(const struct letw_report *r, const struct letw_pass *ps, F
 		",\"duplicates\":%" PRIu64 ",\"unloaded_before_pass\":%" PRIu64
 		",\"raced_with_unload\":%" PRIu64 ",\"missing\":%" PRIu64
 		",\"missing_maybe_raced\":%" PRIu64 ",\"missing_overwritten\":%" PRIu64
-		",\"bytes_needed\":%" PRIu64,
+		",\"missing_maybe_discarded\":%" PRIu64 ",\"bytes_needed\":%" PRIu64,
 		seen_of(ps), ps->seen_methods, ps->seen_stubs, ps->seen_modules,
 		ps->discarded_events, ps->discarded_msgs,
 		ps->discarded_unknown_count ? "true" : "false", ps->duplicates,
 		ps->stale, ps->raced, ps->missing, ps->missing_maybe_raced,
-		ps->missing_overwritten, ps->bytes_needed);
+		ps->missing_overwritten, ps->missing_maybe_discarded, ps->bytes_needed);
 	json_examples(f, "unloaded_before_pass_examples", ps->stale_ex, ps->n_stale_ex);
 	json_examples(f, "missing_examples", ps->missing_ex, ps->n_missing_ex);
 	fputc('}', f);

@@ -759,7 +759,10 @@ def d_pid_trace_undescribed(root, rng):
 
 def d_pid_trace_undescribed_events(root, rng):
     made = add_undescribed(root, rng, False)
-    return 'a per-process trace whose metadata declares no stream, its files holding events', made[0]
+    # Named by its directory: any of its files holding events may be the
+    # one the refusal names.
+    return ('a per-process trace whose metadata declares no stream, its files holding events',
+            os.path.dirname(made[0]))
 
 
 # name: (function, expectation, needs an unprivileged tool run)

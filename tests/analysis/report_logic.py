@@ -284,6 +284,12 @@ def main():
     check('absent code unloaded just after a pass that skipped records may have raced',
           p['status'] == 'complete' and p['missing'] == 0 and p['missing_maybe_raced'] == 1, p)
 
+    r = report(plugin, [method('method_load', 1, 0x2000, 'b'), ('discard', 3, 5, 4),
+                        init(10, 1), complete(13, 1, 0)])
+    p = passes(r)[0]
+    check('absent code whose unload may be among events discarded before the pass is not missing',
+          p['status'] == 'complete' and p['missing'] == 0 and p['missing_maybe_discarded'] == 1, p)
+
     r = report(plugin, [init(10, 1), method('method_dcstart', 11, 0x1000, 'a')])
     p = passes(r)[0]
     check('an init without its complete is truncated',
