@@ -28,6 +28,12 @@ int letw_cmd_stop(int argc, char **argv);
 int letw_cmd_snapshot(int argc, char **argv);
 int letw_cmd_watch(int argc, char **argv);
 
+/* Print a line (or any text) on standard output and flush it at once, for
+ * a command that runs until stopped (watch): 0, or -errno of the first
+ * failed write (a closed pipe: -EPIPE, SIGPIPE being ignored), remembered
+ * and said at exit. */
+int letw_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Sleep ms milliseconds (a signal cuts it short: every caller polls). */
 void letw_sleep_ms(long ms);
 /* CLOCK_MONOTONIC in seconds. */

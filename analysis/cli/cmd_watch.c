@@ -27,11 +27,12 @@
  *    the ONGOING of that last rotation is queued before the session leaves
  *    the list, so one more refresh period passes before a vanished session
  *    with no rotation seen in progress is dropped;
- *  - never while the session exists: on SIGINT/SIGTERM the triggers of
- *    sessions still listed are left registered (they only notify; the
- *    daemon says so; `lttng remove-trigger` is safe once `lttng destroy`
- *    of the session has returned). For the same reason a failed subscription keeps its
- *    registered trigger in the table, to go by the rule above.
+ *  - never while the session exists: on a signal (or a closed standard
+ *    output) the triggers of sessions still listed are left registered
+ *    (they only notify; the daemon says so; `lttng remove-trigger` is
+ *    safe once `lttng destroy` of the session has returned). For the same
+ *    reason a failed subscription keeps its registered trigger in the
+ *    table, to go by the rule above.
  *
  * Single-threaded: lttng_notification_channel_has_pending_notification
  * never blocks, so the loop polls it every POLL_MS between signal checks.
@@ -94,6 +95,9 @@ struct watch {
 			 * pid namespace) does not collide with the triggers an
 			 * earlier one left registered */
 	int reg_failed;	/* a session could not be watched: exit status 1 */
+	int out_failed;	/* a line could not be written (a closed pipe, a full
+			 * disk): stopped as on a signal, since what it is run
+			 * for, telling which rotations were handled, is lost */
 	const char *const *only; /* --session names, or NULL: every session */
 	int nonly;
 	int verbose;
@@ -373,7 +377,6 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 			 "for ever: raise it)", session, (unsigned long long)id,
 			 busy ? "while a process was busy in a pass," : "within 5 s");
 		free(v);
-		fflush(stdout);
 		return;
 	}
 	/* The new chunk is the one being written: the passes land there.
@@ -383,9 +386,9 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	if (ret == 0) {
 		if (x)
 			x->last_regen_s = letw_now_s();
-		printf("session `%s`: rotation %llu began, statedump regenerated\n",
-		       session, (unsigned long long)id);
-		fflush(stdout);
+		if (letw_out("session `%s`: rotation %llu began, statedump regenerated\n",
+			     session, (unsigned long long)id))
+			w->out_failed = 1; /* said at exit (main.c) */
 		if (v)
 			capture_polling(session, v, n);
 	} else if (ret != -LTTNG_ERR_SESS_NOT_FOUND && ret != -LTTNG_ERR_SESSION_NOT_STARTED &&
@@ -394,7 +397,6 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 			 lttng_strerror(ret));
 	}
 	free(v);
-	fflush(stdout);
 }
 
 /* Handle whatever notification is already queued; 0, or -1 if the channel
@@ -467,7 +469,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: %s watch [--session NAME]... [-v]\n"
 		"\n"
-		"Run until SIGINT/SIGTERM: whenever a rotation of a watched session begins\n"
+		"Run until SIGINT/SIGTERM/SIGHUP, or until standard output is closed\n"
+		"(exit status 1): whenever a rotation of a watched session begins\n"
 		"(`lttng rotate`, or a rotation schedule), regenerate that session's\n"
 		"statedump, so every lttng-etw process writes a rundown pass into the new\n"
 		"trace chunk and each chunk can be symbolized on its own. Watches every\n"
@@ -534,7 +537,7 @@ int letw_cmd_watch(int argc, char **argv)
 		free(only);
 		return LETW_EXIT_ERROR;
 	}
-	while (!quit) {
+	while (!quit && !w.out_failed) {
 		if (since_refresh >= REFRESH_MS) {
 			if (refresh(&w)) {
 				failed = 1;
@@ -563,5 +566,5 @@ int letw_cmd_watch(int argc, char **argv)
 	free(only);
 	if (quit && w.verbose)
 		letw_note("watch: stopped by signal %d", (int)quit);
-	return failed || w.reg_failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return failed || w.reg_failed || w.out_failed ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 }

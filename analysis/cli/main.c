@@ -136,18 +136,41 @@ static void usage(FILE *f)
 		letw_prog, letw_prog);
 }
 
+/* The errno of the first write to standard output letw_out() saw fail:
+ * glibc drops the buffer of a failed write, so a later flush succeeds and
+ * only the error flag is left (a closed pipe said "Input/output error"). */
+static int stdout_errno;
+
+int letw_out(const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (stdout_errno)
+		return -stdout_errno;
+	errno = 0;
+	va_start(ap, fmt);
+	ret = vprintf(fmt, ap);
+	va_end(ap);
+	if (ret >= 0 && fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	stdout_errno = errno ? errno : EIO;
+	return -stdout_errno;
+}
+
 /* What the command printed must have reached standard output: a full
  * disk or a closed pipe is an error, not exit 0 (as coreutils' tools do).
  * Nearly everything is still in stdio's buffer here, so the flush says
- * why; a write that failed earlier left only the error flag. */
+ * why; a write that failed earlier left only the error flag, and its errno
+ * if letw_out() made it. */
 static int stdout_checked(int ret)
 {
-	int failed = ferror(stdout), e;
+	int failed = ferror(stdout) || stdout_errno, e;
 
 	errno = 0;
 	if (fflush(stdout) == 0 && !failed)
 		return ret;
-	e = errno ? errno : EIO;
+	e = stdout_errno ? stdout_errno : errno ? errno : EIO;
 	letw_err("cannot write standard output: %s", strerror(e));
 	return LETW_EXIT_ERROR;
 }

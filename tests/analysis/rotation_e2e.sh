@@ -4,7 +4,8 @@
 # destroyed leaves three trace chunks, each holding a complete pass of its
 # own (the start's DCStart in the first, a capture-state at each rotation
 # in the next), each reported complete on its own; perfmap writes a map per
-# chunk. The watch daemon stops on SIGTERM and leaves no trigger behind.
+# chunk. The watch daemon stops on SIGTERM and leaves no trigger behind,
+# and by itself (exit 1, "Broken pipe") once its standard output is closed.
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
@@ -184,4 +185,41 @@ end_watch "$s3" "$w4" "$T/watch4.out" size
 kill -TERM "$bp"
 wait "$bp" || letw_fail "minijit (size) failed"
 letw_untrack "$bp"
+# The watch's standard output closed (`watch | head -1`): at its next line
+# the watch stops as on a signal (the triggers of a session that exists
+# left registered, said) and exits 1 with the real errno. It went on for
+# ever, every line lost unsaid, and exited 1 on SIGINT only, saying
+# "Input/output error" (SIGPIPE is ignored: the write's EPIPE was lost).
+traced_minijit pipe 100 'letw_rundown:*dcstart*'
+pp=$MJ_PID s5=$MJ_SESSION
+lttng start "$s5" >/dev/null || letw_fail "start (closed stdout)"
+mkfifo "$T/wpipe"
+head -1 <"$T/wpipe" >"$T/head.out" &
+hd=$!
+letw_track "$hd"
+"$LETW_CLI" watch --session "$s5" -v >"$T/wpipe" 2>"$T/watch5.err" &
+w5=$!
+letw_track "$w5"
+letw_wait_for grep -q "watching the rotations of \`$s5\`" "$T/watch5.err" ||
+	letw_fail "watch (closed stdout) did not register: $(cat "$T/watch5.err")"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$w5-" >>"$T/triggers"
+lttng rotate "$s5" >/dev/null || letw_fail "rotate (closed stdout)"
+wait "$hd" || letw_fail "head -1 failed"
+letw_untrack "$hd"
+grep -q "rotation 0 began, statedump regenerated" "$T/head.out" ||
+	letw_fail "watch's first line: '$(cat "$T/head.out")': $(cat "$T/watch5.err")"
+lttng rotate "$s5" >/dev/null || letw_fail "rotate (closed stdout, 2)"
+watch_ended() { ! letw_running "$w5"; }
+LETW_WAIT_SECONDS=10 letw_wait_for watch_ended ||
+	letw_fail "watch still runs 10 s after a rotation with its standard output closed: $(cat "$T/watch5.err")"
+rc=0
+wait "$w5" || rc=$?
+letw_untrack "$w5"
+[ "$rc" = 1 ] && grep -q "cannot write standard output: Broken pipe" "$T/watch5.err" &&
+	grep -q "leaving trigger lttng-etw-watch.$w5-" "$T/watch5.err" ||
+	letw_fail "watch with its standard output closed: exit $rc: $(cat "$T/watch5.err")"
+letw_destroy_session "$s5"
+kill -TERM "$pp"
+wait "$pp" || letw_fail "minijit (closed stdout) failed"
+letw_untrack "$pp"
 echo "rotation_e2e: ok"
