@@ -3,6 +3,7 @@
 #ifndef LETW_CLI_H
 #define LETW_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -11,6 +12,7 @@
 #define LETW_EXIT_ERROR 1      /* could not do what was asked */
 #define LETW_EXIT_USAGE 2      /* bad command line */
 #define LETW_EXIT_INCOMPLETE 3 /* report, perfmap, jitdump: a trace or pass not complete */
+#define LETW_EXIT_INTERRUPTED 130 /* start, stop, snapshot: SIGINT, SIGTERM or SIGHUP */
 
 extern const char *letw_prog; /* "lttng-etw" */
 
@@ -33,6 +35,13 @@ int letw_cmd_watch(int argc, char **argv);
  * failed write (a closed pipe: -EPIPE, SIGPIPE being ignored), remembered
  * and said at exit. */
 int letw_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The signal that interrupted the command, once letw_catch_interrupts()
+ * caught SIGINT, SIGTERM or SIGHUP; 0 before. Control requests (ctl.c)
+ * then fail at once with -EINTR, and the waits built on them end: the
+ * command says what it leaves and exits LETW_EXIT_INTERRUPTED. */
+extern volatile sig_atomic_t letw_interrupted;
+void letw_catch_interrupts(void);
 
 /* Sleep ms milliseconds (a signal cuts it short: every caller polls). */
 void letw_sleep_ms(long ms);

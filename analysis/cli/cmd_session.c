@@ -13,6 +13,13 @@
  * instead (LETW_STATEDUMP=0, or an lttng-ust without the hook) learns of a
  * start from the enabled state only and of nothing from a regenerate: it is
  * sent a capture-state where the statedump would not reach it.
+ *
+ * SIGINT, SIGTERM and SIGHUP end the waits (letw_catch_interrupts): no
+ * last step (`lttng stop`, `lttng snapshot record`), one line on what is
+ * left, exit 130 (they killed it unsaid, `stop` leaving the session active
+ * with its DCEnd events on). Nothing done is undone: the passes asked for
+ * go on, and disabling the events (maybe the user's) or stopping a started
+ * session would cut them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -57,6 +64,8 @@ static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
 	int i, pending, late = 0, late_failed = 0, ret;
 
 	for (;;) {
+		if (letw_interrupted)
+			return 0; /* nothing said of the processes: see interrupted() */
 		pending = 0;
 		for (i = 0; i < n; i++) {
 			struct letw_ctl_reply r;
@@ -145,6 +154,59 @@ struct session_opts {
 	double deadline; /* of the whole command, listing included */
 };
 
+/* What an interrupted command leaves (see the top comment). */
+enum left {
+	LEFT_NOTHING,     /* interrupted before the session was touched */
+	LEFT_STARTED,     /* start: started, its passes not waited for */
+	LEFT_DCEND_ON,    /* stop: DCEnd events enabled, no pass asked for */
+	LEFT_DCEND_ASKED, /* stop: DCEnd passes asked for, not waited for */
+	LEFT_NO_SNAPSHOT, /* snapshot: statedump regenerated, none recorded */
+};
+
+/* Say in one line what the command leaves and how to go on; the exit
+ * status. The command to run again keeps the user's --pid and --channel. */
+static int interrupted(const char *cmd, const struct session_opts *o, enum left left)
+{
+	char *again = NULL;
+	size_t len;
+	FILE *f = open_memstream(&again, &len);
+	const char *a;
+
+	if (f) {
+		fprintf(f, "%s %s %s", letw_prog, cmd, o->session);
+		for (int i = 0; i < o->npids; i++)
+			fprintf(f, " --pid %d", (int)o->pids[i]);
+		if (o->channel)
+			fprintf(f, " --channel %s", o->channel);
+		if (fclose(f) != 0) {
+			free(again);
+			again = NULL;
+		}
+	}
+	a = again ? again : cmd; /* out of memory: the command's name alone */
+	switch (left) {
+	case LEFT_NOTHING:
+		letw_err("%s: interrupted: nothing changed in session `%s`", cmd, o->session);
+		break;
+	case LEFT_STARTED:
+		letw_err("start: interrupted: session `%s` left started, its DCStart passes not waited for (`lttng-etw status` shows them); to redo it: `lttng stop %s`, then `%s`",
+			 o->session, o->session, a);
+		break;
+	case LEFT_DCEND_ON:
+	case LEFT_DCEND_ASKED:
+		letw_err("stop: interrupted: session `%s` left active with DCEnd events enabled, %s; run `%s` again, or `lttng stop %s`",
+			 o->session, left == LEFT_DCEND_ON ? "no DCEnd pass asked for"
+			 : "its DCEnd passes not waited for", a, o->session);
+		break;
+	case LEFT_NO_SNAPSHOT:
+		letw_err("snapshot: interrupted: no snapshot of `%s` recorded (its statedump regenerated, the passes not waited for); run `%s` again",
+			 o->session, a);
+		break;
+	}
+	free(again);
+	return LETW_EXIT_INTERRUPTED;
+}
+
 static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
 		 void (*usage)(FILE *))
 {
@@ -217,6 +279,7 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 		free(o->pids);
 		return ret < 0 ? LETW_EXIT_OK : ret;
 	}
+	letw_catch_interrupts();
 	/* Before anything is asked of it: sessiond refuses a command on a
 	 * session that does not exist with "Fatal error of the session
 	 * daemon" for some (enable-event) and liblttng-ctl prints a PERROR. */
@@ -258,9 +321,11 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 	 * the command, which used to give it to each process in turn. */
 	o->deadline = letw_now_s() + o->timeout_s;
 	*v = letw_procs_list(o->pids, o->npids, n, dcend, LIST_REPLY_S, o->deadline, 0);
-	if (!*v) {
+	if (!*v || letw_interrupted) {
+		ret = *v ? interrupted(cmd, o, LEFT_NOTHING) : LETW_EXIT_ERROR;
+		free(*v);
 		free(o->pids);
-		return LETW_EXIT_ERROR;
+		return ret;
 	}
 	/* A pid the user named that is not an lttng-etw process (a typo, one
 	 * that exited), or any listed process that answered with an error,
@@ -314,7 +379,7 @@ int letw_cmd_start(int argc, char **argv)
 {
 	struct session_opts o;
 	struct letw_proc *v;
-	int n = 0, i, ret, failed = 0;
+	int n = 0, i, ret, failed = 0, started = 0;
 
 	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
 	if (ret >= 0)
@@ -328,6 +393,7 @@ int letw_cmd_start(int argc, char **argv)
 		failed = 1;
 		goto out;
 	}
+	started = 1;
 	/* A polling process runs a pass when its rundown events switch on,
 	 * which says nothing of which sessions were started by then: a
 	 * second session started at the same moment (its mask read before
@@ -336,7 +402,7 @@ int letw_cmd_start(int argc, char **argv)
 	 * process gets a capture-state, after `lttng start` returned, so its
 	 * pass is one the session was there for; the session may then hold
 	 * two DCStart passes. */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !letw_interrupted; i++) {
 		if (!v[i].alive || v[i].hook)
 			continue;
 		failed |= start_capture(&v[i], NULL, letw_left_s(o.deadline, o.timeout_s)) != 0;
@@ -344,9 +410,12 @@ int letw_cmd_start(int argc, char **argv)
 	failed |= wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 			      start_capture) != 0;
 out:
+	ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	if (letw_interrupted)
+		ret = interrupted("start", &o, started ? LEFT_STARTED : LEFT_NOTHING);
 	free(v);
 	free(o.pids);
-	return failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return ret;
 }
 
 static void stop_usage(FILE *f)
@@ -379,39 +448,6 @@ static void stop_usage(FILE *f)
 		"  -h, --help\n", letw_prog);
 }
 
-/*
- * The filter on the DCEnd events for the processes that answered. An
- * event's vpid is its pid inside its own pid namespace, not the host pid
- * the user gave: a containerised process's pid is translated (ctl.c). A
- * process in another namespace with the same vpid passes the filter too;
- * its extra pass is harmless to the analysis, which keys processes by
- * (pid_ns, vpid). Returns NULL with *oom set when out of memory, NULL
- * without it when no process answered.
- */
-static char *vpid_filter(const struct letw_proc *v, int n, int *oom)
-{
-	char *f = NULL, *nf;
-	pid_t vpid;
-	int i;
-
-	*oom = 0;
-	for (i = 0; i < n; i++) {
-		if (!v[i].alive)
-			continue;
-		if (letw_ctl_vpid(v[i].pid, &vpid))
-			vpid = v[i].pid; /* exited meanwhile: nothing will match */
-		if (asprintf(&nf, "%s%s$ctx.vpid == %d", f ? f : "", f ? " || " : "",
-			     (int)vpid) < 0) {
-			free(f);
-			*oom = 1;
-			return NULL;
-		}
-		free(f);
-		f = nf;
-	}
-	return f;
-}
-
 static int stop_capture(struct letw_proc *p, const struct letw_ctl_reply *r, double timeout_s)
 {
 	if (!(r->rundown_mask & LETW_KW_RUNDOWN_END))
@@ -424,12 +460,13 @@ int letw_cmd_stop(int argc, char **argv)
 	struct session_opts o;
 	struct letw_proc *v;
 	char *filter = NULL, *chan = NULL;
-	int n = 0, i, ret, oom, failed = 0;
+	const char *channel;
+	int n = 0, i, ret, oom, failed = 0, asked = 0, status = -1;
 
 	ret = begin(argc, argv, "stop", stop_usage, 1, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
-	if (o.npids && !(filter = vpid_filter(v, n, &oom))) {
+	if (o.npids && !(filter = letw_procs_vpid_filter(v, n, &oom))) {
 		if (oom) {
 			letw_err("out of memory");
 			free(o.pids);
@@ -444,10 +481,13 @@ int letw_cmd_stop(int argc, char **argv)
 	/* The dcend events go where the session's rundown events are: a
 	 * channel cannot be added to a started session, and a blocking or
 	 * large channel chosen for the rundown should serve DCEnd too. */
-	if (!o.channel)
-		o.channel = chan = letw_session_rundown_channel(o.session);
-	if (letw_lttng_enable_dcend(o.session, o.channel, filter) ||
-	    letw_lttng_regenerate(o.session, 0)) {
+	channel = o.channel ? o.channel : (chan = letw_session_rundown_channel(o.session));
+	ret = letw_lttng_enable_dcend(o.session, channel, filter);
+	if (!ret && !letw_interrupted) {
+		ret = letw_lttng_regenerate(o.session, 0);
+		asked = !ret;
+	}
+	if (ret) {
 		/* No DCEnd pass was asked for: stopping now would lose it
 		 * for good. Left running, for the user to fix and rerun. */
 		letw_err("stop: no DCEnd rundown asked for: `%s` left running (rerun, or `lttng stop %s`)",
@@ -482,14 +522,21 @@ int letw_cmd_stop(int argc, char **argv)
 	}
 	failed |= wait_passes(v, n, 1, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 			      stop_capture) != 0;
+	/* Interrupted, the loops above asked nothing more: not stopped. */
+	if (letw_interrupted) {
+		status = interrupted("stop", &o, asked ? LEFT_DCEND_ASKED : LEFT_DCEND_ON);
+		goto out;
+	}
 	if (letw_lttng_stop(o.session))
 		failed = 1;
 out:
+	if (status < 0)
+		status = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 	free(filter);
 	free(chan);
 	free(v);
 	free(o.pids);
-	return failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return status;
 }
 
 static void snapshot_usage(FILE *f)
@@ -534,11 +581,15 @@ int letw_cmd_snapshot(int argc, char **argv)
 		failed |= wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 				      snapshot_capture) != 0;
 	}
-	if (letw_lttng_snapshot(o.session))
-		failed = 1;
-	else
+	if (letw_interrupted) { /* a snapshot now might hold a cut pass: none */
+		ret = interrupted("snapshot", &o, LEFT_NO_SNAPSHOT);
+	} else if (letw_lttng_snapshot(o.session)) {
+		ret = LETW_EXIT_ERROR;
+	} else {
 		printf("snapshot of `%s` recorded\n", o.session);
+		ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	}
 	free(v);
 	free(o.pids);
-	return failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+	return ret;
 }

@@ -100,6 +100,8 @@ static int connect_to(pid_t pid, double deadline)
 	if (ret)
 		return ret;
 	for (;;) {
+		if (letw_interrupted)
+			return -EINTR;
 		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0)
 			return -errno;
@@ -156,6 +158,8 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 	ssize_t n;
 	int fd, ret;
 
+	if (letw_interrupted)
+		return -EINTR;
 	fd = connect_to(pid, deadline);
 	if (fd < 0)
 		return fd;
@@ -187,7 +191,11 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 			left = s > 0 ? (int)(s * 1000) + 1 : 0;
 		}
 		ret = poll(&pfd, 1, left);
-	} while (ret < 0 && errno == EINTR);
+	} while (ret < 0 && errno == EINTR && !letw_interrupted);
+	if (ret < 0) {
+		ret = -errno; /* not read: recv() would block */
+		goto out;
+	}
 	if (ret == 0) {
 		ret = -ETIMEDOUT;
 		goto out;

@@ -18,7 +18,8 @@
  * negative errno: -ECONNREFUSED/-ENOENT when the process has no control
  * socket, -EACCES when it serves another user (root and its own user only),
  * -EADDRINUSE when the socket named for it is served by another
- * process, -ETIMEDOUT, -EPROTO for a malformed reply.
+ * process, -ETIMEDOUT, -EPROTO for a malformed reply, -EINTR once the
+ * command is interrupted (letw_interrupted, cli.h): at once, not waited.
  */
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		  int timeout_ms, struct letw_ctl_reply *out);

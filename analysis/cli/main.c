@@ -53,6 +53,30 @@ void letw_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+volatile sig_atomic_t letw_interrupted;
+
+static void on_interrupt(int sig)
+{
+	letw_interrupted = sig;
+}
+
+/* SIGHUP too: a closed terminal or ssh session is an interrupt, as for the
+ * analysis commands (supervise.c). Once only (SA_RESETHAND): a call into
+ * liblttng-ctl is not cut short, so if sessiond hangs, a second signal
+ * still ends the command at once. A signal ignored on entry stays so:
+ * `nohup lttng-etw stop ...` is to outlive the terminal, and a script's
+ * `lttng-etw stop ... &` its Ctrl-C. */
+void letw_catch_interrupts(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_interrupt, .sa_flags = SA_RESETHAND }, old;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 void letw_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -132,7 +156,8 @@ static void usage(FILE *f)
 		"Run `%s COMMAND --help` for a command's options.\n"
 		"\n"
 		"Exit status: 0 ok, 1 error, 2 usage error, 3 (report, perfmap, jitdump) the trace\n"
-		"or a pass in it is not complete (the output is still written).\n",
+		"or a pass in it is not complete (the output is still written), 130 (start,\n"
+		"stop, snapshot) interrupted by SIGINT, SIGTERM or SIGHUP (the state left is said).\n",
 		letw_prog, letw_prog);
 }
 

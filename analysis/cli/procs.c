@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +72,8 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 		 * call). Its state before the command is unknown: it is
 		 * assumed served by the statedump until it answers. */
 		ret = letw_proc_status(v[i].pid, &r, bound);
+		if (letw_interrupted)
+			break; /* the rest not asked: the caller stops */
 		if (ret == -ETIMEDOUT) {
 			v[i].alive = 1;
 			v[i].busy = 1;
@@ -116,6 +121,8 @@ int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double time
 		ret = r.status;
 	if (letw_proc_gone(ret))
 		return 0; /* exited meanwhile */
+	if (ret == -EINTR && letw_interrupted)
+		return -1; /* its pass goes on; the caller says what is left */
 	if (ret) {
 		letw_err("pid %d: capture-state: %s", (int)p->pid, letw_ctl_strerror(ret));
 		return -1;
@@ -137,4 +144,28 @@ int letw_procs_capture_polling(struct letw_proc *v, int n, double cap_s, double 
 		    (v[i].mask_before & (LETW_KW_RUNDOWN_START | LETW_KW_RUNDOWN_END)))
 			failed += letw_proc_capture(&v[i], 0, 0, letw_left_s(deadline, cap_s)) != 0;
 	return failed;
+}
+
+char *letw_procs_vpid_filter(const struct letw_proc *v, int n, int *oom)
+{
+	char *f = NULL, *nf;
+	pid_t vpid;
+	int i;
+
+	*oom = 0;
+	for (i = 0; i < n; i++) {
+		if (!v[i].alive)
+			continue;
+		if (letw_ctl_vpid(v[i].pid, &vpid))
+			vpid = v[i].pid; /* exited meanwhile: nothing will match */
+		if (asprintf(&nf, "%s%s$ctx.vpid == %d", f ? f : "", f ? " || " : "",
+			     (int)vpid) < 0) {
+			free(f);
+			*oom = 1;
+			return NULL;
+		}
+		free(f);
+		f = nf;
+	}
+	return f;
 }

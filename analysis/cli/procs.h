@@ -41,17 +41,31 @@ double letw_left_s(double deadline, double cap);
  * DCEnd flavour if dcend). Each is given letw_left_s(deadline, reply_s) to
  * answer; one that does not is kept as busy (said unless quiet_busy). One
  * answering with an error other than exit is unreachable (said).
- * calloc()ed, *n entries; NULL after printing why. */
+ * Interrupted (letw_interrupted), the processes not asked yet are left
+ * zeroed (not alive), unsaid. calloc()ed, *n entries; NULL after printing
+ * why. */
 struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcend,
 				  double reply_s, double deadline, int quiet_busy);
 /* Ask one process for a capture-state pass of mask (0: its live mask),
  * done then, and `ran` when a pass of the flavour waited for (DCEnd if
- * dcend) ran; 0 (also when it exited meanwhile), -1 after printing why. */
+ * dcend) ran; 0 (also when it exited meanwhile), -1 after printing why
+ * (unsaid when interrupted: letw_interrupted). */
 int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double timeout_s);
 /* A statedump (lttng regenerate) reaches hook processes only: a capture-
  * state for each live polling process with rundown events enabled.
  * Each is given letw_left_s(deadline, cap_s). Returns how many failed
  * (each printed). */
 int letw_procs_capture_polling(struct letw_proc *v, int n, double cap_s, double deadline);
+
+/*
+ * `stop --pid`: the filter (malloc()ed) on the DCEnd events for the
+ * processes that answered. An event's vpid is its pid inside its own pid
+ * namespace, not the host pid the user gave: a containerised process's
+ * pid is translated (ctl.c). A process in another namespace with the same
+ * vpid passes the filter too; its extra pass is harmless to the analysis,
+ * which keys processes by (pid_ns, vpid). Returns NULL with *oom set when out of memory, NULL
+ * without it when no process answered.
+ */
+char *letw_procs_vpid_filter(const struct letw_proc *v, int n, int *oom);
 
 #endif /* LETW_CLI_PROCS_H */

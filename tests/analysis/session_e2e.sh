@@ -421,4 +421,67 @@ if anl_netns_start; then
 else
 	echo "SKIP: busy processes not checked (unshare -n or nsenter fails here)" >&2
 fi
+# 8. An interrupt (SIGINT) while `stop` waits for a busy process's DCEnd
+# pass (its control thread held): stop stops waiting, says in one line what
+# it leaves (the session active, the DCEnd events enabled) and how to go
+# on, and exits 130; the rerun then stops the session with its DCEnd. The
+# signal used to kill it without a word (exit 130, the same state left).
+# SIGHUP during `snapshot`'s wait: no snapshot recorded, said, exit 130.
+"$LETW_SCENARIO" load 0x70000 0x100 i load 0x70100 0x80 j touch "$f.iready" wait "$f.iexit" &
+ip=$!
+letw_track "$ip"
+anl_wait_file "$f.iready"
+# interrupt SIG SESSION READY CMD...: run `lttng-etw CMD...` with the
+# process busy, SIG it 2 s after `lttng list SESSION` shows READY (stop:
+# its regenerate done, the process's pass queued behind the held thread);
+# it must end within 3 s. Sets rc.
+interrupt() {
+	local sig=$1 sess=$2 ready=$3 c
+	shift 3
+	hold "$ip"
+	# As from a terminal: bash starts a background command with SIGINT
+	# ignored, which lttng-etw then keeps ignoring (as under nohup).
+	env --default-signal=INT "$LETW_CLI" "$@" --timeout 30 >"$T/int.out" 2>&1 &
+	c=$!
+	letw_track "$c"
+	letw_wait_for bash -c "lttng list '$sess' | grep -q '$ready'" ||
+		letw_fail "$*: never got to '$ready': $(cat "$T/int.out")"
+	sleep 2
+	kill -"$sig" "$c"
+	c_ended() { ! letw_running "$c"; }
+	LETW_WAIT_SECONDS=3 letw_wait_for c_ended || letw_fail "$* still runs 3 s after SIG$sig"
+	rc=0
+	wait "$c" || rc=$?
+	letw_untrack "$c"
+	release
+}
+i=$(anl_session sess-i "$ip" "" 'letw_rundown:*dcstart*') || exit 1
+"$LETW_CLI" start "$i" --pid "$ip" >/dev/null || letw_fail "start I"
+interrupt INT "$i" dcend stop "$i" --pid "$ip"
+[ "$rc" = 130 ] &&
+	grep -q "stop: interrupted: session \`$i\` left active with DCEnd events enabled, its DCEnd passes not waited for; run \`lttng-etw stop $i --pid $ip\` again, or \`lttng stop $i\`" "$T/int.out" ||
+	letw_fail "stop interrupted while it waits: exit $rc: $(cat "$T/int.out")"
+lttng list "$i" | head -1 | grep -q "\[active\]" && lttng list "$i" | grep -q dcend ||
+	letw_fail "stop interrupted: not left active with the DCEnd events: $(lttng list "$i")"
+"$LETW_CLI" stop "$i" --pid "$ip" >"$T/int-rerun.out" 2>&1 ||
+	letw_fail "stop again after the interrupted one: exit $?: $(cat "$T/int-rerun.out")"
+lttng list "$i" | head -1 | grep -q "\[inactive\]" ||
+	letw_fail "the rerun stop left $i: $(lttng list "$i" | head -1)"
+complete_pass "$i" "$ip" dcend ||
+	letw_fail "session I: no complete DCEnd pass after the rerun (report exit $report_rc): '$got'"
+letw_destroy_session "$i"
+j=$(letw_session_create sess-j --snapshot) || exit 1
+letw_session_track "$j" "$ip"
+lttng enable-event -u -s "$j" 'letw_rundown:*' >/dev/null || letw_fail "enable-event J"
+lttng add-context -u -s "$j" -t vpid >/dev/null || letw_fail "add-context J"
+lttng start "$j" >/dev/null || letw_fail "start J"
+interrupt HUP "$j" active snapshot "$j" --pid "$ip"
+[ "$rc" = 130 ] && grep -q "snapshot: interrupted: no snapshot of \`$j\` recorded" "$T/int.out" ||
+	letw_fail "snapshot interrupted while it waits: exit $rc: $(cat "$T/int.out")"
+[ -z "$(find "$(anl_trace "$j")" -name metadata 2>/dev/null)" ] ||
+	letw_fail "snapshot interrupted: a snapshot was recorded: $(find "$(anl_trace "$j")")"
+letw_destroy_session "$j"
+touch "$f.iexit"
+wait "$ip" || letw_fail "the interrupted commands' letw-scenario failed"
+letw_untrack "$ip"
 echo "session_e2e: ok"
