@@ -236,7 +236,7 @@ int letw_facts_finish(struct letw_trace_facts *f)
 		if (!ret && sf->discarded_back) {
 			char *where = NULL;
 
-			ret = letw_facts_locate_disc_back(f, sf, &where);
+			ret = letw_facts_locate(f, sf, LETW_LOCATE_DISCARDED, &where);
 			if (!ret)
 				ret = letw_facts_say(&sf->problem, "the tracer's discarded-events count goes back (damaged events_discarded): events lost, how many unknown%s%s",
 						     where ? ": " : "", where ? where : "");
@@ -249,7 +249,7 @@ int letw_facts_finish(struct letw_trace_facts *f)
 		if (!ret && (sf->discarded_packets || sf->seq_back)) {
 			char *where = NULL;
 
-			ret = letw_facts_locate_gaps(f, sf, &where);
+			ret = letw_facts_locate(f, sf, LETW_LOCATE_SEQ, &where);
 			if (!ret && sf->seq_back)
 				ret = letw_facts_say(&sf->problem, "packet sequence numbers go back (damaged packet_seq_num)%s%s",
 						     where ? ": " : "", where ? where : "");

@@ -25,13 +25,14 @@ void letw_facts_read_first_packet(struct letw_stream_facts *sf);
  * Returns 0 or -ENOMEM. */
 int letw_facts_scan_dir(struct letw_trace_facts *f, const char *dir);
 
-/* After the above: where the stream's sequence numbers skip (*where NULL
- * when its files do not say). Returns 0 or -ENOMEM. */
-int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
-			   char **where);
-/* The same, for where its discarded-events counter goes back. */
-int letw_facts_locate_disc_back(const struct letw_trace_facts *f,
-				const struct letw_stream_facts *sf, char **where);
+/* After the above: where the stream's sequence numbers skip or go back
+ * (LETW_LOCATE_SEQ), or its discarded-events count goes back
+ * (LETW_LOCATE_DISCARDED), file by file: babeltrace2 says it of the
+ * stream, named by its first file. *where is NULL when its files do not
+ * say (no index 1.1). Returns 0 or -ENOMEM. */
+enum letw_facts_locate_what { LETW_LOCATE_SEQ, LETW_LOCATE_DISCARDED };
+int letw_facts_locate(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
+		      enum letw_facts_locate_what what, char **where);
 /* An unread file holding packets of a stream that was read: a later file
  * of a rotated stream (1 + that stream's index), or 0. */
 size_t letw_facts_part_of(const struct letw_trace_facts *f, const char *path);

@@ -33,7 +33,7 @@ static const char *kib(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* Keep a file's walk for locate_gaps(). Returns 0 or -ENOMEM. */
+/* Keep a file's walk for letw_facts_locate(). Returns 0 or -ENOMEM. */
 static int keep_walk(struct letw_trace_facts *f, const char *path,
 		     const struct letw_ctf_walk *w)
 {
@@ -147,8 +147,8 @@ static int stream_walks(const struct letw_trace_facts *f, const struct letw_stre
 	return 0;
 }
 
-int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
-			   char **where)
+int letw_facts_locate(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
+		      enum letw_facts_locate_what what, char **where)
 {
 	const struct letw_file_walk **v;
 	size_t n, i, said = 0;
@@ -158,40 +158,25 @@ int letw_facts_locate_gaps(const struct letw_trace_facts *f, const struct letw_s
 	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
 		return ret;
 	for (i = 0; i < n && !ret && said < 3; i++) {
-		const struct letw_ctf_walk *w = &v[i]->w;
+		const struct letw_ctf_walk *w = &v[i]->w, *prev = i ? &v[i - 1]->w : NULL;
+		const char *name = base_of(v[i]->path), *pname = i ? base_of(v[i - 1]->path) : NULL;
 
-		if (i && w->first_seq != v[i - 1]->w.last_seq + 1 && ++said)
-			ret = letw_facts_say(where, "`%s` begins at seq %" PRIu64 " after seq %" PRIu64 " in `%s`",
-				  base_of(v[i]->path), w->first_seq, v[i - 1]->w.last_seq,
-				  base_of(v[i - 1]->path));
-		if (!ret && w->jumps && ++said)
-			ret = letw_facts_say(where, "in `%s`, seq %" PRIu64 " then %" PRIu64 "%s",
-				  base_of(v[i]->path), w->jump_from, w->jump_to,
-				  w->jumps > 1 ? " (and more)" : "");
-	}
-	free(v);
-	return ret;
-}
-
-int letw_facts_locate_disc_back(const struct letw_trace_facts *f,
-				const struct letw_stream_facts *sf, char **where)
-{
-	const struct letw_file_walk **v;
-	size_t n, i, said = 0;
-	int ret;
-
-	*where = NULL;
-	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
-		return ret;
-	for (i = 0; i < n && !ret && said < 3; i++) {
-		const struct letw_ctf_walk *w = &v[i]->w;
-
-		if (i && w->first_disc < v[i - 1]->w.last_disc && ++said)
-			ret = letw_facts_say(where, "`%s` begins below the count `%s` ended with",
-					     base_of(v[i]->path), base_of(v[i - 1]->path));
-		if (!ret && w->disc_backs && ++said)
-			ret = letw_facts_say(where, "in `%s`, at packet %" PRIu64,
-					     base_of(v[i]->path), w->disc_back_at);
+		if (what == LETW_LOCATE_SEQ) {
+			if (prev && w->first_seq != prev->last_seq + 1 && ++said)
+				ret = letw_facts_say(where, "`%s` begins at seq %" PRIu64 " after seq %" PRIu64 " in `%s`",
+						     name, w->first_seq, prev->last_seq, pname);
+			if (!ret && w->jumps && ++said)
+				ret = letw_facts_say(where, "in `%s`, seq %" PRIu64 " then %" PRIu64 "%s",
+						     name, w->jump_from, w->jump_to,
+						     w->jumps > 1 ? " (and more)" : "");
+		} else {
+			if (prev && w->first_disc < prev->last_disc && ++said)
+				ret = letw_facts_say(where, "`%s` begins below the count `%s` ended with",
+						     name, pname);
+			if (!ret && w->disc_backs && ++said)
+				ret = letw_facts_say(where, "in `%s`, at packet %" PRIu64,
+						     name, w->disc_back_at);
+		}
 	}
 	free(v);
 	return ret;

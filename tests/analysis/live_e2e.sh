@@ -18,6 +18,23 @@ letw_track $!
 letw_wait_for python3 -c "import socket; socket.create_connection(('127.0.0.1', $L), 1)" ||
 	{ cat "$T/relayd.log" >&2; letw_fail "lttng-relayd does not listen"; }
 
+# live_session NAME: a live session through our relayd recording process
+# $PID's runtime events and DCStart passes. Sets SESSION.
+live_session() {
+	SESSION=$(letw_unique "live-$1")
+	# Registered before it exists, as letw_session_create does (a kill
+	# between the two would leak it unseen).
+	echo "$SESSION" >>"$LETW_TEST_TMP/sessions"
+	lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
+		--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
+	letw_session_track "$SESSION" "$PID"
+	for ev in 'letw_runtime:*' 'letw_rundown:*dcstart*'; do
+		lttng enable-event -u -s "$SESSION" "$ev" --filter "\$ctx.vpid == $PID" \
+			>/dev/null || letw_fail "enable-event $ev"
+	done
+	lttng add-context -u -s "$SESSION" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+}
+
 # live_round NAME READER...: a scenario process traced by a live session;
 # READER (given the live URL as its last argument) runs from the start to
 # the end of the session. Sets PID, SESSION, READER_RC.
@@ -31,18 +48,7 @@ live_round() {
 	PID=$!
 	letw_track "$PID"
 	anl_wait_file "$f.ready"
-	SESSION=$(letw_unique "live-$name")
-	# Registered before it exists, as letw_session_create does (a kill
-	# between the two would leak it unseen).
-	echo "$SESSION" >>"$LETW_TEST_TMP/sessions"
-	lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
-		--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
-	letw_session_track "$SESSION" "$PID"
-	for ev in 'letw_runtime:*' 'letw_rundown:*dcstart*'; do
-		lttng enable-event -u -s "$SESSION" "$ev" --filter "\$ctx.vpid == $PID" \
-			>/dev/null || letw_fail "enable-event $ev"
-	done
-	lttng add-context -u -s "$SESSION" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+	live_session "$name"
 
 	# The reader attaches before tracing starts: babeltrace2's live source
 	# starts existing streams at their last packet, so a viewer attaching
@@ -101,16 +107,7 @@ taskset -c 0 "$LETW_SCENARIO" load 0x10000 0x100 before_join touch "$f.ready" wa
 PID=$!
 letw_track "$PID"
 anl_wait_file "$f.ready"
-SESSION=$(letw_unique "live-late")
-echo "$SESSION" >>"$LETW_TEST_TMP/sessions"
-lttng create "$SESSION" --live=100000 --ctrl-url="tcp://127.0.0.1:$C" \
-	--data-url="tcp://127.0.0.1:$D" >/dev/null || letw_fail "lttng create --live"
-letw_session_track "$SESSION" "$PID"
-for ev in 'letw_runtime:*' 'letw_rundown:*dcstart*'; do
-	lttng enable-event -u -s "$SESSION" "$ev" --filter "\$ctx.vpid == $PID" \
-		>/dev/null || letw_fail "enable-event $ev"
-done
-lttng add-context -u -s "$SESSION" -t vpid -t vtid >/dev/null || letw_fail "add-context"
+live_session late
 "$LETW_CLI" start "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw start"
 # The pass is done; the live timer (0.1 s) closes its packet; the next
 # event opens another.
