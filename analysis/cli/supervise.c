@@ -566,7 +566,11 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 		/* Nothing left to read (no source at all would read as a live
 		 * session: see letw_graph_run_here()). */
 		if (!t.n) {
-			letw_err("no trace under `%s` holds an event", o->trace);
+			letw_err("cannot process the trace `%s`: no lttng-etw events in the trace (every trace under it left out, above)",
+				 o->trace);
+			/* As a trace without lttng-etw events: a chunk of a
+			 * rotated session is then skipped (graph_cmd.c). */
+			r->no_letw_events = 1;
 			goto out;
 		}
 		if (o->verbose)

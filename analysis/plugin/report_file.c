@@ -52,7 +52,11 @@ static int open_temp(struct letw_report *r)
 	const char *slash = strrchr(r->output_path, '/');
 	int dlen = slash ? (int)(slash - r->output_path + 1) : 0, fd, e;
 	struct stat st;
-	int exists = stat(r->output_path, &st) == 0 && S_ISREG(st.st_mode);
+	/* lstat: a link still here is another user's, not followed
+	 * (letw_output_target): it is replaced, and what it names lends
+	 * the new file neither its mode nor its owner (a re-audit: root's
+	 * report became the link planter's, mode 0777). */
+	int exists = lstat(r->output_path, &st) == 0 && S_ISREG(st.st_mode);
 
 	/* As a shell's `>`: a file the caller may not write is not replaced
 	 * (rename() asks only for the directory's permission). */

@@ -252,7 +252,7 @@ int letw_facts_finish(struct letw_trace_facts *f)
 			ret = letw_facts_locate(f, sf, LETW_LOCATE_SEQ, &where);
 			if (!ret && sf->seq_back)
 				ret = letw_facts_say(&sf->problem, "packet sequence numbers go back (damaged packet_seq_num)%s%s",
-						     where ? ": " : "", where ? where : "");
+						     where ? "; where they break: " : "", where ? where : "");
 			else if (!ret)
 				ret = letw_facts_say(&sf->problem, "%" PRIu64 " packet(s) missing (packet sequence numbers skip them%s%s)",
 						     sf->discarded_packets, where ? ": " : "", where ? where : "");

@@ -100,6 +100,28 @@ rc=$?
 [ "$rc" = 1 ] && grep -q "none of the 1 chunk(s) of \`$T/idle\` holds an lttng-etw event" "$T/idle.err" ||
 	letw_fail "report with only an idle chunk: exit $rc ($(cat "$T/idle.err"))"
 
+# A chunk holding only a per-process trace of a process that exited before
+# LTTng described its channel (left out: no event in it) is skipped like an
+# idle chunk (it made the whole run fail, exit 1).
+mkdir -p "$T/undesc/archives"
+cp -r "$tr/archives/${arch[0]}" "$T/undesc/archives/"
+cp -r "$tr/archives/${arch[0]}" "$T/undesc/archives/${arch[1]}"
+$LETW_PY - "$(dirname "$0")" "$T/undesc/archives/${arch[1]}" <<'PY' || letw_fail "cannot make the undescribed chunk"
+import random, shutil, sys
+sys.path.insert(0, sys.argv[1])
+import damage
+chunk = sys.argv[2]
+old = damage.trace_dirs(chunk)
+damage.add_undescribed(chunk, random.Random(1), True)
+for d in old:
+    shutil.rmtree(d)
+PY
+"$LETW_CLI" report "$T/undesc" --no-progress >/dev/null 2>"$T/undesc.err"
+rc=$?
+[ "$rc" = 0 ] && grep -q "report: chunk ${arch[1]} holds no lttng-etw event" "$T/undesc.err" &&
+	grep -q "left out" "$T/undesc.err" ||
+	letw_fail "report with a chunk holding only a left-out trace: exit $rc ($(cat "$T/undesc.err"))"
+
 # A snapshot session's directory (two chunks copied under LTTng's snapshot
 # names: the directory's layout is what counts) with the CLI's own output
 # written into it: still read snapshot by snapshot (the output made it a

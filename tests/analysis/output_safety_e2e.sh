@@ -211,10 +211,14 @@ regular "$T/store/new.txt" 644
 # A link of another user's (in a directory others can write to) is not
 # followed: replaced, the file it names untouched.
 mkdir -m 1777 "$T/shared"
-as_nobody ln -s "$T/victim" "$T/shared/theirs"
+# Nor does what it names lend the new file its owner or mode (it did: root's
+# report became nobody's, mode 0777, for nobody to rewrite).
+as_nobody bash -c "echo bait >'$T/shared/bait' && chmod 777 '$T/shared/bait' && ln -s '$T/shared/bait' '$T/shared/theirs'"
 cli report "$T/one" -o "$T/shared/theirs" 2>"$T/ln.err" || letw_fail "report -o THEIR-LINK: exit $?: $(cat "$T/ln.err")"
-[ "$(sha256sum <"$T/victim")" = "$victim_sum" ] || letw_fail "report -o wrote through another user's link"
+[ "$(cat "$T/shared/bait")" = bait ] || letw_fail "report -o wrote through another user's link"
 regular "$T/shared/theirs" 644
+[ "$(stat -c %U "$T/shared/theirs")" = root ] ||
+	letw_fail "report -o THEIR-LINK: the report is $(stat -c %U "$T/shared/theirs")'s"
 # A file the user may not write is not replaced (as `>` refuses it).
 echo "read only" >"$T/shared/ro.txt"
 chmod 444 "$T/shared/ro.txt"
