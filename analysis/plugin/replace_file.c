@@ -101,6 +101,13 @@ static int names_own_fd(const char *p)
 	return !strncmp(p, "/proc/self/fd/", 14) || !strncmp(p, "/dev/fd/", 8);
 }
 
+/* A link of root's or the caller's is followed; one of another user's
+ * (planted in a directory it can write to) never is. */
+static int link_trusted(const struct stat *l)
+{
+	return l->st_uid == 0 || l->st_uid == geteuid();
+}
+
 int letw_output_in_place(const char *path)
 {
 	struct stat l, t;
@@ -124,12 +131,12 @@ int letw_output_in_place(const char *path)
 		n = readlink(path, to, sizeof(to) - 1);
 		if (n > 0) {
 			to[n] = '\0';
-			if (names_own_fd(to) && (l.st_uid == 0 || l.st_uid == geteuid()))
+			if (names_own_fd(to) && link_trusted(&l))
 				return 1;
 		}
 		/* A link planted by another user (in a directory it can
 		 * write to) is not followed, whatever it points at. */
-		if (S_ISREG(t.st_mode) || (l.st_uid != 0 && l.st_uid != geteuid()))
+		if (S_ISREG(t.st_mode) || !link_trusted(&l))
 			return 0;
 		return 1;
 	}
@@ -147,8 +154,7 @@ char *letw_output_target(const char *path)
 		const char *slash;
 		ssize_t n;
 
-		if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode) ||
-		    (l.st_uid != 0 && l.st_uid != geteuid()))
+		if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode) || !link_trusted(&l))
 			return cur;
 		n = readlink(cur, to, sizeof(to) - 1);
 		if (n < 0) {

@@ -66,18 +66,23 @@ static struct letw_rproc *proc_of(struct letw_report *r, int64_t vpid)
 	return NULL;
 }
 
-/* Did the tracer discard events of process vpid (or of a shared buffer,
- * which may be any process's) within [a, b]? */
+/* Does discard d overlap [b, e] and may it have cost process vpid events?
+ * A per-process buffer's stream knows its vpid, not its pid namespace: a
+ * loss there counts against every process with that vpid (it may be any
+ * of them); a shared buffer's, against every process. The message spans
+ * from the last event known kept to the next one. */
+static int discard_hits(const struct letw_discard *d, int64_t vpid, int64_t b, int64_t e)
+{
+	return d->has_times && d->end_ns >= b && d->begin_ns <= e &&
+	       !(d->has_vpid && d->vpid != letw_proc_vpid(vpid));
+}
+
+/* Did the tracer discard events that may be vpid's within [a, b]? */
 static int discards_between(const struct letw_report *r, int64_t vpid, int64_t a, int64_t b)
 {
-	for (size_t i = 0; i < r->ndiscards; i++) {
-		const struct letw_discard *d = &r->discards[i];
-
-		if (d->packets || !d->has_times || d->end_ns < a || d->begin_ns > b ||
-		    (d->has_vpid && d->vpid != letw_proc_vpid(vpid)))
-			continue;
-		return 1;
-	}
+	for (size_t i = 0; i < r->ndiscards; i++)
+		if (!r->discards[i].packets && discard_hits(&r->discards[i], vpid, a, b))
+			return 1;
 	return 0;
 }
 
@@ -138,15 +143,9 @@ static void check_discards(struct letw_report *r, struct letw_pass *ps)
 	for (i = 0; i < r->ndiscards; i++) {
 		const struct letw_discard *d = &r->discards[i];
 
-		/* A per-process buffer's stream knows its vpid, not its pid
-		 * namespace: a loss there is counted against every process
-		 * with that vpid (it may be any of them). */
-		if (d->has_vpid && d->vpid != letw_proc_vpid(ps->vpid))
-			continue;
-		/* The message spans from the last event known kept to the
-		 * next one, so any overlap with the pass window may have
-		 * cost the pass records. */
-		if (!d->has_times || d->end_ns < b || d->begin_ns > e)
+		/* Any overlap with the pass window may have cost the pass
+		 * records. */
+		if (!discard_hits(d, ps->vpid, b, e))
 			continue;
 		ps->discarded_msgs++;
 		if (d->has_count && !d->packets)

@@ -109,7 +109,8 @@ int letw_facts_finish(struct letw_trace_facts *f);
 
 /* After finish: packets of some stream are not in the trace (its first
  * packet numbered above 0: overwritten, or in an earlier chunk; sequence
- * gaps; a stream with a problem), so whatever they held may be missing. */
+ * gaps or numbers going back; a stream with a problem; a stream read live,
+ * from wherever the reader joined), so whatever they held may be missing. */
 static inline int letw_facts_lost_packets(const struct letw_trace_facts *f)
 {
 	for (size_t i = 0; i < f->n; i++)
