@@ -76,7 +76,8 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 	}
 	g_array_free(p->with_extra, TRUE);
 	letw_grow_free(&p->rg, sizeof(*p->regions));
-	g_hash_table_destroy(p->at_start);
+	if (p->at_start)
+		g_hash_table_destroy(p->at_start);
 	g_string_chunk_free(p->names);
 	g_free(p);
 }
@@ -107,6 +108,10 @@ static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 	if (p->hint < p->nregions && reg(p, p->hint)->start == start &&
 	    !reg(p, p->hint)->superseded) {
 		i = p->hint;
+	} else if (!p->nregions || start > p->max_start) {
+		/* Past every address seen (a first pass over code allocated
+		 * upwards): not in the table, no need to look. */
+		return NULL;
 	} else {
 		v = g_hash_table_lookup(p->at_start, GSIZE_TO_POINTER(start));
 		if (!v)
@@ -147,6 +152,8 @@ static int add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
 	p->hint = p->nregions;
 	if (size > p->max_size)
 		p->max_size = size;
+	if (start > p->max_start)
+		p->max_start = start;
 	return 0;
 }
 
@@ -468,22 +475,29 @@ static void by_load_time(struct keyed *k, guint n, guint *out)
 GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns)
 {
 	guint n = p->nregions;
-	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
-	struct by_start *s = g_new(struct by_start, n ? n : 1);
-	struct keyed *k = g_new(struct keyed, n ? n : 1);
+	GArray *order;
+	struct by_start *s;
+	struct keyed *k;
 
+	/* A tenth of the jitdump's time went to the kernel clearing fresh
+	 * heap pages for the arrays here. So each array is made when the
+	 * one before it is freed, and takes its memory, already paged in:
+	 * first the index by start (no record comes after the stream's
+	 * end), then the array by start, dropped before the load times are
+	 * keyed from the regions themselves. */
+	g_hash_table_destroy(p->at_start);
+	p->at_start = NULL;
+	s = g_new(struct by_start, n ? n : 1);
 	/* Code first seen in a rundown record or an unload (no load event)
 	 * was mapped before the trace began, or later when other code held
 	 * any of its addresses earlier in the trace: the first here, the
-	 * rare second below, where the search proves it. One pass over the
-	 * regions makes both arrays (the regions are the large ones). */
+	 * rare second below, where the search proves it. */
 	for (guint i = 0; i < n; i++) {
 		struct letw_jd_region *r = reg(p, i);
 
 		if (r->origin != LETW_JD_FROM_LOAD)
 			r->load_ns = before_ns;
 		s[i] = (struct by_start){ r->start, i, r->size };
-		k[i] = (struct keyed){ r->load_ns, i };
 	}
 	sort_key_idx(s, n, sizeof(*s));
 	for (guint pos = 0; pos < n; pos++) {
@@ -492,13 +506,15 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns)
 		if (!overlapped(p, s, n, pos, NULL))
 			continue;
 		r = reg(p, s[pos].idx);
-		if (r->origin != LETW_JD_FROM_LOAD) {
+		if (r->origin != LETW_JD_FROM_LOAD)
 			overlapped(p, s, n, pos, &r->load_ns);
-			k[s[pos].idx].key = r->load_ns;
-		}
 	}
 	g_free(s);
+	k = g_new(struct keyed, n ? n : 1);
+	for (guint i = 0; i < n; i++)
+		k[i] = (struct keyed){ reg(p, i)->load_ns, i };
 	/* The LOADs in the order of their times, then of the trace. */
+	order = g_array_sized_new(FALSE, FALSE, sizeof(guint), n);
 	g_array_set_size(order, n);
 	by_load_time(k, n, (guint *)(void *)order->data);
 	g_free(k);

@@ -92,6 +92,7 @@ struct letw_jd_proc {
 				 * by the sink before each rundown record */
 	int has_ts;
 	uint32_t max_size;
+	uint64_t max_start; /* the highest start of any region */
 	struct letw_jd_stats stats;
 };
 
