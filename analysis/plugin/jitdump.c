@@ -225,7 +225,7 @@ static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_
 			if (lines->len)
 				n->lines++;
 			g_array_free(lines, TRUE);
-		} else if (r->rows) {
+		} else if (letw_jd_region_some_lines(r)) {
 			n->lines_partial++;
 		}
 		if (!ret)
@@ -236,7 +236,7 @@ static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_
 		n->loads++;
 		if (code)
 			n->code++;
-		else if (r->code)
+		else if (letw_jd_region_some_code(r))
 			n->code_partial++;
 	}
 	return 0;

@@ -69,10 +69,10 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 	for (guint i = 0; i < p->with_extra->len; i++) {
 		struct letw_jd_region *r = &p->regions[g_array_index(p->with_extra, guint, i)];
 
-		code_free(r->code);
-		rows_free(r->rows);
-		r->code = NULL;
-		r->rows = NULL;
+		code_free(r->extra->code);
+		rows_free(r->extra->rows);
+		g_free(r->extra);
+		r->extra = NULL;
 	}
 	g_array_free(p->with_extra, TRUE);
 	letw_grow_free(&p->rg, sizeof(*p->regions));
@@ -133,7 +133,7 @@ static int add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
 		.origin = (uint8_t)origin,
 		.name = g_string_chunk_insert(p->names, name),
 		.method_id = method_id, .version_id = version_id,
-		.rec_ns = ns, .load_ns = ns,
+		.rec_ns = ns,
 	};
 
 	if (p->nregions >= G_MAXUINT - 1)
@@ -243,19 +243,23 @@ int letw_jd_proc_rundown(struct letw_jd_proc *p, uint64_t ns, int obj,
 	return add(p, old, ns, obj, start, size, name, method_id, version_id, LETW_JD_FROM_RUNDOWN);
 }
 
-/* r has just got its first code bytes or rows: remembered for freeing
- * (once: a region with both is listed twice, and frees each once). */
-static void extra_owner(struct letw_jd_proc *p, struct letw_jd_region *r)
+/* r's extra, made (and remembered for freeing) at its first code bytes
+ * or rows. */
+static struct letw_jd_extra *extra_of(struct letw_jd_proc *p, struct letw_jd_region *r)
 {
 	guint i = (guint)(r - reg(p, 0));
 
-	g_array_append_val(p->with_extra, i);
+	if (!r->extra) {
+		r->extra = g_new0(struct letw_jd_extra, 1);
+		g_array_append_val(p->with_extra, i);
+	}
+	return r->extra;
 }
 
 static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 			const struct letw_jdx *x)
 {
-	struct letw_jd_rows *t = r->rows;
+	struct letw_jd_rows *t = r->extra ? r->extra->rows : NULL;
 
 	if (!t) {
 		char *files = NULL;
@@ -267,8 +271,7 @@ static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 			p->stats.bad_chunks++;
 			return;
 		}
-		t = r->rows = g_new0(struct letw_jd_rows, 1);
-		extra_owner(p, r);
+		t = extra_of(p, r)->rows = g_new0(struct letw_jd_rows, 1);
 		t->total = x->rows_total;
 		t->off = g_new0(uint32_t, t->total);
 		t->line = g_new0(uint32_t, t->total);
@@ -300,7 +303,7 @@ static void extra_lines(struct letw_jd_proc *p, struct letw_jd_region *r,
 static void extra_code(struct letw_jd_proc *p, struct letw_jd_region *r,
 		       const struct letw_jdx *x)
 {
-	struct letw_jd_code *c = r->code;
+	struct letw_jd_code *c = r->extra ? r->extra->code : NULL;
 
 	/* The provider sends at most LETW_CODE_BYTES_MAX bytes of a code
 	 * version: a larger one can never be whole. */
@@ -309,8 +312,7 @@ static void extra_code(struct letw_jd_proc *p, struct letw_jd_region *r,
 		return;
 	}
 	if (!c) {
-		c = r->code = g_new0(struct letw_jd_code, 1);
-		extra_owner(p, r);
+		c = extra_of(p, r)->code = g_new0(struct letw_jd_code, 1);
 		c->size = r->size;
 		c->bytes = g_malloc0(c->size);
 		c->got = g_malloc0((c->size + 7) / 8);
@@ -488,26 +490,28 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns)
 	g_hash_table_destroy(p->at_start);
 	p->at_start = NULL;
 	s = g_new(struct by_start, n ? n : 1);
-	/* Code first seen in a rundown record or an unload (no load event)
-	 * was mapped before the trace began, or later when other code held
-	 * any of its addresses earlier in the trace: the first here, the
-	 * rare second below, where the search proves it. */
 	for (guint i = 0; i < n; i++) {
 		struct letw_jd_region *r = reg(p, i);
 
-		if (r->origin != LETW_JD_FROM_LOAD)
-			r->load_ns = before_ns;
 		s[i] = (struct by_start){ r->start, i, r->size };
 	}
 	sort_key_idx(s, n, sizeof(*s));
+	/* Code first seen in a rundown record or an unload (no load event)
+	 * was mapped before the trace began, or later when other code held
+	 * any of its addresses earlier in the trace: the first here, the
+	 * rare second where the search proves it. A load is mapped at its
+	 * record's time, which load_ns already is (it shares rec_ns's
+	 * storage). The search reads the record time of the region it dates
+	 * (end_before), never another's, so each is overwritten once dated. */
 	for (guint pos = 0; pos < n; pos++) {
-		struct letw_jd_region *r;
+		struct letw_jd_region *r = reg(p, s[pos].idx);
+		uint64_t t = before_ns;
 
-		if (!overlapped(p, s, n, pos, NULL))
+		if (r->origin == LETW_JD_FROM_LOAD)
 			continue;
-		r = reg(p, s[pos].idx);
-		if (r->origin != LETW_JD_FROM_LOAD)
-			overlapped(p, s, n, pos, &r->load_ns);
+		if (overlapped(p, s, n, pos, NULL))
+			overlapped(p, s, n, pos, &t);
+		r->load_ns = t;
 	}
 	g_free(s);
 	k = g_new(struct keyed, n ? n : 1);
@@ -523,17 +527,21 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns)
 
 const uint8_t *letw_jd_region_code(const struct letw_jd_region *r)
 {
-	return r->code && r->code->have == r->code->size ? r->code->bytes : NULL;
+	const struct letw_jd_code *c = r->extra ? r->extra->code : NULL;
+
+	return c && c->have == c->size ? c->bytes : NULL;
 }
 
 int letw_jd_region_has_lines(const struct letw_jd_region *r)
 {
-	return r->rows && r->rows->have == r->rows->total;
+	const struct letw_jd_rows *t = r->extra ? r->extra->rows : NULL;
+
+	return t && t->have == t->total;
 }
 
 GArray *letw_jd_region_debug_lines(const struct letw_jd_region *r)
 {
-	const struct letw_jd_rows *t = r->rows;
+	const struct letw_jd_rows *t = r->extra->rows;
 	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct letw_jd_line));
 
 	for (uint32_t i = 0; i < t->total;) {

@@ -54,6 +54,15 @@ enum letw_jd_origin {
 struct letw_jd_code;
 struct letw_jd_rows;
 
+/* What few regions own: their code bytes and line table, as far as the
+ * trace carried them (most have neither: one pointer in the region). */
+struct letw_jd_extra {
+	struct letw_jd_code *code;
+	struct letw_jd_rows *rows;
+};
+
+/* 64 bytes: 10^5 and more of them, and every page of the array is one
+ * the kernel clears first (jitdump.c's speed is mostly memory). */
 struct letw_jd_region {
 	uint64_t start;
 	uint32_t size;
@@ -63,12 +72,16 @@ struct letw_jd_region {
 	uint8_t superseded; /* a newer region starts at the same address */
 	char *name;       /* in the process's string chunk */
 	uint64_t method_id, version_id;
-	uint64_t rec_ns;  /* the event that made the region */
+	union {
+		uint64_t rec_ns;  /* the event that made the region... */
+		uint64_t load_ns; /* ...until letw_jd_proc_finish makes it the
+				   * time perf maps it */
+	};
 	uint64_t death_ns;
-	uint64_t load_ns; /* when perf maps it; set by letw_jd_proc_finish */
-	struct letw_jd_code *code;
-	struct letw_jd_rows *rows;
+	struct letw_jd_extra *extra; /* NULL: neither */
 };
+
+G_STATIC_ASSERT(sizeof(struct letw_jd_region) == 64);
 
 struct letw_jd_stats {
 	uint64_t loads, rundown_new, rundown_known, unload_only;
@@ -136,6 +149,16 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns);
 const uint8_t *letw_jd_region_code(const struct letw_jd_region *r);
 /* Whether the trace held the region's whole line table. */
 int letw_jd_region_has_lines(const struct letw_jd_region *r);
+/* Whether it held any of them (whole or not). */
+static inline int letw_jd_region_some_code(const struct letw_jd_region *r)
+{
+	return r->extra && r->extra->code;
+}
+
+static inline int letw_jd_region_some_lines(const struct letw_jd_region *r)
+{
+	return r->extra && r->extra->rows;
+}
 /*
  * The DEBUG_INFO entries of a region with a whole line table: one per
  * native offset, the innermost inline frame there (the deepest
