@@ -12,7 +12,7 @@
 #define LETW_EXIT_ERROR 1      /* could not do what was asked */
 #define LETW_EXIT_USAGE 2      /* bad command line */
 #define LETW_EXIT_INCOMPLETE 3 /* report, perfmap, jitdump: a trace or pass not complete */
-#define LETW_EXIT_INTERRUPTED 130 /* start, stop, snapshot: SIGINT, SIGTERM or SIGHUP */
+#define LETW_EXIT_INTERRUPTED 130 /* SIGINT, SIGTERM or SIGHUP (all but watch) */
 
 extern const char *letw_prog; /* "lttng-etw" */
 
@@ -42,6 +42,12 @@ int letw_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * command says what it leaves and exits LETW_EXIT_INTERRUPTED. */
 extern volatile sig_atomic_t letw_interrupted;
 void letw_catch_interrupts(void);
+
+/* s as one word of a command line printed for the user to paste into a
+ * shell: as is when it needs no quoting, else in single quotes with an
+ * embedded ' as '\'' (a session named "my run" or "bob's" printed bare
+ * ran another command). malloc()ed; NULL when out of memory. */
+char *letw_shell_quote(const char *s);
 
 /* Sleep ms milliseconds (a signal cuts it short: every caller polls). */
 void letw_sleep_ms(long ms);

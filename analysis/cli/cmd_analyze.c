@@ -51,7 +51,8 @@ static void perfmap_usage(FILE *f)
 		"  -h, --help\n"
 		"\n"
 		"Exit status: 0 maps written, 3 maps written from an incomplete trace or\n"
-		"rundown passes not complete, 1 error.\n",
+		"rundown passes not complete, 1 error, 130 interrupted (SIGINT, SIGTERM,\n"
+		"SIGHUP: the map being written is not put in place).\n",
 		letw_prog);
 }
 
@@ -85,7 +86,8 @@ static void report_usage(FILE *f)
 		"is said and skipped, an error only when every chunk is such.\n"
 		"\n"
 		"Exit status: 0 all passes complete and the trace read whole, 3 some pass is\n"
-		"not complete or the trace is incomplete, 1 error (in any chunk).\n",
+		"not complete or the trace is incomplete, 1 error (in any chunk), 130\n"
+		"interrupted (SIGINT, SIGTERM, SIGHUP: -o FILE left as it was).\n",
 		letw_prog);
 }
 

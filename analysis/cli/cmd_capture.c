@@ -27,8 +27,48 @@ static void usage(FILE *f)
 		"                     sessions, e.g. 0x1000000000058 for DCStart of all kinds)\n"
 		"  -h, --help\n"
 		"\n"
-		"Exit status: 0 every request accepted (and, with --wait, answered), 1 otherwise.\n",
+		"Exit status: 0 every request accepted (and, with --wait, answered), 1 otherwise,\n"
+		"130 interrupted by SIGINT, SIGTERM or SIGHUP: the passes asked for go on in their\n"
+		"processes; which processes were not asked, and the command to ask them, is said.\n",
 		letw_prog);
+}
+
+/* Said when capture-state is interrupted (exit 130): nothing is undone, a
+ * pass once asked for runs to its end in its process, into the sessions
+ * recording then; the processes not asked yet are named with the command
+ * that asks them, as start/stop/snapshot say what they leave. Before,
+ * Ctrl-C in a --wait killed it without a word. */
+static int capture_interrupted(const pid_t *pids, int npids, int asked, int unwaited,
+			       int wait, uint64_t timeout_s, uint64_t mask)
+{
+	char *again = NULL;
+	size_t len;
+	FILE *f = asked < npids ? open_memstream(&again, &len) : NULL;
+	char unw[64] = "";
+
+	if (f) {
+		fprintf(f, "%s capture-state", letw_prog);
+		for (int i = asked; i < npids; i++)
+			fprintf(f, " --pid %d", (int)pids[i]);
+		if (wait)
+			fprintf(f, " --wait --timeout %" PRIu64, timeout_s);
+		if (mask)
+			fprintf(f, " --mask 0x%" PRIx64, mask);
+		if (fclose(f) != 0) {
+			free(again);
+			again = NULL;
+		}
+	}
+	if (unwaited)
+		snprintf(unw, sizeof(unw), " (pid %d's pass not waited for)", (int)pids[asked - 1]);
+	if (asked < npids)
+		letw_err("capture-state: interrupted: %d of %d process(es) asked, their passes go on%s; not asked: %d (`%s` asks them)",
+			 asked, npids, unw, npids - asked, again ? again : "capture-state");
+	else
+		letw_err("capture-state: interrupted: all %d process(es) asked, their passes go on%s",
+			 npids, unw);
+	free(again);
+	return LETW_EXIT_INTERRUPTED;
 }
 
 const char *letw_ctl_strerror(int err)
@@ -114,6 +154,7 @@ int letw_cmd_capture_state(int argc, char **argv)
 		free(pids);
 		return LETW_EXIT_USAGE;
 	}
+	letw_catch_interrupts();
 	if (all) {
 		npids = letw_ctl_list(&pids);
 		if (npids < 0) {
@@ -128,6 +169,15 @@ int letw_cmd_capture_state(int argc, char **argv)
 
 		ret = letw_ctl_call(pids[i], LETW_CTL_CAPTURE_STATE, mask, wait,
 				    (int)timeout_s * 1000, &r);
+		/* -EINTR: not sent; -EINPROGRESS: sent, its reply not waited
+		 * for. An answer that came is printed first (the next turn
+		 * stops). */
+		if ((ret == -EINTR || ret == -EINPROGRESS) && letw_interrupted) {
+			ret = capture_interrupted(pids, npids, i + (ret == -EINPROGRESS),
+						  ret == -EINPROGRESS, wait, timeout_s, mask);
+			free(pids);
+			return ret;
+		}
 		if (!ret && wait)
 			ret = r.status;
 		if (all && letw_ctl_denied(ret)) {
@@ -149,6 +199,11 @@ int letw_cmd_capture_state(int argc, char **argv)
 			       " skipped (raced), mask 0x%" PRIx64 "\n",
 			       (int)pids[i], r.pass_id, passes_name(r.passes), r.emitted,
 			       r.skipped_raced, r.rundown_mask);
+		if (letw_interrupted && i + 1 < npids) {
+			ret = capture_interrupted(pids, npids, i + 1, 0, wait, timeout_s, mask);
+			free(pids);
+			return ret;
+		}
 	}
 	if (others)
 		letw_note("capture-state: %d process(es) of other users not asked: %s", others,
@@ -171,7 +226,11 @@ static void status_usage(FILE *f)
 		"\n"
 		"  -p, --pid PID   a process (repeatable)\n"
 		"  -a, --all       every process with an lttng-etw control socket\n"
-		"  -h, --help\n", letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 every process listed, 1 some could not be asked, 130\n"
+		"interrupted by SIGINT, SIGTERM or SIGHUP (how many were listed is said).\n",
+		letw_prog);
 }
 
 int letw_cmd_status(int argc, char **argv)
@@ -216,6 +275,7 @@ int letw_cmd_status(int argc, char **argv)
 		return LETW_EXIT_USAGE;
 	}
 	all = !npids;
+	letw_catch_interrupts();
 	if (all) {
 		npids = letw_ctl_list(&pids);
 		if (npids < 0) {
@@ -230,6 +290,14 @@ int letw_cmd_status(int argc, char **argv)
 		struct letw_ctl_reply r;
 
 		ret = letw_ctl_call(pids[i], LETW_CTL_STATUS, 0, 1, 5000, &r);
+		/* Interrupted (a stopped process holds each call up to 5 s):
+		 * it only asked, so nothing is left but a shorter list, said
+		 * so that it is not taken for every process. */
+		if ((ret == -EINTR || ret == -EINPROGRESS) && letw_interrupted) {
+			letw_err("status: interrupted: %d of %d process(es) asked", i, npids);
+			free(pids);
+			return LETW_EXIT_INTERRUPTED;
+		}
 		if (!ret)
 			ret = r.status;
 		/* Another user's processes are listed too (/proc/net/unix):

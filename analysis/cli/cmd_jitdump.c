@@ -56,7 +56,8 @@ static void jitdump_usage(FILE *f)
 		"  -h, --help\n"
 		"\n"
 		"Exit status: 0 dumps written, 3 dumps written from an incomplete trace or\n"
-		"rundown passes not complete, 1 error.\n",
+		"rundown passes not complete, 1 error, 130 interrupted (SIGINT, SIGTERM,\n"
+		"SIGHUP: the dump being written is not put in place).\n",
 		letw_prog, letw_prog);
 }
 

@@ -170,14 +170,19 @@ static int interrupted(const char *cmd, const struct session_opts *o, enum left 
 	char *again = NULL;
 	size_t len;
 	FILE *f = open_memstream(&again, &len);
-	const char *a;
+	/* The commands are printed to be pasted: session and channel names
+	 * as shell words (a name with a blank or a quote, printed bare, ran
+	 * another command). */
+	char *qs = letw_shell_quote(o->session);
+	char *qc = o->channel ? letw_shell_quote(o->channel) : NULL;
+	const char *a, *s = qs ? qs : o->session;
 
 	if (f) {
-		fprintf(f, "%s %s %s", letw_prog, cmd, o->session);
+		fprintf(f, "%s %s %s", letw_prog, cmd, s);
 		for (int i = 0; i < o->npids; i++)
 			fprintf(f, " --pid %d", (int)o->pids[i]);
 		if (o->channel)
-			fprintf(f, " --channel %s", o->channel);
+			fprintf(f, " --channel %s", qc ? qc : o->channel);
 		if (fclose(f) != 0) {
 			free(again);
 			again = NULL;
@@ -190,13 +195,13 @@ static int interrupted(const char *cmd, const struct session_opts *o, enum left 
 		break;
 	case LEFT_STARTED:
 		letw_err("start: interrupted: session `%s` left started, its DCStart passes not waited for (`lttng-etw status` shows them); to redo it: `lttng stop %s`, then `%s`",
-			 o->session, o->session, a);
+			 o->session, s, a);
 		break;
 	case LEFT_DCEND_ON:
 	case LEFT_DCEND_ASKED:
 		letw_err("stop: interrupted: session `%s` left active with DCEnd events enabled, %s; run `%s` again, or `lttng stop %s`",
 			 o->session, left == LEFT_DCEND_ON ? "no DCEnd pass asked for"
-			 : "its DCEnd passes not waited for", a, o->session);
+			 : "its DCEnd passes not waited for", a, s);
 		break;
 	case LEFT_NO_SNAPSHOT:
 		letw_err("snapshot: interrupted: no snapshot of `%s` recorded (its statedump regenerated, the passes not waited for); run `%s` again",
@@ -204,6 +209,8 @@ static int interrupted(const char *cmd, const struct session_opts *o, enum left 
 		break;
 	}
 	free(again);
+	free(qs);
+	free(qc);
 	return LETW_EXIT_INTERRUPTED;
 }
 
@@ -343,8 +350,11 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 static void none_answered(const char *cmd, const char *session, const char *state,
 			  const char *plain)
 {
+	char *q = letw_shell_quote(session);
+
 	letw_err("%s: none of the --pid processes answered: nothing changed, `%s` %s (rerun with the right --pid, or %s: `lttng %s %s`)",
-		 cmd, session, state, plain, cmd, session);
+		 cmd, session, state, plain, cmd, q ? q : session);
+	free(q);
 }
 
 static void start_usage(FILE *f)
@@ -490,8 +500,11 @@ int letw_cmd_stop(int argc, char **argv)
 	if (ret) {
 		/* No DCEnd pass was asked for: stopping now would lose it
 		 * for good. Left running, for the user to fix and rerun. */
+		char *q = letw_shell_quote(o.session);
+
 		letw_err("stop: no DCEnd rundown asked for: `%s` left running (rerun, or `lttng stop %s`)",
-			 o.session, o.session);
+			 o.session, q ? q : o.session);
+		free(q);
 		failed = 1;
 		goto out;
 	}

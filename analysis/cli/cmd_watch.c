@@ -469,7 +469,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: %s watch [--session NAME]... [-v]\n"
 		"\n"
-		"Run until SIGINT/SIGTERM/SIGHUP, or until standard output is closed\n"
+		"Run until SIGINT/SIGTERM/SIGHUP (its way to stop: exit status 0, as a\n"
+		"service manager's stop expects), or until standard output is closed\n"
 		"(exit status 1): whenever a rotation of a watched session begins\n"
 		"(`lttng rotate`, or a rotation schedule), regenerate that session's\n"
 		"statedump, so every lttng-etw process writes a rundown pass into the new\n"

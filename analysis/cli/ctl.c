@@ -144,6 +144,9 @@ int letw_ctl_vpid(pid_t pid, pid_t *vpid)
 	return ns_vpid(pid, vpid, &levels);
 }
 
+/* The longest poll() between two looks at letw_interrupted. */
+#define POLL_SLICE_MS 100
+
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		  int timeout_ms, struct letw_ctl_reply *out)
 {
@@ -182,23 +185,34 @@ int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		goto out;
 	}
 	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	do {
-		int left = -1;
+	/* In slices of POLL_SLICE_MS: an interrupt that lands between the
+	 * check below and poll() would not cut poll short, and the command
+	 * would wait out the whole timeout (30 s for capture-state --wait)
+	 * before saying it was interrupted. */
+	for (;;) {
+		int left = POLL_SLICE_MS;
 
+		if (letw_interrupted) {
+			ret = -EINPROGRESS; /* sent: the provider runs it all the same */
+			goto out;
+		}
 		if (deadline > 0) {
 			double s = deadline - letw_now_s();
 
-			left = s > 0 ? (int)(s * 1000) + 1 : 0;
+			if (s <= 0) {
+				ret = -ETIMEDOUT;
+				goto out;
+			}
+			if (s * 1000 < left)
+				left = (int)(s * 1000) + 1;
 		}
 		ret = poll(&pfd, 1, left);
-	} while (ret < 0 && errno == EINTR && !letw_interrupted);
-	if (ret < 0) {
-		ret = -errno; /* not read: recv() would block */
-		goto out;
-	}
-	if (ret == 0) {
-		ret = -ETIMEDOUT;
-		goto out;
+		if (ret > 0)
+			break;
+		if (ret < 0 && errno != EINTR) {
+			ret = -errno; /* not read: recv() would block */
+			goto out;
+		}
 	}
 	n = recv(fd, out, sizeof(*out), MSG_TRUNC);
 	if (n < 0) {

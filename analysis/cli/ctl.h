@@ -19,7 +19,9 @@
  * socket, -EACCES when it serves another user (root and its own user only),
  * -EADDRINUSE when the socket named for it is served by another
  * process, -ETIMEDOUT, -EPROTO for a malformed reply, -EINTR once the
- * command is interrupted (letw_interrupted, cli.h): at once, not waited.
+ * command is interrupted (letw_interrupted, cli.h) before the request was
+ * sent, -EINPROGRESS when interrupted after (the provider still runs it):
+ * at once, not waited.
  */
 int letw_ctl_call(pid_t pid, uint16_t type, uint64_t mask, int wait_reply,
 		  int timeout_ms, struct letw_ctl_reply *out);

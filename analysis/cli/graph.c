@@ -184,10 +184,11 @@ out:
 }
 
 static bt_interrupter *the_interrupter;
+static volatile sig_atomic_t the_signal;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	the_signal = sig;
 	if (the_interrupter)
 		bt_interrupter_set(the_interrupter);
 }
@@ -216,6 +217,7 @@ static int run(bt_graph *g, const struct letw_graph_opts *o,
 		 * said the same way, as the parent does of one after our
 		 * exit. */
 		if (the_interrupter && bt_interrupter_is_set(the_interrupter)) {
+			sh->interrupted = the_signal ? the_signal : SIGINT;
 			fail(sh, "interrupted");
 			return -1;
 		}

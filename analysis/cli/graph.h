@@ -89,7 +89,8 @@ typedef void (*letw_chunk_done_fn)(const struct letw_chunk *c,
  * chunk order (letw_trace_chunks), and judge each run (letw_graph_verdict,
  * prefixed `chunk NAME: `). A chunk that fails is said and the next one
  * read all the same; an interrupted run (letw_graph_stopped) ends it all.
- * Returns the worst exit status: LETW_EXIT_ERROR when some run failed,
+ * Returns LETW_EXIT_INTERRUPTED when interrupted (SIGINT, SIGTERM,
+ * SIGHUP), else the worst exit status: LETW_EXIT_ERROR when some run failed,
  * else LETW_EXIT_INCOMPLETE when some run was (unless
  * o->allow_incomplete), else LETW_EXIT_OK. */
 int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
@@ -102,8 +103,9 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *result);
 
 /* Set (never cleared) once a run of letw_graph_run was interrupted
- * (SIGINT, SIGTERM) or its output closed (SIGPIPE): no further run is
- * wanted. */
+ * (SIGINT, SIGTERM, SIGHUP) or its output closed (SIGPIPE): no further run
+ * is wanted. An interrupt also sets letw_interrupted (cli.h), for the
+ * command's exit status 130. */
 extern volatile sig_atomic_t letw_graph_stopped;
 
 /* After a successful run: say whether the trace was read whole (and, for
@@ -129,6 +131,10 @@ struct letw_graph_shared {
 	int phase;               /* enum letw_graph_phase */
 	char current[1024];      /* the trace (directory) being opened */
 	int has_error;           /* the child failed with the text below */
+	int interrupted;         /* the signal that stopped the child's graph
+				  * (SIGINT, SIGTERM, SIGHUP), 0: none; a
+				  * Ctrl-C may reach the child before the
+				  * parent's handler runs */
 	volatile int alloc_failed; /* an allocation of the child failed
 				    * (allocwatch.c): its memory limit */
 	char err_what[1024];     /* e.g. "cannot open the trace `X`" */

@@ -155,9 +155,13 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 	 * may be cut. Read, said, and never called complete (analysis
 	 * audit: `report` said "trace complete", exit 0, and perfmap wrote
 	 * 582 of the 940 regions the stopped trace holds). */
-	if (recording)
+	if (recording) {
+		char *q = letw_shell_quote(recording); /* a command to paste */
+
 		letw_err("%s: session `%s` is still recording into `%s`: what it has not written yet is not read (stop it first: `lttng stop %s`; or read it live)",
-			 cmd, recording, trace, recording);
+			 cmd, recording, trace, q ? q : recording);
+		free(q);
+	}
 	if (letw_trace_chunks(trace, &chunks)) {
 		free(recording);
 		return LETW_EXIT_ERROR;
@@ -181,7 +185,7 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 		r = run_one(o, cmd, &c, params, done, data);
 		free(path);
 		if (letw_graph_stopped) {
-			ret = LETW_EXIT_ERROR; /* interrupted: said above */
+			ret = LETW_EXIT_ERROR; /* interrupted or output closed: said above */
 			break;
 		}
 		/* One the processes were idle through (a timer rotation)
@@ -211,6 +215,10 @@ int letw_graph_run_chunks(struct letw_graph_opts *o, const char *trace,
 	}
 	if (recording && ret == LETW_EXIT_OK)
 		ret = LETW_EXIT_INCOMPLETE;
+	/* Interrupted ("interrupted" said above): 130 whatever the runs
+	 * before gave, as a shell reports a command a signal stopped. */
+	if (letw_interrupted)
+		ret = LETW_EXIT_INTERRUPTED;
 	free(recording);
 	letw_traces_fini(&chunks);
 	return ret;

@@ -77,6 +77,38 @@ void letw_catch_interrupts(void)
 			sigaction(sigs[i], &sa, NULL);
 }
 
+char *letw_shell_quote(const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-.,/:=@%+";
+	size_t n = 0, i;
+	char *q, *p;
+
+	/* As is when every character is one no shell reads specially (not
+	 * even ~ or # at the start of a word): the usual session name stays
+	 * readable. */
+	if (*s && strspn(s, plain) == strlen(s))
+		return strdup(s);
+	for (i = 0; s[i]; i++)
+		n += s[i] == '\'' ? 4 : 1;
+	q = malloc(n + 3);
+	if (!q)
+		return NULL;
+	p = q;
+	*p++ = '\'';
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '\'') {
+			memcpy(p, "'\\''", 4); /* close, a quoted quote, reopen */
+			p += 4;
+		} else {
+			*p++ = s[i];
+		}
+	}
+	*p++ = '\'';
+	*p = 0;
+	return q;
+}
+
 void letw_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -156,8 +188,9 @@ static void usage(FILE *f)
 		"Run `%s COMMAND --help` for a command's options.\n"
 		"\n"
 		"Exit status: 0 ok, 1 error, 2 usage error, 3 (report, perfmap, jitdump) the trace\n"
-		"or a pass in it is not complete (the output is still written), 130 (start,\n"
-		"stop, snapshot) interrupted by SIGINT, SIGTERM or SIGHUP (the state left is said).\n",
+		"or a pass in it is not complete (the output is still written), 130 interrupted\n"
+		"by SIGINT, SIGTERM or SIGHUP (what is left is said; no half-written output is\n"
+		"put in place). watch stops on those signals: exit 0.\n",
 		letw_prog, letw_prog);
 }
 

@@ -121,7 +121,7 @@ int letw_proc_capture(struct letw_proc *p, uint64_t mask, int dcend, double time
 		ret = r.status;
 	if (letw_proc_gone(ret))
 		return 0; /* exited meanwhile */
-	if (ret == -EINTR && letw_interrupted)
+	if ((ret == -EINTR || ret == -EINPROGRESS) && letw_interrupted)
 		return -1; /* its pass goes on; the caller says what is left */
 	if (ret) {
 		letw_err("pid %d: capture-state: %s", (int)p->pid, letw_ctl_strerror(ret));

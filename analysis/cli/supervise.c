@@ -417,8 +417,8 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if (got_signal) {
 			/* Ctrl-C reaches the child too; kill(1) may not. */
 			kill(pid, got_signal);
+			interrupted = got_signal;
 			got_signal = 0;
-			interrupted = 1;
 		}
 		if (eof || letw_child_stat(pid, &cs) != 0)
 			continue;
@@ -476,10 +476,20 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	/* Asked to stop (Ctrl-C reaches the child alone when the parent's
 	 * handler has not run yet), or our output is gone: a caller with
 	 * more runs to do (the chunks of a session) does not start them. */
-	if (interrupted || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT ||
+	if (!interrupted && sh->interrupted)
+		interrupted = sh->interrupted;
+	if (!interrupted && WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT ||
 						    WTERMSIG(status) == SIGTERM ||
-						    WTERMSIG(status) == SIGHUP ||
-						    WTERMSIG(status) == SIGPIPE)))
+						    WTERMSIG(status) == SIGHUP))
+		interrupted = WTERMSIG(status);
+	/* An interrupt is the command's exit status 130, as for the session
+	 * commands and any other command a shell user stops (exit 1 read as
+	 * a failed analysis: a script could not tell Ctrl-C from a damaged
+	 * trace). The outputs are as the sinks left them: each put in place
+	 * whole, or not at all. */
+	if (interrupted)
+		letw_interrupted = interrupted;
+	if (interrupted || (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE))
 		letw_graph_stopped = 1;
 	*r = sh->result;
 	if (stalled)

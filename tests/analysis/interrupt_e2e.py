@@ -10,7 +10,9 @@ was taken by the child's handler, which only set babeltrace2's
 interrupter: the dump was written to its end and put in place, and the
 command exited 0 as if nothing had happened. Now the writer stops, removes
 its temporary file and leaves the previous dump as it was, and the command
-exits 1 saying `interrupted`.
+exits 130 saying `interrupted` (as the session commands do, and as a shell
+reports a command a signal stopped: it exited 1, which a script could not
+tell from a damaged trace).
 
 The write phase is caught deterministically, not by timing: the test waits
 for the dump's temporary file to appear, stops the reader child
@@ -176,7 +178,7 @@ def case(cli, trace, tmp, name, sig, to_group):
         check(name + ': the write is caught', False, 'written before its temporary file was seen, 5 times')
         return
     rc, err, secs = r
-    check(name + ': exit status 1', rc == 1, 'exit %s: %s' % (rc, err))
+    check(name + ': exit status 130', rc == 130, 'exit %s: %s' % (rc, err))
     check(name + ': says interrupted', 'lttng-etw: interrupted' in err, err)
     check(name + ': no temporary file left', not temps(out), os.listdir(out))
     with open(dump, 'rb') as f:

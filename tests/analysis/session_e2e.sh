@@ -444,7 +444,9 @@ interrupt() {
 	env --default-signal=INT "$LETW_CLI" "$@" --timeout 30 >"$T/int.out" 2>&1 &
 	c=$!
 	letw_track "$c"
-	letw_wait_for bash -c "lttng list '$sess' | grep -q '$ready'" ||
+	# A function, not `bash -c`: the session's name holds a quote.
+	listed() { lttng list "$sess" | grep -q "$ready"; }
+	letw_wait_for listed ||
 		letw_fail "$*: never got to '$ready': $(cat "$T/int.out")"
 	sleep 2
 	kill -"$sig" "$c"
@@ -455,16 +457,23 @@ interrupt() {
 	letw_untrack "$c"
 	release
 }
-i=$(anl_session sess-i "$ip" "" 'letw_rundown:*dcstart*') || exit 1
+# Session I's name holds a blank and a quote: the command printed to run
+# again is pasted into a shell, and must stop that session (printed bare,
+# `lttng-etw stop sess i's-...` was an unterminated quote).
+i=$(anl_session "sess i's" "$ip" "" 'letw_rundown:*dcstart*') || exit 1
+qi="'${i//\'/\'\\\'\'}'"
 "$LETW_CLI" start "$i" --pid "$ip" >/dev/null || letw_fail "start I"
 interrupt INT "$i" dcend stop "$i" --pid "$ip"
 [ "$rc" = 130 ] &&
-	grep -q "stop: interrupted: session \`$i\` left active with DCEnd events enabled, its DCEnd passes not waited for; run \`lttng-etw stop $i --pid $ip\` again, or \`lttng stop $i\`" "$T/int.out" ||
+	grep -qF "stop: interrupted: session \`$i\` left active with DCEnd events enabled, its DCEnd passes not waited for; run \`lttng-etw stop $qi --pid $ip\` again, or \`lttng stop $qi\`" "$T/int.out" ||
 	letw_fail "stop interrupted while it waits: exit $rc: $(cat "$T/int.out")"
 lttng list "$i" | head -1 | grep -q "\[active\]" && lttng list "$i" | grep -q dcend ||
 	letw_fail "stop interrupted: not left active with the DCEnd events: $(lttng list "$i")"
-"$LETW_CLI" stop "$i" --pid "$ip" >"$T/int-rerun.out" 2>&1 ||
-	letw_fail "stop again after the interrupted one: exit $?: $(cat "$T/int-rerun.out")"
+# The rerun as printed, through a shell (lttng-etw from the build).
+again=$(sed -n 's/.*; run `\(lttng-etw [^`]*\)` again.*/\1/p' "$T/int.out")
+[ -n "$again" ] || letw_fail "no command to run again in: $(cat "$T/int.out")"
+PATH=$(dirname "$LETW_CLI"):$PATH bash -c "$again" >"$T/int-rerun.out" 2>&1 ||
+	letw_fail "the printed \`$again\` after the interrupted stop: exit $?: $(cat "$T/int-rerun.out")"
 lttng list "$i" | head -1 | grep -q "\[inactive\]" ||
 	letw_fail "the rerun stop left $i: $(lttng list "$i" | head -1)"
 complete_pass "$i" "$ip" dcend ||
@@ -481,6 +490,33 @@ interrupt HUP "$j" active snapshot "$j" --pid "$ip"
 [ -z "$(find "$(anl_trace "$j")" -name metadata 2>/dev/null)" ] ||
 	letw_fail "snapshot interrupted: a snapshot was recorded: $(find "$(anl_trace "$j")")"
 letw_destroy_session "$j"
+# 9. capture-state --wait and status, interrupted while the process's
+# control thread is held (a process in a long pass): each stops at once,
+# says what it leaves, exits 130. They died by the signal, unsaid.
+# int_ctl SIG CMD...: run `lttng-etw CMD...`, SIG it after 1 s; it must
+# end within 3 s. Sets rc.
+int_ctl() {
+	local sig=$1 c
+	shift
+	hold "$ip"
+	env --default-signal=INT "$LETW_CLI" "$@" >"$T/int.out" 2>&1 &
+	c=$!
+	letw_track "$c"
+	sleep 1
+	kill -"$sig" "$c"
+	c_ended() { ! letw_running "$c"; }
+	LETW_WAIT_SECONDS=3 letw_wait_for c_ended || letw_fail "$* still runs 3 s after SIG$sig"
+	rc=0
+	wait "$c" || rc=$?
+	letw_untrack "$c"
+	release
+}
+int_ctl INT capture-state --pid "$ip" --wait --timeout 30
+[ "$rc" = 130 ] && grep -q "capture-state: interrupted: .*their passes go on" "$T/int.out" ||
+	letw_fail "capture-state --wait interrupted: exit $rc: $(cat "$T/int.out")"
+int_ctl TERM status --pid "$ip"
+[ "$rc" = 130 ] && grep -q "status: interrupted: 0 of 1 process(es) asked" "$T/int.out" ||
+	letw_fail "status interrupted: exit $rc: $(cat "$T/int.out")"
 touch "$f.iexit"
 wait "$ip" || letw_fail "the interrupted commands' letw-scenario failed"
 letw_untrack "$ip"
