@@ -42,6 +42,13 @@ int letw_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * command says what it leaves and exits LETW_EXIT_INTERRUPTED. */
 extern volatile sig_atomic_t letw_interrupted;
 void letw_catch_interrupts(void);
+/* Install sa for sig unless sig is ignored (*old: the disposition found,
+ * to restore). Every command's interrupt handling goes through it: a
+ * signal ignored on entry stays so, `nohup lttng-etw jitdump ... &` is to
+ * outlive the terminal and a script's `lttng-etw report ... &` its Ctrl-C
+ * (the analysis commands and watch caught SIGHUP under nohup and stopped,
+ * while start/stop/snapshot kept on). */
+void letw_catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old);
 
 /* s as one word of a command line printed for the user to paste into a
  * shell: as is when it needs no quoting, else in single quotes with an

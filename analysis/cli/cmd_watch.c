@@ -492,7 +492,7 @@ int letw_cmd_watch(int argc, char **argv)
 	};
 	struct watch w = { 0 };
 	const char **only = NULL, **no;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, old;
 	long since_refresh = REFRESH_MS;
 	int c, failed = 0, announced = 0;
 
@@ -529,9 +529,9 @@ int letw_cmd_watch(int argc, char **argv)
 				 (unsigned long long)ts.tv_nsec);
 	}
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	letw_catch_unless_ignored(SIGINT, &sa, &old);
+	letw_catch_unless_ignored(SIGTERM, &sa, &old);
+	letw_catch_unless_ignored(SIGHUP, &sa, &old);
 	w.chan = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
 	if (!w.chan) {
 		letw_err("watch: cannot open a notification channel to lttng-sessiond");

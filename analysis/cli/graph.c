@@ -196,16 +196,18 @@ static void on_signal(int sig)
 static int run(bt_graph *g, const struct letw_graph_opts *o,
 	       struct letw_graph_shared *sh)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal }, old;
 	bt_graph_run_once_status st;
 
 	the_interrupter = bt_interrupter_create();
 	if (the_interrupter)
 		bt_graph_add_interrupter(g, the_interrupter);
-	/* A terminal hang-up reaches the whole group, this child too. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* A terminal hang-up reaches the whole group, this child too. The
+	 * fork kept what the command found on entry (the parent catches
+	 * after it): one ignored then (nohup) stays ignored here too. */
+	letw_catch_unless_ignored(SIGINT, &sa, &old);
+	letw_catch_unless_ignored(SIGTERM, &sa, &old);
+	letw_catch_unless_ignored(SIGHUP, &sa, &old);
 	sh->phase = LETW_PHASE_RUNNING;
 	for (;;) {
 		st = bt_graph_run_once(g);

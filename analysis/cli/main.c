@@ -73,8 +73,13 @@ void letw_catch_interrupts(void)
 
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+		letw_catch_unless_ignored(sigs[i], &sa, &old);
+}
+
+void letw_catch_unless_ignored(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	if (sigaction(sig, NULL, old) == 0 && old->sa_handler != SIG_IGN)
+		sigaction(sig, sa, NULL);
 }
 
 char *letw_shell_quote(const char *s)

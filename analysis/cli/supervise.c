@@ -399,9 +399,9 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	got_signal = 0;
 	/* SIGHUP too: a closed terminal or ssh session is an interrupt,
 	 * not a reason to leave a half-written temporary file behind. */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	letw_catch_unless_ignored(SIGINT, &sa, &old_int);
+	letw_catch_unless_ignored(SIGTERM, &sa, &old_term);
+	letw_catch_unless_ignored(SIGHUP, &sa, &old_hup);
 	while (!eof) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		char buf[4096];

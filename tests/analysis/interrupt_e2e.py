@@ -121,14 +121,22 @@ def temps(out):
     return [f for f in os.listdir(out) if fnmatch.fnmatch(f, '*.tmp.*')]
 
 
-def interrupt_write(cli, trace, out, sig, to_group):
+def nohup_die_with_us():
+    """As nohup(1) starts the CLI: SIGHUP ignored."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    die_with_us()
+
+
+def interrupt_write(cli, trace, out, sig, to_group, nohup=False):
     """One run of jitdump into out, signalled while it writes. Returns
     (exit status, stderr, seconds from the signal's delivery to the exit),
-    or None when the dump was written before it could be caught."""
+    or None when the dump was written before it could be caught. nohup:
+    started with SIGHUP ignored (sig then is never pending: the child is
+    let go on 0.5 s after it)."""
     p = subprocess.Popen([cli, 'jitdump', trace, '-o', out, '--no-progress'],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, start_new_session=True,
-                         preexec_fn=die_with_us)
+                         preexec_fn=nohup_die_with_us if nohup else die_with_us)
     try:
         # Busy polling: the dump is written in some 50 ms.
         end = time.monotonic() + 120
@@ -150,7 +158,9 @@ def interrupt_write(cli, trace, out, sig, to_group):
             os.killpg(p.pid, sig)      # Ctrl-C: the whole foreground group
         else:
             os.kill(p.pid, sig)        # kill(1): the CLI only, which forwards it
-        if not wait_until(lambda: pending(child, sig), 10):
+        if nohup:
+            time.sleep(0.5)
+        elif not wait_until(lambda: pending(child, sig), 10):
             raise RuntimeError('signal %d never reached the reader child' % sig)
         t0 = time.monotonic()
         os.kill(child, signal.SIGCONT)
@@ -188,6 +198,34 @@ def case(cli, trace, tmp, name, sig, to_group):
     check(name + ': nothing else in the output directory', os.listdir(out) == ['jit-100.dump'],
           os.listdir(out))
     check(name + ': stops within 10 s', secs < 10, '%.1f s' % secs)
+
+
+def nohup_case(cli, trace, tmp):
+    """SIGHUP to a jitdump started under nohup, to the CLI and its group,
+    while it writes: ignored, as start/stop/snapshot ignore it, the dump
+    written whole, exit 0. The CLI and its reader child caught it and
+    stopped: `nohup lttng-etw jitdump ... &` did not outlive the terminal."""
+    name = 'SIGHUP under nohup'
+    for attempt in range(5):
+        out = tempfile.mkdtemp(dir=tmp, prefix='nohup.')
+        dump = os.path.join(out, 'jit-100.dump')
+        with open(dump, 'wb') as f:
+            f.write(PREVIOUS)
+        r = interrupt_write(cli, trace, out, signal.SIGHUP, True, nohup=True)
+        if r is not None:
+            break
+        print('     %s: the dump was written before the test caught it: again' % name)
+        shutil.rmtree(out)
+    else:
+        check(name + ': the write is caught', False, 'written before its temporary file was seen, 5 times')
+        return
+    rc, err, secs = r
+    check(name + ': exit status 0', rc == 0, 'exit %s: %s' % (rc, err))
+    with open(dump, 'rb') as f:
+        head = f.read(len(PREVIOUS) + 1)
+    check(name + ': the dump is written', head != PREVIOUS and len(head) > len(PREVIOUS),
+          'jit-100.dump begins %r' % head[:16])
+    check(name + ': no temporary file left', not temps(out), os.listdir(out))
 
 
 sys.path.insert(0, HERE)
@@ -307,6 +345,7 @@ def main():
         # (exit 129, nothing said).
         case(cli, trace, tmp, 'SIGHUP to the CLI', signal.SIGHUP, False)
         case(cli, trace, tmp, 'SIGHUP to the group', signal.SIGHUP, True)
+        nohup_case(cli, trace, tmp)
         sinks(sys.argv[2], tmp)
     finally:
         shutil.rmtree(tmp)
