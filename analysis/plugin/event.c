@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "trace_facts.h"
 
 static const struct {
 	const char *name;
@@ -50,6 +51,21 @@ const char *letw_ev_kind_name(enum letw_ev_kind k)
 	return "?";
 }
 
+const char *letw_ev_bad_counter(const struct letw_ev *ev)
+{
+	/* A walk's records, the code it skipped, its nanoseconds: none
+	 * reaches 2^48 (2^48 ns is over three days), while a flipped or
+	 * overwritten field does (seen: 2^64-1 printed as the emitted
+	 * count, and a pass judged lossy against it). */
+	if (!letw_count_plausible(ev->emitted))
+		return "emitted";
+	if (!letw_count_plausible(ev->skipped_raced))
+		return "skipped_raced";
+	if (!letw_count_plausible(ev->duration_ns))
+		return "duration_ns";
+	return NULL;
+}
+
 int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len)
 {
 	enum letw_ev_object obj = letw_ev_object(ev->kind);
@@ -59,6 +75,18 @@ int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len)
 		snprintf(buf, len, "%s with `%s` wider than its schema field",
 			 letw_ev_kind_name(ev->kind), ev->overflow);
 		return 1;
+	}
+	if (obj == LETW_OBJ_COMPLETE) {
+		const char *bad = letw_ev_bad_counter(ev);
+
+		/* Not the number: the point is that it is none (and the
+		 * report must never print it as one). */
+		if (bad) {
+			snprintf(buf, len, "%s of pass %llu: %s past 2^48, not a count",
+				 letw_ev_kind_name(ev->kind), (unsigned long long)ev->pass_id, bad);
+			return 1;
+		}
+		return 0;
 	}
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
 		return 0;

@@ -90,9 +90,15 @@ const char *letw_ev_kind_name(enum letw_ev_kind kind);
 #define LETW_USER_ADDR_END (1ull << 57)
 
 /* 1 when a decoded record holds values no runtime can have published (a
- * field wider than the schema's, an impossible code region), with a
- * description in buf; else 0. */
+ * field wider than the schema's, an impossible code region, a Complete's
+ * counter that is no count), with a description in buf; else 0. */
 int letw_ev_absurd(const struct letw_ev *ev, char *buf, size_t len);
+
+/* For a Complete event: the name of its first counter (emitted,
+ * skipped_raced, duration_ns) that holds no count (letw_count_plausible),
+ * or NULL. Such a Complete is absurd: it says nothing of its pass, which
+ * is then not complete (the report says it damaged, not missing). */
+const char *letw_ev_bad_counter(const struct letw_ev *ev);
 
 /* One payload field to decode: where it is in the payload, how to read
  * it, where it goes in struct letw_ev. */

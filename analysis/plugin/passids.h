@@ -65,21 +65,24 @@ struct letw_pass_acct {
 		int64_t proc;
 		uint64_t id, seen, emitted;
 		uint8_t fl, lossy, no_init, orphans;
+		const char *damaged; /* its Complete's counter that is no count */
 	} ex[LETW_PASS_ACCT_EX];
 };
 
-static inline void letw_pass_acct_bad(struct letw_pass_acct *a, int64_t proc,
-				      enum letw_flavour fl, uint64_t id, uint64_t seen,
-				      uint64_t emitted, int lossy, int no_init)
+/* Returns its example, or NULL past the first few. */
+static inline struct letw_pass_bad *
+letw_pass_acct_bad(struct letw_pass_acct *a, int64_t proc, enum letw_flavour fl,
+		   uint64_t id, uint64_t seen, uint64_t emitted, int lossy, int no_init)
 {
 	if (lossy)
 		a->lossy++;
 	else
 		a->truncated++;
-	if (a->nex < LETW_PASS_ACCT_EX)
-		a->ex[a->nex++] = (struct letw_pass_bad){ proc, id, seen, emitted,
-							  (uint8_t)fl, (uint8_t)lossy,
-							  (uint8_t)no_init, 0 };
+	if (a->nex >= LETW_PASS_ACCT_EX)
+		return NULL;
+	a->ex[a->nex] = (struct letw_pass_bad){ proc, id, seen, emitted, (uint8_t)fl,
+						(uint8_t)lossy, (uint8_t)no_init, 0, NULL };
+	return &a->ex[a->nex++];
 }
 
 /* Rundown records of flavour fl seen outside any pass of proc: neither
@@ -92,7 +95,7 @@ static inline void letw_pass_acct_orphans(struct letw_pass_acct *a, int64_t proc
 {
 	a->truncated++;
 	if (a->nex < LETW_PASS_ACCT_EX)
-		a->ex[a->nex++] = (struct letw_pass_bad){ proc, 0, n, 0, (uint8_t)fl, 0, 0, 1 };
+		a->ex[a->nex++] = (struct letw_pass_bad){ proc, 0, n, 0, (uint8_t)fl, 0, 0, 1, NULL };
 }
 
 /* An Init, then a Complete, of flavour fl of process proc, whose open
@@ -123,6 +126,24 @@ static inline void letw_pass_acct_complete(struct letw_pass_acct *a, struct letw
 		letw_pass_acct_bad(a, proc, fl, id, o->orphans, emitted, 0, 1);
 		o->orphans = 0;
 	}
+	o->open = 0;
+}
+
+/* A Complete of pass id whose counter `bad` is no count (letw_ev_bad_counter):
+ * it closes the pass, which is truncated, not judged on a number the
+ * trace's damage made up. */
+static inline void letw_pass_acct_damaged(struct letw_pass_acct *a, struct letw_pass_open *o,
+					  int64_t proc, enum letw_flavour fl, uint64_t id,
+					  const char *bad)
+{
+	uint64_t seen = o->open && o->id == id ? o->seen : 0;
+	struct letw_pass_bad *b;
+
+	if (o->open && o->id != id) /* another pass, never completed */
+		letw_pass_acct_bad(a, proc, fl, o->id, o->seen, 0, 0, 0);
+	b = letw_pass_acct_bad(a, proc, fl, id, seen, 0, 0, 0);
+	if (b)
+		b->damaged = bad;
 	o->open = 0;
 }
 

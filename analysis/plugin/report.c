@@ -100,8 +100,10 @@ static int on_init(struct letw_report *r, struct letw_rproc *p,
 	return 0;
 }
 
+/* bad: the Complete's counter that is no count (damaged_complete), or
+ * NULL. */
 static int on_complete(struct letw_report *r, struct letw_rproc *p,
-		       const struct letw_ev *ev, enum letw_flavour fl)
+		       const struct letw_ev *ev, enum letw_flavour fl, const char *bad)
 {
 	struct letw_pass *ps = NULL;
 
@@ -115,9 +117,17 @@ static int on_complete(struct letw_report *r, struct letw_rproc *p,
 		if (!ps)
 			return -ENOMEM;
 	}
-	ps->has_complete = 1;
-	ps->complete_ns = ps->last_ns = p->last_pass_ns = ev->ts_ns;
+	ps->last_ns = p->last_pass_ns = ev->ts_ns;
 	p->last_pass_id = ev->pass_id;
+	if (bad) {
+		/* The pass ended, but what its Complete says of it is not
+		 * known: truncated, never complete, lossy or inconsistent
+		 * against a number the damage made. */
+		ps->complete_damaged = bad;
+		return 0;
+	}
+	ps->has_complete = 1;
+	ps->complete_ns = ev->ts_ns;
 	ps->emitted = ev->emitted;
 	ps->skipped_raced = ev->skipped_raced;
 	ps->duration_ns = ev->duration_ns;
@@ -208,22 +218,46 @@ static int on_record(struct letw_report *r, struct letw_rproc *p,
 	return add_key(&ps->code_keys, &ps->ncode, &ps->capcode, ev->start);
 }
 
-static int report_event(struct letw_sink *s, const struct letw_ev *ev)
+/* The process of ev, with ev counted as its latest event; NULL when out
+ * of memory. */
+static struct letw_rproc *proc_event(struct letw_report *r, const struct letw_ev *ev)
 {
-	struct letw_report *r = (struct letw_report *)s;
 	struct letw_rproc *p = proc_get(r, ev->proc);
-	enum letw_flavour fl = letw_ev_flavour(ev->kind);
-	int obj = letw_ev_object(ev->kind), ret = 0;
-	const char *name;
 
 	if (!p)
-		goto nomem;
+		return NULL;
 	/* Whether a process went on after a pass that did not complete
 	 * (report_cause.c): one compare an event. */
 	if (!p->events++)
 		p->first_ns = p->last_ns = ev->ts_ns; /* times may be < 0 (clock offset) */
 	else if (ev->ts_ns > p->last_ns)
 		p->last_ns = ev->ts_ns;
+	return p;
+}
+
+static int report_damaged_complete(struct letw_sink *s, const struct letw_ev *ev,
+				   const char *bad)
+{
+	struct letw_report *r = (struct letw_report *)s;
+	struct letw_rproc *p = proc_event(r, ev);
+
+	if (!p || on_complete(r, p, ev, letw_ev_flavour(ev->kind), bad)) {
+		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int report_event(struct letw_sink *s, const struct letw_ev *ev)
+{
+	struct letw_report *r = (struct letw_report *)s;
+	struct letw_rproc *p = proc_event(r, ev);
+	enum letw_flavour fl = letw_ev_flavour(ev->kind);
+	int obj = letw_ev_object(ev->kind), ret = 0;
+	const char *name;
+
+	if (!p)
+		goto nomem;
 	switch (ev->kind) {
 	case LETW_EV_METHOD_LOAD:
 	case LETW_EV_STUB_LOAD:
@@ -246,7 +280,7 @@ static int report_event(struct letw_sink *s, const struct letw_ev *ev)
 		if (obj == LETW_OBJ_INIT)
 			ret = on_init(r, p, ev, fl);
 		else if (obj == LETW_OBJ_COMPLETE)
-			ret = on_complete(r, p, ev, fl);
+			ret = on_complete(r, p, ev, fl, NULL);
 		else
 			ret = on_record(r, p, ev, fl, obj);
 		break;
@@ -406,6 +440,7 @@ static const struct letw_sink_ops report_ops = {
 	.event = report_event,
 	.discarded = report_discarded,
 	.end = report_end,
+	.damaged_complete = report_damaged_complete,
 	.name = "report",
 	.quiet_incomplete = 1,
 };

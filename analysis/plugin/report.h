@@ -46,6 +46,7 @@ enum letw_pass_cause {
 	LETW_CAUSE_PROCESS_ENDS,   /* no Complete, the process's events end in
 				      the pass while others' go on */
 	LETW_CAUSE_COMPLETE_MISSING, /* no Complete, the process went on */
+	LETW_CAUSE_COMPLETE_DAMAGED, /* its Complete's counters are no counts */
 	LETW_CAUSE_TRACE_BEGINS,   /* no Init, the pass began before the trace */
 	LETW_CAUSE_INIT_MISSING,   /* no Init, otherwise */
 	LETW_CAUSE_RECORDS_MISSING, /* fewer records, no loss in its window */
@@ -84,6 +85,9 @@ struct letw_pass {
 	uint32_t control_code;
 	uint64_t match_any_keyword;
 	uint64_t emitted, skipped_raced, duration_ns; /* from the complete */
+	/* Its Complete came with this counter no count (letw_ev_bad_counter):
+	 * has_complete stays 0, so nothing judges the pass by it; else NULL. */
+	const char *complete_damaged;
 	uint64_t seen_methods, seen_stubs, seen_modules;
 	uint64_t *code_keys, *module_keys; /* starts / module ids seen */
 	size_t ncode, capcode, nmod, capmod;

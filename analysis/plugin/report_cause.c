@@ -36,6 +36,7 @@ const char *letw_pass_cause_name(enum letw_pass_cause c)
 		[LETW_CAUSE_TRACE_ENDS] = "trace_ends",
 		[LETW_CAUSE_PROCESS_ENDS] = "process_ends",
 		[LETW_CAUSE_COMPLETE_MISSING] = "complete_missing",
+		[LETW_CAUSE_COMPLETE_DAMAGED] = "complete_damaged",
 		[LETW_CAUSE_TRACE_BEGINS] = "trace_begins",
 		[LETW_CAUSE_INIT_MISSING] = "init_missing",
 		[LETW_CAUSE_RECORDS_MISSING] = "records_missing",
@@ -129,6 +130,11 @@ void letw_report_cause(const struct letw_report *r, struct letw_pass *ps,
 	ps->gap = NULL;
 	if (ps->status == LETW_PASS_COMPLETE)
 		return;
+	/* What the trace shows itself, before any guess from its window. */
+	if (ps->complete_damaged) {
+		ps->cause = LETW_CAUSE_COMPLETE_DAMAGED;
+		return;
+	}
 	g = letw_report_gap_in(r, ps->vpid, b, e);
 	if (g && letw_gap_certain(g)) {
 		ps->gap = g;
@@ -240,6 +246,8 @@ void letw_pass_cause_text(const struct letw_report *r, const struct letw_pass *p
 	/* What is wrong with the pass, then why. */
 	if (!ps->has_init)
 		add(buf, len, &at, "no %s_init in the trace", fl);
+	else if (ps->complete_damaged)
+		add(buf, len, &at, "its %s_complete is damaged", fl);
 	else if (!ps->has_complete)
 		add(buf, len, &at, "no %s_complete in the trace", fl);
 	else if (seen_of(ps) < ps->emitted)
@@ -287,6 +295,10 @@ void letw_pass_cause_text(const struct letw_report *r, const struct letw_pass *p
 	case LETW_CAUSE_COMPLETE_MISSING:
 		add(buf, len, &at, ", though the process went on: the session stopped (and"
 		    " started again) during the pass, or the event lost");
+		break;
+	case LETW_CAUSE_COMPLETE_DAMAGED:
+		add(buf, len, &at, ": its field %s is not a count (past 2^48), so what the pass"
+		    " emitted is unknown", ps->complete_damaged);
 		break;
 	case LETW_CAUSE_TRACE_BEGINS:
 		add(buf, len, &at, ": the pass began before the trace (the session started or"

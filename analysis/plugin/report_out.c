@@ -154,6 +154,12 @@ static void json_pass(const struct letw_report *r, const struct letw_pass *ps, F
 	}
 	fprintf(f, "\"has_init\":%s,\"has_complete\":%s,",
 		ps->has_init ? "true" : "false", ps->has_complete ? "true" : "false");
+	/* Its Complete was there, with a counter that is no count: which,
+	 * not its value (has_complete is false, so no counter is given). */
+	if (ps->complete_damaged)
+		fprintf(f, "\"complete_damaged\":\"%s\",", ps->complete_damaged);
+	else
+		fputs("\"complete_damaged\":null,", f);
 	if (ps->has_init)
 		fprintf(f, "\"init_ns\":%" PRId64 ",\"control_code\":%u,"
 			"\"match_any_keyword\":\"0x%" PRIx64 "\",",

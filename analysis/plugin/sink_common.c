@@ -237,6 +237,29 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 	return 0;
 }
 
+/* A Complete whose counters are no counts: kept out of every analysis
+ * like any absurd record, but it still ends its pass, as damaged: left
+ * open, the pass would read as one whose Complete is missing. (One with
+ * a field too wide for the schema stays dropped: its pass_id may be the
+ * wide one.) */
+static int damaged_complete(struct letw_sink *s, const struct letw_ev *ev)
+{
+	enum letw_flavour fl = letw_ev_flavour(ev->kind);
+	const char *bad = letw_ev_bad_counter(ev);
+	struct letw_vpid_ids *v;
+
+	if (!bad || ev->overflow)
+		return 0;
+	if (s->ops->count_passes) {
+		v = vid_get(s, ev);
+		if (!v)
+			return -ENOMEM;
+		v->rundown_seen = 1;
+		letw_pass_acct_damaged(&s->acct, &v->open[fl], ev->proc, fl, ev->pass_id, bad);
+	}
+	return s->ops->damaged_complete ? s->ops->damaged_complete(s, ev, bad) : 0;
+}
+
 int64_t letw_sink_pass_begin(const struct letw_sink *s, int64_t key, enum letw_flavour fl)
 {
 	/* Records come in runs of one process: vid_find's first guess. */
@@ -292,6 +315,10 @@ int letw_sink_say_passes(struct letw_sink *s)
 			fprintf(stderr, "%s:   process %s: %llu %s record(s) outside any pass (no init or complete event around them: lost, or dropped by an event rule whose --filter names record fields, which init and complete events lack)\n",
 				name, label, (unsigned long long)b->seen,
 				letw_flavour_name((enum letw_flavour)b->fl));
+		else if (b->damaged)
+			fprintf(stderr, "%s:   process %s: %s pass %llu truncated: its complete event is damaged (%s is not a count; %llu record(s) seen)\n",
+				name, label, letw_flavour_name((enum letw_flavour)b->fl),
+				(unsigned long long)b->id, b->damaged, (unsigned long long)b->seen);
 		else if (b->no_init)
 			fprintf(stderr, "%s:   process %s: %s pass %llu truncated: its complete event (%llu record(s) emitted) without its init\n",
 				name, label, letw_flavour_name((enum letw_flavour)b->fl),
@@ -490,6 +517,8 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 			if (letw_facts_absurd(&s->facts, bt_event_borrow_stream_const(
 				    bt_message_event_borrow_event_const(msg)), why))
 				goto nomem;
+			if (letw_ev_object(ev.kind) == LETW_OBJ_COMPLETE)
+				return damaged_complete(s, &ev);
 			return 0;
 		}
 		/* Runtime events pay one comparison; rundown records one

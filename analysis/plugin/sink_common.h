@@ -64,6 +64,11 @@ struct letw_sink_ops {
 	int (*other)(struct letw_sink *s, const bt_message *msg);
 	int (*discarded)(struct letw_sink *s, const bt_message *msg);
 	int (*end)(struct letw_sink *s);
+	/* Optional: a Complete event whose counter `bad` (a field name) is
+	 * no count, already counted as an absurd record of its stream and
+	 * never given to ->event: the pass it ends is damaged. */
+	int (*damaged_complete)(struct letw_sink *s, const struct letw_ev *ev,
+				const char *bad);
 	/* Prefix of the sink's stderr lines ("perfmap"). */
 	const char *name;
 	/* Set by the report only, which prints the trace's completeness

@@ -573,6 +573,60 @@ def d_absurd_size(root, rng):
     return 'absurd code_size/code_start in %d method record(s)' % len(picks), picks[0][0]
 
 
+COMPLETE_LINE = re.compile(
+    r'letw_rundown:(dc(?:start|end))_complete: .*\{ instance_id = \d+, pass_id = (\d+), '
+    r'emitted = (\d+), skipped_raced = (\d+), duration_ns = (\d+) \}')
+COMPLETE_FIELDS = ('emitted', 'skipped_raced', 'duration_ns')
+# Counters no walk reaches (the analysis takes up to 2^48 as a count):
+# what a flipped or overwritten field holds.
+ABSURD_COUNTS = (U64_MAX, 1 << 62, (1 << 48) + 1)
+
+
+def complete_sites(root):
+    """(stream, offset of pass_id, flavour, [pass_id, emitted, skipped_raced,
+    duration_ns]) of every rundown Complete event, found by the values
+    babeltrace2 reads: the four u64 fields lie together in the payload."""
+    out = subprocess.run(['babeltrace2', root], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, check=True).stdout.decode('utf-8', 'replace')
+    sites = []
+    for m in COMPLETE_LINE.finditer(out):
+        vals = [int(x) for x in m.groups()[1:]]
+        pat = struct.pack('<4Q', *vals)
+        hits = [(st, i) for st in all_streams(root)
+                for i in find_all(open(st, 'rb').read(), pat)]
+        if len(hits) != 1:
+            continue  # two passes alike (never seen): not one to damage
+        sites.append((hits[0][0], hits[0][1], m.group(1), vals))
+    if not sites:
+        raise NotApplicable('no rundown complete event in the trace')
+    return sites
+
+
+def damage_completes(root, rng, fields):
+    """Every Complete gets one of fields (in turn) set to an absurd count."""
+    sites = complete_sites(root)
+    first, vfirst = rng.randrange(len(fields)), rng.randrange(len(ABSURD_COUNTS))
+    said = []
+    for n, (st, off, fl, vals) in enumerate(sites):
+        field = fields[(first + n) % len(fields)]
+        v = ABSURD_COUNTS[(vfirst + n) % len(ABSURD_COUNTS)]
+        patch(st, off + 8 * (1 + COMPLETE_FIELDS.index(field)), '<Q', v)
+        said.append('%s_complete of pass %d: %s %d' % (fl, vals[0], field, v))
+    return '; '.join(said), sites[0][0]
+
+
+def d_complete_emitted_absurd(root, rng):
+    """A pass's records emitted past 2^48 (2^64-1 printed as the count,
+    the pass judged lossy against it)."""
+    return damage_completes(root, rng, ('emitted',))
+
+
+def d_complete_walk_absurd(root, rng):
+    """skipped_raced or duration_ns past 2^48 (2^64-1 printed, the pass
+    called complete)."""
+    return damage_completes(root, rng, ('skipped_raced', 'duration_ns'))
+
+
 def a_metadata(root, rng):
     return os.path.join(rng.choice(trace_dirs(root)), 'metadata')
 
@@ -799,6 +853,9 @@ CLASSES = {
     'invalid-utf8': (d_bad_utf8, 'clean', False),
     'control-chars': (d_control_chars, 'clean', False),
     'absurd-size': (d_absurd_size, 'clean', False),
+    # A damaged Complete says nothing of its pass: never "complete".
+    'complete-emitted-absurd': (d_complete_emitted_absurd, 'incomplete', False),
+    'complete-walk-absurd': (d_complete_walk_absurd, 'incomplete', False),
     'meta-duplicate-field': (d_meta_duplicate_field, 'error', False),
     'meta-clock-no-freq': (d_meta_no_freq, 'error', False),
     'meta-clock-freq-zero': (d_meta_freq_zero, 'error', False),
@@ -900,6 +957,11 @@ def map_problems(d):
 
 NOPRECHECK_LOSSY = {'seq-backwards'}
 
+# A count near 2^64, or one the complete-* classes wrote (ABSURD_COUNTS),
+# as a number or as nanoseconds printed in ms ("walk 18446744073709.551 ms").
+ABSURD_PRINTED = re.compile(r'\b1844674407\d{10}\b|' + '|'.join(
+    r'\b%d\b|\b%d\.\d' % (v, v // 10**6) for v in ABSURD_COUNTS))
+
 
 def check(expect, tool, res, named, cls=None):
     """Broken promises of one tool run, as a list of strings."""
@@ -943,8 +1005,8 @@ def check(expect, tool, res, named, cls=None):
     # unknown, never printed (or summed into 2^64 - 1). Not in an error:
     # the reader's own error causes, relayed as they are, print its
     # sentinels ("last-eh-at=18446744073709551615").
-    if not outcome.startswith('error') and re.search(
-            r'\b1844674407\d{10}\b', err + out.decode('utf-8', 'replace')):
+    if not outcome.startswith('error') and ABSURD_PRINTED.search(
+            err + out.decode('utf-8', 'replace')):
         bad.append('a count near 2^64 in the output')
     if expect == 'incomplete':
         # Exit 3; or exit 1 when nothing was left to work on (perfmap with
