@@ -48,6 +48,7 @@
 
 #include "cli.h"
 #include "allocwatch.h"
+#include "fdlimit.h"
 #include "graph.h"
 #include "grow.h"
 #include "hugeheap.h"
@@ -386,6 +387,12 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if (err)
 			fprintf(stderr, "lttng-etw: warning: cannot limit the reader's memory to %llu MiB: %s\n",
 				(unsigned long long)mem_mib, strerror(-err));
+		/* Every stream file stays open while the graph runs: the
+		 * parent checked that the hard limit holds them. */
+		err = letw_fd_limit_raise();
+		if (err)
+			fprintf(stderr, "lttng-etw: warning: cannot raise the reader's open-file limit (ulimit -n) to its hard limit: %s\n",
+				strerror(-err));
 		letw_allocwatch_arm(&sh->alloc_failed);
 		/* Not an error when it cannot: the heap stays in 4 KiB pages.
 		 * The sinks' large arrays (grow.h) follow the heap. */
@@ -585,6 +592,10 @@ int letw_graph_run(const struct letw_graph_opts *o, struct letw_sink_result *r)
 		}
 		if (o->verbose)
 			letw_note("%zu CTF trace(s) under %s", t.n, o->trace);
+		/* Refused before reading rather than failing half-way on
+		 * whichever stream file came last. */
+		if (letw_fd_limit_check(t.dir, t.n))
+			goto out;
 	}
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {

@@ -46,6 +46,41 @@ good=$REC_TRACE
 	{ cat "$T/good.txt" >&2; letw_fail "the undamaged trace does not pass"; }
 grep -q "trace complete" "$T/good.txt" || letw_fail "the undamaged trace is not called complete"
 
+# More stream files than the soft open-file limit (a per-process, per-CPU
+# session on a large machine passes 1024): babeltrace2 keeps each one open,
+# and the reader failed half-way on "Too many open files", naming an
+# innocent file. 400 healthy streams of one empty packet each (distinct
+# stream instance ids) under a soft limit of 256 must read; under a hard
+# limit of 256, the trace is refused before reading, saying why.
+cp -a "$good" "$T/many"
+python3 - "$HERE" "$T/many" 400 <<'PY'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import damage
+d = damage.trace_dirs(sys.argv[2])[0]
+src = damage.stream_files(d)[0]
+off, cs, ps, seq = damage.packets(src)[0]
+with open(src, 'rb') as f:
+    pk = bytearray(f.read()[off:off + ps])
+struct.pack_into('<Q', pk, damage.OFF_CONTENT, damage.PKT_HDR_END_CONTEXT * 8)
+struct.pack_into('<Q', pk, damage.OFF_SEQ, 0)
+struct.pack_into('<Q', pk, damage.OFF_DISC, 0)
+for k in range(int(sys.argv[3])):
+    struct.pack_into('<Q', pk, damage.OFF_INSTANCE_ID, 1000 + k)
+    with open('%s/many_%d' % (d, k), 'wb') as f:
+        f.write(pk)
+PY
+[ $? = 0 ] || letw_fail "cannot add streams to $T/many"
+(ulimit -Sn 256 && exec "$LETW_CLI" report "$T/many" --no-progress) >"$T/many.txt" 2>"$T/many.err" ||
+	{ cat "$T/many.err" >&2; letw_fail "400 added stream files, past a soft limit of 256: not read"; }
+grep -q "trace complete" "$T/many.txt" ||
+	{ cat "$T/many.txt" >&2; letw_fail "400 healthy empty streams: the trace is not called complete"; }
+(ulimit -n 256 && exec "$LETW_CLI" report "$T/many" --no-progress) >/dev/null 2>"$T/many.err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "[0-9]* stream files.*256 files a process may have open (ulimit -n" "$T/many.err" &&
+	! grep -q "many_[0-9]" "$T/many.err" ||
+	{ cat "$T/many.err" >&2; letw_fail "more stream files than the hard limit: exit $rc, not refused before reading"; }
+
 # Tracefile rotation (enable-channel --tracefile-size): a stream is several
 # files (small_C_0, small_C_1, ...), each with its own index, and the reader
 # counts a stream's packets over all of them: damage in a later file shows
