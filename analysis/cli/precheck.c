@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "precheck.h"
+#include "precheck_index.h"
 #include "tsdl.h"
 
 #define META_MAGIC 0x75D11D57u
@@ -185,7 +186,11 @@ struct stream_span {
 	uint32_t sid;  /* stream_id: its stream class */
 	uint64_t iid;  /* stream_instance_id */
 	uint64_t tb, te; /* first packet's begin, last packet's end */
+	uint64_t rtb;    /* the begin the reader orders it by: its index's */
 	int events;      /* a packet holds more than its header and context */
+	/* The first packet whose content_size its index does not list. */
+	int cs_bad;
+	uint64_t cs_pkt, cs_off, cs, cs_idx;
 };
 
 struct spans {
@@ -193,11 +198,13 @@ struct spans {
 	size_t n, cap;
 };
 
-static int check_stream(const char *path, int be, struct stream_span *span)
+static int check_stream(const char *dir, const char *name, const char *path, int be,
+			struct stream_span *span)
 {
 	unsigned char h[PK_HDR];
 	struct stat st;
-	uint64_t off = 0, size, n = 0, prev_seq = 0, prev_te = 0;
+	struct letw_pc_index ix;
+	uint64_t off = 0, size, n = 0, prev_seq = 0, prev_te = 0, icsz;
 	int ret = -1, fd, r;
 
 	/* Not a regular file since the directory was listed: skipped, as
@@ -208,9 +215,14 @@ static int check_stream(const char *path, int be, struct stream_span *span)
 		return r < 0 ? -1 : 0;
 	}
 	size = (uint64_t)st.st_size;
+	if (letw_pc_index_load(dir, name, size, &ix)) {
+		letw_err("out of memory");
+		close(fd);
+		return -1;
+	}
 	while (off < size) {
 		uint64_t cs, ps, seq, tb, te;
-		uint32_t magic;
+		uint32_t magic, sid;
 		ssize_t got = pread(fd, h, sizeof(h), (off_t)off);
 
 		if (got < 0) {
@@ -251,6 +263,29 @@ static int check_stream(const char *path, int be, struct stream_span *span)
 				 seq == UINT64_MAX ? "packet_seq_num" : "a timestamp of");
 			goto out;
 		}
+		/* A packet's timestamps bound its events: one ending before
+		 * it begins makes the muxer see time go back ("Youngest
+		 * upstream message iterator wrapper's timestamp is less than
+		 * muxer's"), naming no file. */
+		if (te < tb) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") ends at timestamp %" PRIu64 ", before it begins (%" PRIu64 ")",
+				 path, n, off, te, tb);
+			goto out;
+		}
+		/* LTTng writes one stream per file: a packet of another
+		 * stream class amid them was put there, and the reader,
+		 * which takes the class from the first packet, fails on it
+		 * ("No stream class with ID", naming no file). */
+		memcpy(&sid, h + PK_STREAM_ID, sizeof(sid));
+		sid = be ? be32toh(sid) : le32toh(sid);
+		if (n && sid != span->sid) {
+			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+				 ") has stream_id %" PRIu32 ", where the file's first packet has %" PRIu32
+				 " (a packet of another stream put in this file)",
+				 path, n, off, sid, span->sid);
+			goto out;
+		}
 		if (n && seq <= prev_seq) {
 			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
 				 ") has packet_seq_num %" PRIu64 ", not above the previous packet's %" PRIu64
@@ -263,13 +298,24 @@ static int check_stream(const char *path, int be, struct stream_span *span)
 				 "): a packet repeated or out of order", path, n, off, tb, prev_te);
 			goto out;
 		}
+		/* After the file's own checks: what they refuse is the
+		 * stream file's damage, whatever its index says. */
+		r = letw_pc_index_packet(&ix, path, n, &(struct letw_pc_packet){
+				.off = off, .size = ps / 8, .cs = cs }, &icsz);
+		if (r < 0)
+			goto out;
+		if (r && !span->cs_bad) {
+			span->cs_bad = 1;
+			span->cs_pkt = n;
+			span->cs_off = off;
+			span->cs = cs;
+			span->cs_idx = icsz;
+		}
 		if (!n) {
-			uint32_t sid;
-
-			memcpy(&sid, h + PK_STREAM_ID, sizeof(sid));
-			span->sid = be ? be32toh(sid) : le32toh(sid);
+			span->sid = sid;
 			span->iid = rd64(h + PK_INSTANCE_ID, be);
 			span->tb = tb;
+			span->rtb = ix.n ? letw_pc_index_first_ts(&ix) : tb;
 		}
 		span->te = te;
 		span->events |= cs / 8 > PK_HDR;
@@ -278,8 +324,11 @@ static int check_stream(const char *path, int be, struct stream_span *span)
 		off += ps / 8;
 		n++;
 	}
+	if (letw_pc_index_end(&ix, path, n))
+		goto out;
 	ret = n ? 1 : 0;
 out:
+	letw_pc_index_fini(&ix);
 	close(fd);
 	return ret;
 }
@@ -316,6 +365,40 @@ static int check_identities(struct spans *sp)
 				 a->path, b->path, a->iid, a->sid, a->tb, a->te, b->tb, b->te);
 			return -1;
 		}
+		/* The reader orders a stream's files by their index's first
+		 * timestamp: an index that is another file's (files renamed,
+		 * their indexes not) puts them out of order, and the muxer
+		 * then sees time go back. */
+		if (a->sid == b->sid && a->iid == b->iid && b->rtb < a->rtb) {
+			const struct stream_span *x = b->rtb != b->tb ? b : a;
+			const char *base = strrchr(x->path, '/');
+			int dl = base ? (int)(base - x->path) : 0;
+
+			base = base ? base + 1 : x->path;
+			letw_err("LTTng's index `%.*s/index/%s.idx` does not match its stream file `%s`: it says the file begins at timestamp %" PRIu64
+				 ", where its first packet begins at %" PRIu64 " (the index of another file?). babeltrace2 orders the files `%s` and `%s` by their indexes, so it reads them out of order; if the stream files are intact, move their index files away and the packets are read from the stream files themselves",
+				 dl, x->path, base, x->path, x->rtb, x->tb, a->path, b->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* After check_identities, which tells an index that is another file's. */
+static int check_content_sizes(const char *dir, const struct spans *sp)
+{
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct stream_span *s = &sp->v[i];
+		const char *base = strrchr(s->path, '/');
+
+		if (!s->cs_bad)
+			continue;
+		letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
+			 ") has content_size %" PRIu64 " bits, where its index `%s/index/%s.idx` lists %" PRIu64
+			 " (the packet was %s after LTTng wrote it, or the index was changed)",
+			 s->path, s->cs_pkt, s->cs_off, s->cs, dir, base ? base + 1 : s->path,
+			 s->cs_idx, s->cs < s->cs_idx ? "cut short" : "changed");
+		return -1;
 	}
 	return 0;
 }
@@ -437,7 +520,7 @@ int letw_precheck_trace(const char *dir, int verbose)
 			} else if (!(bad = check_index_file(dir, de->d_name)) && layout) {
 				struct stream_span span = { 0 };
 
-				r = check_stream(sp, be, &span);
+				r = check_stream(dir, de->d_name, sp, be, &span);
 				bad = r < 0;
 				if (r > 0 && spans_add(&spans, sp, &span)) {
 					letw_err("out of memory");
@@ -449,7 +532,7 @@ int letw_precheck_trace(const char *dir, int verbose)
 		if (bad)
 			goto out;
 	}
-	if (check_identities(&spans))
+	if (check_identities(&spans) || check_content_sizes(dir, &spans))
 		goto out;
 	ret = 0;
 	/*

@@ -5,8 +5,11 @@
  * loops forever rather than failing): metadata packets past the end of
  * their file, clocks without a frequency, names declared twice, stream
  * packets whose sizes run past their file or hold 2^64-1 in a sequence
- * number or a timestamp, and a metadata or index file that is not a
- * regular file (a FIFO there made the reader wait forever). Each refusal
+ * number or a timestamp, a packet ending before it begins or of another
+ * stream class than its file's first, LTTng index files that disagree
+ * with their stream files (precheck_index.c), and a metadata or index
+ * file that is not a regular file (a FIFO there made the reader wait
+ * forever). Each refusal
  * says which file and why. Checks
  * that need to decode packets only run when the metadata declares the
  * packet layout LTTng writes; the supervisor (supervise.c) catches the

@@ -129,6 +129,13 @@ for c in "index-extra-packet $later" "truncated-at-packet $last" "seq-gap $later
 	grep -Eq "^$cls +(incomplete:1 +\| ){3}incomplete:1 " "$T/rotdmg.out" ||
 		rotbad+="; $cls in $file: not incomplete (exit 3) for every tool"
 done
+# Two files of a rotated stream renamed into each other, their indexes not:
+# babeltrace2 orders a stream's files by their indexes' timestamps and its
+# muxer then saw time go back, naming no file; the pre-checks must name it.
+python3 "$HERE/damage.py" run --trace "$rot" --cli "$LETW_CLI" --work "$T/rotdmg-swap" \
+	--classes rotated-files-swapped --no-babeltrace --stall-timeout 1 --tool-timeout 60 \
+	--check >"$T/rotdmg.out" 2>"$T/rotdmg.err" ||
+	{ cat "$T/rotdmg.out" >&2; tail -20 "$T/rotdmg.err" >&2; rotbad+="; rotated-files-swapped: a tool broke its promise"; }
 [ -z "${rotbad:-}" ] || letw_fail "rotated trace${rotbad}"
 
 
