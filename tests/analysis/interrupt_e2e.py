@@ -173,20 +173,29 @@ def interrupt_write(cli, trace, out, sig, to_group, nohup=False):
         kill_all(p)
 
 
-def case(cli, trace, tmp, name, sig, to_group):
+def caught(cli, trace, tmp, name, sig, to_group, nohup=False):
+    """A jitdump into a fresh directory holding a previous dump, sent sig
+    while it writes (up to 5 tries: a write can end before the test sees
+    it): (out, dump, (rc, err, secs)), or None after failing the check."""
     for attempt in range(5):
         out = tempfile.mkdtemp(dir=tmp, prefix=name.replace(' ', '-') + '.')
         dump = os.path.join(out, 'jit-100.dump')
         with open(dump, 'wb') as f:
             f.write(PREVIOUS)
-        r = interrupt_write(cli, trace, out, sig, to_group)
+        r = interrupt_write(cli, trace, out, sig, to_group, nohup=nohup)
         if r is not None:
-            break
+            return out, dump, r
         print('     %s: the dump was written before the test caught it: again' % name)
         shutil.rmtree(out)
-    else:
-        check(name + ': the write is caught', False, 'written before its temporary file was seen, 5 times')
+    check(name + ': the write is caught', False, 'written before its temporary file was seen, 5 times')
+    return None
+
+
+def case(cli, trace, tmp, name, sig, to_group):
+    got = caught(cli, trace, tmp, name, sig, to_group)
+    if got is None:
         return
+    out, dump, r = got
     rc, err, secs = r
     check(name + ': exit status 130', rc == 130, 'exit %s: %s' % (rc, err))
     check(name + ': says interrupted', 'lttng-etw: interrupted' in err, err)
@@ -206,19 +215,10 @@ def nohup_case(cli, trace, tmp):
     written whole, exit 0. The CLI and its reader child caught it and
     stopped: `nohup lttng-etw jitdump ... &` did not outlive the terminal."""
     name = 'SIGHUP under nohup'
-    for attempt in range(5):
-        out = tempfile.mkdtemp(dir=tmp, prefix='nohup.')
-        dump = os.path.join(out, 'jit-100.dump')
-        with open(dump, 'wb') as f:
-            f.write(PREVIOUS)
-        r = interrupt_write(cli, trace, out, signal.SIGHUP, True, nohup=True)
-        if r is not None:
-            break
-        print('     %s: the dump was written before the test caught it: again' % name)
-        shutil.rmtree(out)
-    else:
-        check(name + ': the write is caught', False, 'written before its temporary file was seen, 5 times')
+    got = caught(cli, trace, tmp, name, signal.SIGHUP, True, nohup=True)
+    if got is None:
         return
+    out, dump, r = got
     rc, err, secs = r
     check(name + ': exit status 0', rc == 0, 'exit %s: %s' % (rc, err))
     with open(dump, 'rb') as f:

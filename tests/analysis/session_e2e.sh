@@ -431,6 +431,18 @@ fi
 ip=$!
 letw_track "$ip"
 anl_wait_file "$f.iready"
+# signal_ends SIG PID WHAT: SIG the lttng-etw PID started; it must end
+# within 3 s; sets rc to its exit status, lets the held process go.
+signal_ends() {
+	local sig=$1 c=$2
+	kill -"$sig" "$c"
+	c_ended() { ! letw_running "$c"; }
+	LETW_WAIT_SECONDS=3 letw_wait_for c_ended || letw_fail "$3 still runs 3 s after SIG$sig"
+	rc=0
+	wait "$c" || rc=$?
+	letw_untrack "$c"
+	release
+}
 # interrupt SIG SESSION READY CMD...: run `lttng-etw CMD...` with the
 # process busy, SIG it 2 s after `lttng list SESSION` shows READY (stop:
 # its regenerate done, the process's pass queued behind the held thread);
@@ -449,13 +461,7 @@ interrupt() {
 	letw_wait_for listed ||
 		letw_fail "$*: never got to '$ready': $(cat "$T/int.out")"
 	sleep 2
-	kill -"$sig" "$c"
-	c_ended() { ! letw_running "$c"; }
-	LETW_WAIT_SECONDS=3 letw_wait_for c_ended || letw_fail "$* still runs 3 s after SIG$sig"
-	rc=0
-	wait "$c" || rc=$?
-	letw_untrack "$c"
-	release
+	signal_ends "$sig" "$c" "$*"
 }
 # Session I's name holds a blank and a quote: the command printed to run
 # again is pasted into a shell, and must stop that session (printed bare,
@@ -503,13 +509,7 @@ int_ctl() {
 	c=$!
 	letw_track "$c"
 	sleep 1
-	kill -"$sig" "$c"
-	c_ended() { ! letw_running "$c"; }
-	LETW_WAIT_SECONDS=3 letw_wait_for c_ended || letw_fail "$* still runs 3 s after SIG$sig"
-	rc=0
-	wait "$c" || rc=$?
-	letw_untrack "$c"
-	release
+	signal_ends "$sig" "$c" "$*"
 }
 int_ctl INT capture-state --pid "$ip" --wait --timeout 30
 [ "$rc" = 130 ] && grep -q "capture-state: interrupted: .*their passes go on" "$T/int.out" ||
