@@ -166,6 +166,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	 * unique in a process). */
 	uatomic_set(&letw_g.passes, 0);
 	uatomic_set(&letw_g.rundown_emitted, 0);
+	uatomic_set(&letw_g.last_pass_emitted, 0);
 	uatomic_set(&letw_g.rundown_skipped, 0);
 	uatomic_set(&letw_g.last_pass_max_section_ns, 0);
 	uatomic_set(&letw_g.max_section_ns, 0);

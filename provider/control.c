@@ -113,6 +113,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 		uatomic_add(&letw_g.rundown_emitted, st.emitted[f]);
 	}
 	uatomic_add(&letw_g.rundown_skipped, st.skipped_raced);
+	uatomic_set(&letw_g.last_pass_emitted, st.emitted[0] + st.emitted[1]);
 	uatomic_inc(&letw_g.passes);
 	uatomic_set(&letw_g.last_pass_max_section_ns, st.max_section_ns);
 	uatomic_set(&letw_g.last_pass_max_section_start_ns, st.max_section_start_ns);

@@ -59,6 +59,11 @@ struct letw_ctl_request {
 /* ... and this one when it dropped a session's statedump since letw_init
  * (64 other sessions each waiting for a pass; statedump.c). */
 #define LETW_CTL_STATUS_DROPPED 0x2u
+/* ... and this one when `emitted` is the records the last completed pass
+ * wrote (0: no pass yet), summed over its flavours: `watch` weighs a pass
+ * against a session's rotation size with it. A provider from before it
+ * leaves the bit and the field 0: the size is unknown. */
+#define LETW_CTL_STATUS_EMITTED 0x4u
 
 struct letw_ctl_reply {
 	uint32_t magic;
@@ -68,7 +73,9 @@ struct letw_ctl_reply {
 	uint32_t passes;            /* LETW_PASS_* bits that ran; STATUS: LETW_CTL_STATUS_* */
 	uint64_t request_id;
 	uint64_t pass_id;           /* 0 when no pass ran */
-	uint64_t emitted;           /* records written, summed over the flavours run */
+	uint64_t emitted;           /* records written, summed over the flavours run
+				     * (STATUS: the last completed pass's, with
+				     * LETW_CTL_STATUS_EMITTED) */
 	uint64_t skipped_raced;
 	uint64_t rundown_mask;      /* the mask the pass used (STATUS: live mask) */
 	uint64_t last_dcstart_pass_id; /* last pass whose dcstart_complete was emitted */

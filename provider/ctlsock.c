@@ -204,7 +204,8 @@ static int handle_request(int fd)
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
 		letw_hook_counts(&coalesced, &dropped);
 		r.passes = (letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0) |
-			   (dropped ? LETW_CTL_STATUS_DROPPED : 0);
+			   (dropped ? LETW_CTL_STATUS_DROPPED : 0) | LETW_CTL_STATUS_EMITTED;
+		r.emitted = uatomic_read(&letw_g.last_pass_emitted);
 		r.pending_statedumps = (uint16_t)(pending > 0xffff ? 0xffff : pending);
 		break;
 	}

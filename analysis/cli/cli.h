@@ -93,9 +93,10 @@ int letw_lttng_session_state(const char *session, int *enabled, int *snapshot);
 /* 1 when SESSION's user-space domain has CHANNEL, 0 when not, -1 after
  * printing why it cannot tell. */
 int letw_lttng_channel_exists(const char *session, const char *channel);
-/* 1 when SESSION rotates on size (`lttng enable-rotation --size`), 0 when
- * not or when it cannot tell (quiet: asked at every rotation). */
-int letw_lttng_rotates_on_size(const char *session);
+/* 1 when SESSION rotates on size (`lttng enable-rotation --size`), with
+ * the size in *bytes (0: it cannot read it); 0 when not or when it cannot
+ * tell (quiet: asked at every rotation). */
+int letw_lttng_rotation_size(const char *session, uint64_t *bytes);
 /* The name (malloc()ed) of a started session (not in snapshot mode) of
  * this user's lttng-sessiond whose local output is trace, holds it or is
  * inside it;

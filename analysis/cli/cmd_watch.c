@@ -59,16 +59,36 @@
 #define LIST_REPLY_S 0.2
 #define LIST_TOTAL_S 1.0
 /* In a session that rotates on size, a rotation this soon after watch's
- * own regenerate for it, or while a listed process is still busy in a
- * pass, was most likely made by that pass (a size smaller than a pass):
- * regenerating again would rotate again, for ever (a session-lifecycle
- * audit: 15 rotations in 15 s of an idle process). Manual and timer
- * rotations are never held back: a pass cannot cause them. */
+ * own regenerate for it may have been made by that pass (a size smaller
+ * than a pass): regenerating again would rotate again, for ever (a
+ * session-lifecycle audit: 15 rotations in 15 s of an idle process). It is
+ * held back when the pass could have filled it (PASS_RECORD_MAX_BYTES), or,
+ * when the processes cannot tell their pass's size (a provider from before
+ * LETW_CTL_STATUS_EMITTED), whatever filled it: a runtime churning code
+ * fast fills chunks in less than this too, and then only a pass's size
+ * tells the two apart. Manual and timer rotations are never held back: a
+ * pass cannot cause them. */
 #define OWN_PASS_S 5.0
 /* ... or later, up to this, while a process is busy in a pass (a long one:
  * seconds at 10^6 records). Bounded: a process busy in another session's
  * pass much later must not cost this session its chunk's pass. */
 #define OWN_PASS_BUSY_S 30.0
+/* Bytes one pass record may take in a chunk, at most in practice: measured
+ * 95.5 bytes a method_dcstart with the vpid/vtid context (letw-minijit,
+ * 20,000 functions: 1,904,640 bytes of stream for 19,943 records, packet
+ * headers included), of which 36 are its namespace, name and signature;
+ * 512 leaves ~450 bytes of names (a JVM or .NET signature is rarely past
+ * 200). Not a true bound: names may reach LETW_STRING_MAX each, and line
+ * tables and code bytes are not counted in a pass's records. */
+#define PASS_RECORD_MAX_BYTES 512ull
+/* Records of a pass beyond its method/stub/module ones: its init and
+ * complete, for each flavour. */
+#define PASS_RECORD_EXTRA 4ull
+/* A pass whose bound reaches this share of the rotation size could have
+ * filled the chunk with what the runtime wrote besides; one below it
+ * cannot rotate by itself, and the next rotation's pass lands in a chunk
+ * with at least half of it left. */
+#define PASS_SIZE_SHARE_DIV 2ull
 
 struct watched {
 	char *session;
@@ -319,6 +339,53 @@ static void capture_polling(const char *session, struct letw_proc *v, int n)
 			 session, failed);
 }
 
+/* Why a rotation of SESSION, whose listed processes are v, is held back
+ * (when it began; *reason: what watch assumed, for the message), or NULL
+ * when its chunk gets a pass: see OWN_PASS_S. */
+static const char *held_back(const char *session, const struct watched *x,
+			     const struct letw_proc *v, int n, char *reason, size_t len)
+{
+	double since = letw_now_s() - x->last_regen_s;
+	uint64_t size = 0, records = 0;
+	int busy = 0, unknown = !v;
+
+	if (since >= OWN_PASS_BUSY_S || letw_lttng_rotation_size(session, &size) != 1)
+		return NULL;
+	for (int i = 0; v && i < n; i++) {
+		if (!v[i].alive)
+			continue;
+		busy += v[i].busy;
+		if (!v[i].busy && !v[i].sized)
+			unknown = 1;
+		records += v[i].last_records + (v[i].last_records ? PASS_RECORD_EXTRA : 0);
+	}
+	if (busy) {
+		snprintf(reason, len, "its pass, likely what filled the chunk, goes on into "
+			 "this one; a rotation size smaller than a pass would rotate for ever: "
+			 "raise it");
+		return "while a process was busy in a pass, after watch's statedump for the "
+		       "previous chunk";
+	}
+	if (since >= OWN_PASS_S)
+		return NULL;
+	if (unknown || !size) {
+		snprintf(reason, len, "the size of its pass is unknown%s, and it may be what "
+			 "filled the chunk; a rotation size smaller than a pass would rotate "
+			 "for ever", v ? " (an lttng-etw process from before it was told)" : "");
+		return "within 5 s of watch's statedump for the previous chunk";
+	}
+	if (records * PASS_RECORD_MAX_BYTES >= size / PASS_SIZE_SHARE_DIV) {
+		snprintf(reason, len, "its passes wrote %llu records, up to %llu bytes, at "
+			 "least half the rotation size of %llu bytes: they may be what filled "
+			 "the chunk, and a rotation size smaller than a pass would rotate for "
+			 "ever: raise it", (unsigned long long)records,
+			 (unsigned long long)(records * PASS_RECORD_MAX_BYTES),
+			 (unsigned long long)size);
+		return "within 5 s of watch's statedump for the previous chunk";
+	}
+	return NULL;
+}
+
 static void on_rotation(struct watch *w, struct lttng_notification *nt)
 {
 	const struct lttng_condition *c = lttng_notification_get_condition(nt);
@@ -328,7 +395,9 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	enum lttng_condition_type type;
 	struct letw_proc *v;
 	uint64_t id = 0;
-	int ret, n = 0, busy = 0;
+	int ret, n = 0;
+	const char *why;
+	char reason[256];
 
 	if (!c || lttng_condition_session_rotation_get_session_name(c, &session) !=
 			  LTTNG_CONDITION_STATUS_OK)
@@ -363,19 +432,11 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 		x->rotation_id = id;
 	}
 	v = list_quickly(&n);
-	for (int i = 0; v && i < n; i++)
-		busy += v[i].alive && v[i].busy;
-	if (x && x->last_regen_s &&
-	    (letw_now_s() - x->last_regen_s < OWN_PASS_S ||
-	     (busy && letw_now_s() - x->last_regen_s < OWN_PASS_BUSY_S)) &&
-	    letw_lttng_rotates_on_size(session) == 1) {
+	if (x && x->last_regen_s && (why = held_back(session, x, v, n, reason, sizeof(reason)))) {
 		/* Its pass goes on into the new chunk; the next rotation
 		 * that is not its own gets a pass again. */
-		letw_err("watch: `%s`: rotation %llu began %s after watch's statedump for the "
-			 "previous chunk: not regenerating (its pass, likely what filled the chunk, "
-			 "goes on into this one; a rotation size smaller than a pass would rotate "
-			 "for ever: raise it)", session, (unsigned long long)id,
-			 busy ? "while a process was busy in a pass," : "within 5 s");
+		letw_err("watch: `%s`: rotation %llu began %s: not regenerating (%s)",
+			 session, (unsigned long long)id, why, reason);
 		free(v);
 		return;
 	}

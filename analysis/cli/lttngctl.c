@@ -205,12 +205,13 @@ int letw_lttng_sessions(char ***names)
 	return k;
 }
 
-int letw_lttng_rotates_on_size(const char *session)
+int letw_lttng_rotation_size(const char *session, uint64_t *bytes)
 {
 	struct lttng_rotation_schedules *all = NULL;
 	unsigned int n = 0;
 	int found = 0;
 
+	*bytes = 0;
 	if (lttng_session_list_rotation_schedules(session, &all) != LTTNG_OK || !all)
 		return 0;
 	if (lttng_rotation_schedules_get_count(all, &n) == LTTNG_ROTATION_STATUS_OK)
@@ -220,6 +221,10 @@ int letw_lttng_rotates_on_size(const char *session)
 
 			found = sc && lttng_rotation_schedule_get_type(sc) ==
 					      LTTNG_ROTATION_SCHEDULE_TYPE_SIZE_THRESHOLD;
+			if (found &&
+			    lttng_rotation_schedule_size_threshold_get_threshold(sc, bytes) !=
+				    LTTNG_ROTATION_STATUS_OK)
+				*bytes = 0;
 		}
 	lttng_rotation_schedules_destroy(all);
 	return found;

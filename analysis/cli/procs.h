@@ -27,6 +27,8 @@ struct letw_proc {
 	int unreachable;      /* listed, but answered with an error */
 	int exited;           /* gone while a command waited for its pass */
 	uint64_t mask_before, last_before;
+	int sized;            /* last_records known (LETW_CTL_STATUS_EMITTED) */
+	uint64_t last_records; /* records of its last completed pass */
 };
 
 /* STATUS of pid: 0 with *r, or a negative errno / the reply's status. */
