@@ -167,6 +167,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	uatomic_set(&letw_g.passes, 0);
 	uatomic_set(&letw_g.rundown_emitted, 0);
 	uatomic_set(&letw_g.last_pass_emitted, 0);
+	uatomic_set(&letw_g.last_pass_bytes, 0);
 	uatomic_set(&letw_g.rundown_skipped, 0);
 	uatomic_set(&letw_g.last_pass_max_section_ns, 0);
 	uatomic_set(&letw_g.max_section_ns, 0);

@@ -40,10 +40,10 @@
 #include "statedump.h"
 #include "walker.h"
 
-/* One pass as the sink sees it: letw_lttng_sink's callbacks get &target
+/* One pass as the sink sees it: letw_lttng_sink's callbacks get &sink
  * as their ctx, and `begin` finds the rest around it. */
 struct run_ctx {
-	struct letw_sess target;
+	struct letw_sink_ctx sink;
 	int passes;
 	struct letw_tp_pass_init init;
 };
@@ -51,12 +51,12 @@ struct run_ctx {
 /* The walker's `begin`: the Init events, at the pass's start instant. */
 static void emit_inits(void *ctx, uint64_t accounted_from_ns)
 {
-	struct run_ctx *rc = caa_container_of(ctx, struct run_ctx, target);
+	struct run_ctx *rc = caa_container_of(ctx, struct run_ctx, sink);
 
 	rc->init.accounted_from_ns = accounted_from_ns;
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++)
 		if (rc->passes & (1 << f))
-			letw_emit_pass_init(&rc->target, (enum letw_flavour)f, &rc->init);
+			letw_emit_pass_init(&rc->sink.target, (enum letw_flavour)f, &rc->init);
 }
 
 static void run_pass(int passes, int code, uint64_t mask,
@@ -69,7 +69,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	struct letw_walk_stats st;
 	uint64_t pass_id = ++letw_g.pass_seq;
 	struct run_ctx pc = {
-		.target = *target,
+		.sink = { .target = *target },
 		.passes = passes,
 		.init = {
 			.pass_id = pass_id,
@@ -82,7 +82,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	int ret;
 
 	sink.begin = emit_inits;
-	sink.ctx = &pc.target;
+	sink.ctx = &pc.sink;
 	sink.instance_id = letw_g.instance_id;
 	sink.cancel = &letw_g.stopping;
 	ret = letw_walk(t, (unsigned int)passes, &sink, &st);
@@ -114,6 +114,7 @@ static void run_pass(int passes, int code, uint64_t mask,
 	}
 	uatomic_add(&letw_g.rundown_skipped, st.skipped_raced);
 	uatomic_set(&letw_g.last_pass_emitted, st.emitted[0] + st.emitted[1]);
+	uatomic_set(&letw_g.last_pass_bytes, pc.sink.bytes);
 	uatomic_inc(&letw_g.passes);
 	uatomic_set(&letw_g.last_pass_max_section_ns, st.max_section_ns);
 	uatomic_set(&letw_g.last_pass_max_section_start_ns, st.max_section_start_ns);

@@ -60,9 +60,11 @@ struct letw_ctl_request {
  * (64 other sessions each waiting for a pass; statedump.c). */
 #define LETW_CTL_STATUS_DROPPED 0x2u
 /* ... and this one when `emitted` is the records the last completed pass
- * wrote (0: no pass yet), summed over its flavours: `watch` weighs a pass
- * against a session's rotation size with it. A provider from before it
- * leaves the bit and the field 0: the size is unknown. */
+ * wrote (0: no pass yet), summed over its flavours, and `skipped_raced`
+ * their payload bytes (line tables and code bytes included; without the
+ * event headers and contexts: provider/emit.h): `watch` weighs a pass
+ * against a session's rotation size with them. A provider from before it
+ * leaves the bit and the fields 0: the size is unknown. */
 #define LETW_CTL_STATUS_EMITTED 0x4u
 
 struct letw_ctl_reply {
@@ -76,7 +78,7 @@ struct letw_ctl_reply {
 	uint64_t emitted;           /* records written, summed over the flavours run
 				     * (STATUS: the last completed pass's, with
 				     * LETW_CTL_STATUS_EMITTED) */
-	uint64_t skipped_raced;
+	uint64_t skipped_raced;     /* STATUS: the last pass's bytes, see above */
 	uint64_t rundown_mask;      /* the mask the pass used (STATUS: live mask) */
 	uint64_t last_dcstart_pass_id; /* last pass whose dcstart_complete was emitted */
 	uint64_t last_dcend_pass_id;   /* same for dcend_complete; 0: none yet */

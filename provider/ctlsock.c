@@ -206,6 +206,7 @@ static int handle_request(int fd)
 		r.passes = (letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0) |
 			   (dropped ? LETW_CTL_STATUS_DROPPED : 0) | LETW_CTL_STATUS_EMITTED;
 		r.emitted = uatomic_read(&letw_g.last_pass_emitted);
+		r.skipped_raced = uatomic_read(&letw_g.last_pass_bytes);
 		r.pending_statedumps = (uint16_t)(pending > 0xffff ? 0xffff : pending);
 		break;
 	}

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
 #include <lttng-etw/lttng-etw.h>
 
 #include "letw_runtime_tp.h"
@@ -153,67 +155,81 @@ void letw_emit_pass_complete(const struct letw_sess *t, enum letw_flavour f,
  * report then shows as emitted > seen at the very end of a cut pass — the
  * truthful reading of a pass cut by `lttng stop`.
  */
-#define SINK(tgt, bit, ev, T, arg)                                             \
+#define SINK(c, bit, ev, T, arg, len)                                          \
 	do {                                                                   \
-		if (!((tgt)->events & LETW_RD_BIT(bit)) ||                     \
+		if (!((c)->target.events & LETW_RD_BIT(bit)) ||                \
 		    !ENABLED(letw_rundown, ev))                                \
 			return 0;                                              \
-		RUNDOWN(tgt, ev, T, arg);                                      \
+		RUNDOWN(&(c)->target, ev, T, arg);                             \
+		(c)->bytes += (len);                                           \
 		return 1;                                                      \
 	} while (0)
 
+/* Payload bytes (emit.h): fixed fields, then each string with its NUL. */
+#define STR_BYTES(s) (strlen(s) + 1)
+
 static int sink_module(void *ctx, enum letw_flavour f, const struct letw_tp_module *md)
 {
-	const struct letw_sess *t = ctx;
+	struct letw_sink_ctx *c = ctx;
+	uint64_t len = 8 + 4 + 2 + STR_BYTES(md->name);
 
 	if (f == LETW_FLAVOUR_DCSTART)
-		SINK(t, LETW_RD_MODULE_DCSTART, module_dcstart, const struct letw_tp_module *, md);
-	SINK(t, LETW_RD_MODULE_DCEND, module_dcend, const struct letw_tp_module *, md);
+		SINK(c, LETW_RD_MODULE_DCSTART, module_dcstart, const struct letw_tp_module *, md,
+		     len);
+	SINK(c, LETW_RD_MODULE_DCEND, module_dcend, const struct letw_tp_module *, md, len);
 }
 
 static int sink_method(void *ctx, enum letw_flavour f, const struct letw_tp_method *m)
 {
-	const struct letw_sess *t = ctx;
+	struct letw_sink_ctx *c = ctx;
+	uint64_t len = 4 * 8 + 3 * 4 + 2 + STR_BYTES(m->method_namespace) +
+		       STR_BYTES(m->name) + STR_BYTES(m->signature);
 
 	if (f == LETW_FLAVOUR_DCSTART)
-		SINK(t, LETW_RD_METHOD_DCSTART, method_dcstart, const struct letw_tp_method *, m);
-	SINK(t, LETW_RD_METHOD_DCEND, method_dcend, const struct letw_tp_method *, m);
+		SINK(c, LETW_RD_METHOD_DCSTART, method_dcstart, const struct letw_tp_method *, m,
+		     len);
+	SINK(c, LETW_RD_METHOD_DCEND, method_dcend, const struct letw_tp_method *, m, len);
 }
 
 static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s)
 {
-	const struct letw_sess *t = ctx;
+	struct letw_sink_ctx *c = ctx;
+	uint64_t len = 2 * 8 + 2 * 4 + 2 + STR_BYTES(s->name);
 
 	if (f == LETW_FLAVOUR_DCSTART)
-		SINK(t, LETW_RD_STUB_DCSTART, stub_dcstart, const struct letw_tp_stub *, s);
-	SINK(t, LETW_RD_STUB_DCEND, stub_dcend, const struct letw_tp_stub *, s);
+		SINK(c, LETW_RD_STUB_DCSTART, stub_dcstart, const struct letw_tp_stub *, s, len);
+	SINK(c, LETW_RD_STUB_DCEND, stub_dcend, const struct letw_tp_stub *, s, len);
 }
 
+/* Called only when sink_wants said the target records them. */
 static void sink_lines(void *ctx, enum letw_flavour f, const struct letw_tp_lines *l)
 {
-	const struct letw_sess *t = ctx;
+	struct letw_sink_ctx *c = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
-		RUNDOWN(t, method_lines_start, const struct letw_tp_lines *, l);
+		RUNDOWN(&c->target, method_lines_start, const struct letw_tp_lines *, l);
 	else
-		RUNDOWN(t, method_lines_end, const struct letw_tp_lines *, l);
+		RUNDOWN(&c->target, method_lines_end, const struct letw_tp_lines *, l);
+	/* Four sequences of nr 32-bit values, with their lengths. */
+	c->bytes += 3 * 8 + 4 * 4 + 2 + 4 * (4 + 4ull * l->nr) + l->files_len + 1;
 }
 
-static void sink_code(void *ctx, enum letw_flavour f, const struct letw_tp_code *c)
+static void sink_code(void *ctx, enum letw_flavour f, const struct letw_tp_code *cd)
 {
-	const struct letw_sess *t = ctx;
+	struct letw_sink_ctx *c = ctx;
 
 	if (f == LETW_FLAVOUR_DCSTART)
-		RUNDOWN(t, method_code_bytes_start, const struct letw_tp_code *, c);
+		RUNDOWN(&c->target, method_code_bytes_start, const struct letw_tp_code *, cd);
 	else
-		RUNDOWN(t, method_code_bytes_end, const struct letw_tp_code *, c);
+		RUNDOWN(&c->target, method_code_bytes_end, const struct letw_tp_code *, cd);
+	c->bytes += 3 * 8 + 3 * 4 + 2 + 4 + cd->len;
 }
 
 /* Whether the target records a record's line table / code bytes in this
  * flavour: the walker only builds the chunks for a yes. */
 static int sink_wants(void *ctx, enum letw_flavour f, int what)
 {
-	const struct letw_sess *t = ctx;
+	const struct letw_sess *t = &((const struct letw_sink_ctx *)ctx)->target;
 	int start = f == LETW_FLAVOUR_DCSTART;
 
 	if (what == LETW_WANT_LINES)

@@ -40,6 +40,15 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 void letw_emit_thread_init(void (*ust_init_thread)(void));
 
 /* The walker sink; its ctx must be the pass's target, a struct letw_sess. */
+/* letw_lttng_sink's ctx: the pass's target, and the bytes of payload of
+ * the records it wrote there (fields and strings as serialized, without
+ * the event header and contexts, which the session decides): what a
+ * chunk must hold of the pass, for `watch` (STATUS). */
+struct letw_sink_ctx {
+	struct letw_sess target;
+	uint64_t bytes;
+};
+
 extern const struct letw_walk_sink letw_lttng_sink;
 
 /* The provider's live keyword mask: the keywords any of whose events are

@@ -91,6 +91,7 @@ struct letw_state {
 	uint64_t last_pass_id[2]; /* per flavour, for LETW_CTL_STATUS */
 	uint64_t passes, rundown_emitted, rundown_skipped;
 	uint64_t last_pass_emitted; /* records of the last completed pass (STATUS) */
+	uint64_t last_pass_bytes;   /* its payload bytes (emit.h; STATUS) */
 	uint64_t last_pass_max_section_ns, max_section_ns, last_pass_sections;
 	uint64_t last_pass_max_section_start_ns;
 };

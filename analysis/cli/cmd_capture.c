@@ -321,6 +321,9 @@ int letw_cmd_status(int argc, char **argv)
 		       (r.passes & LETW_CTL_STATUS_HOOK) ? "statedump hook" : "polls");
 		if (r.pending_statedumps)
 			printf(", %u statedump pass(es) queued or running", r.pending_statedumps);
+		if (r.passes & LETW_CTL_STATUS_EMITTED)
+			printf(", last pass %" PRIu64 " records, %" PRIu64 " bytes of payload",
+			       r.emitted, r.skipped_raced);
 		printf("%s\n", (r.passes & LETW_CTL_STATUS_DROPPED) ?
 		       ", dropped session statedumps" : "");
 	}

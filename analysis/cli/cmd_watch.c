@@ -62,7 +62,7 @@
  * own regenerate for it may have been made by that pass (a size smaller
  * than a pass): regenerating again would rotate again, for ever (a
  * session-lifecycle audit: 15 rotations in 15 s of an idle process). It is
- * held back when the pass could have filled it (PASS_RECORD_MAX_BYTES), or,
+ * held back when the pass could have filled it (PASS_RECORD_OVERHEAD), or,
  * when the processes cannot tell their pass's size (a provider from before
  * LETW_CTL_STATUS_EMITTED), whatever filled it: a runtime churning code
  * fast fills chunks in less than this too, and then only a pass's size
@@ -73,17 +73,16 @@
  * seconds at 10^6 records). Bounded: a process busy in another session's
  * pass much later must not cost this session its chunk's pass. */
 #define OWN_PASS_BUSY_S 30.0
-/* Bytes one pass record may take in a chunk, at most in practice: measured
- * 95.5 bytes a method_dcstart with the vpid/vtid context (letw-minijit,
- * 20,000 functions: 1,904,640 bytes of stream for 19,943 records, packet
- * headers included), of which 36 are its namespace, name and signature;
- * 512 leaves ~450 bytes of names (a JVM or .NET signature is rarely past
- * 200). Not a true bound: names may reach LETW_STRING_MAX each, and line
- * tables and code bytes are not counted in a pass's records. */
-#define PASS_RECORD_MAX_BYTES 512ull
-/* Records of a pass beyond its method/stub/module ones: its init and
- * complete, for each flavour. */
-#define PASS_RECORD_EXTRA 4ull
+/* A pass's size in a chunk: the payload bytes its process counted
+ * (LETW_CTL_STATUS_EMITTED: fields, strings, line tables, code bytes), plus
+ * for each record what the session adds, at most this: measured 95.5 bytes
+ * a method_dcstart with the vpid/vtid context (letw-minijit, 20,000
+ * functions: 1,904,640 bytes of stream for 19,943 records, packet headers
+ * included) of which 82 are payload, i.e. ~14 of header and context; 64
+ * leaves room for a large event header and a few more contexts. */
+#define PASS_RECORD_OVERHEAD 64ull
+/* ... and its init and complete, for each flavour, with their overhead. */
+#define PASS_EXTRA_BYTES (4ull * 128ull)
 /* A pass whose bound reaches this share of the rotation size could have
  * filled the chunk with what the runtime wrote besides; one below it
  * cannot rotate by itself, and the next rotation's pass lands in a chunk
@@ -346,18 +345,24 @@ static const char *held_back(const char *session, const struct watched *x,
 			     const struct letw_proc *v, int n, char *reason, size_t len)
 {
 	double since = letw_now_s() - x->last_regen_s;
-	uint64_t size = 0, records = 0;
+	uint64_t size = 0, records = 0, bytes = 0;
 	int busy = 0, unknown = !v;
 
 	if (since >= OWN_PASS_BUSY_S || letw_lttng_rotation_size(session, &size) != 1)
 		return NULL;
+	/* Every listed process counts, traced by this session or not (not
+	 * known here): a bound, not the chunk's share. */
 	for (int i = 0; v && i < n; i++) {
 		if (!v[i].alive)
 			continue;
 		busy += v[i].busy;
 		if (!v[i].busy && !v[i].sized)
 			unknown = 1;
-		records += v[i].last_records + (v[i].last_records ? PASS_RECORD_EXTRA : 0);
+		if (!v[i].last_records)
+			continue;
+		records += v[i].last_records;
+		bytes += v[i].last_bytes + v[i].last_records * PASS_RECORD_OVERHEAD +
+			 PASS_EXTRA_BYTES;
 	}
 	if (busy) {
 		snprintf(reason, len, "its pass, likely what filled the chunk, goes on into "
@@ -374,12 +379,11 @@ static const char *held_back(const char *session, const struct watched *x,
 			 "for ever", v ? " (an lttng-etw process from before it was told)" : "");
 		return "within 5 s of watch's statedump for the previous chunk";
 	}
-	if (records * PASS_RECORD_MAX_BYTES >= size / PASS_SIZE_SHARE_DIV) {
+	if (bytes >= size / PASS_SIZE_SHARE_DIV) {
 		snprintf(reason, len, "its passes wrote %llu records, up to %llu bytes, at "
 			 "least half the rotation size of %llu bytes: they may be what filled "
 			 "the chunk, and a rotation size smaller than a pass would rotate for "
-			 "ever: raise it", (unsigned long long)records,
-			 (unsigned long long)(records * PASS_RECORD_MAX_BYTES),
+			 "ever: raise it", (unsigned long long)records, (unsigned long long)bytes,
 			 (unsigned long long)size);
 		return "within 5 s of watch's statedump for the previous chunk";
 	}

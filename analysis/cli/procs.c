@@ -106,6 +106,7 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 		v[i].last_before = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 		v[i].sized = (r.passes & LETW_CTL_STATUS_EMITTED) != 0;
 		v[i].last_records = v[i].sized ? r.emitted : 0;
+		v[i].last_bytes = v[i].sized ? r.skipped_raced : 0;
 	}
 	free(pids);
 	*n = np;

@@ -29,6 +29,7 @@ struct letw_proc {
 	uint64_t mask_before, last_before;
 	int sized;            /* last_records known (LETW_CTL_STATUS_EMITTED) */
 	uint64_t last_records; /* records of its last completed pass */
+	uint64_t last_bytes;  /* their payload bytes (ctlproto.h) */
 };
 
 /* STATUS of pid: 0 with *r, or a negative errno / the reply's status. */
