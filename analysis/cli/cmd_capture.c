@@ -315,15 +315,17 @@ int letw_cmd_status(int argc, char **argv)
 		 * wait for: said, so a slow `start` or a missing pass can be
 		 * told apart from a process that polls. */
 		printf("pid %d: instance %u, rundown mask 0x%" PRIx64
-		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64 ", %s",
+		       ", last dcstart pass %" PRIu64 ", last dcend pass %" PRIu64,
 		       (int)pids[i], r.instance_id, r.rundown_mask,
-		       r.last_dcstart_pass_id, r.last_dcend_pass_id,
-		       (r.passes & LETW_CTL_STATUS_HOOK) ? "statedump hook" : "polls");
+		       r.last_dcstart_pass_id, r.last_dcend_pass_id);
+		/* Before the hook's word, which ends the line of an idle
+		 * process (scripts match it there). */
+		if (r.passes & LETW_CTL_STATUS_EMITTED)
+			printf(" (%" PRIu64 " records, %" PRIu64 " bytes of payload)",
+			       r.emitted, r.skipped_raced);
+		printf(", %s", (r.passes & LETW_CTL_STATUS_HOOK) ? "statedump hook" : "polls");
 		if (r.pending_statedumps)
 			printf(", %u statedump pass(es) queued or running", r.pending_statedumps);
-		if (r.passes & LETW_CTL_STATUS_EMITTED)
-			printf(", last pass %" PRIu64 " records, %" PRIu64 " bytes of payload",
-			       r.emitted, r.skipped_raced);
 		printf("%s\n", (r.passes & LETW_CTL_STATUS_DROPPED) ?
 		       ", dropped session statedumps" : "");
 	}

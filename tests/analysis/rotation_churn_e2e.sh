@@ -42,9 +42,9 @@ took=$((SECONDS - t0))
 # The pass's size as the process tells it (STATUS), which watch weighs
 # against the rotation size.
 "$LETW_CLI" status --pid "$pid" >"$T/status.out" || letw_fail "status: $(cat "$T/status.out")"
-grep -Eq "last pass [1-9][0-9]* records, [1-9][0-9]* bytes of payload" "$T/status.out" ||
+grep -Eq "last dcstart pass [0-9]+, last dcend pass [0-9]+ \\([1-9][0-9]* records, [1-9][0-9]* bytes of payload\\)" "$T/status.out" ||
 	letw_fail "status does not tell the last pass's size: $(cat "$T/status.out")"
-echo "# $(grep -o "last pass.*payload" "$T/status.out"), rotation size 262144" >&2
+echo "# last pass $(grep -o "[0-9]* records, [0-9]* bytes of payload" "$T/status.out"), rotation size 262144" >&2
 lttng stop "$s" >/dev/null || letw_fail "stop"
 lttng destroy "$s" >/dev/null || letw_fail "destroy"
 kill -TERM "$watch"
