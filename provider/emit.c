@@ -148,7 +148,7 @@ void letw_emit_pass_complete(const struct letw_sess *t, enum letw_flavour f,
 }
 
 /*
- * Walker sink; ctx is the pass's struct letw_sess. A record counts
+ * Walker sink; ctx is the pass's struct letw_sink_ctx. A record counts
  * as emitted when the target records the event (its event set, read when
  * the pass began) and the event is still enabled: a session stopping in
  * between makes us count one record that did not reach it, which the
@@ -165,40 +165,59 @@ void letw_emit_pass_complete(const struct letw_sess *t, enum letw_flavour f,
 		return 1;                                                      \
 	} while (0)
 
-/* Payload bytes (emit.h): fixed fields, then each string with its NUL. */
-#define STR_BYTES(s) (strlen(s) + 1)
+/*
+ * Payload bytes of a record's strings, NULs included (emit.h): measured
+ * on one record of a kind in LETW_STR_SAMPLE, whose figure stands for the
+ * others until the next measure. Measuring every record would add a
+ * strlen() per string to each record the walker emits (the tracepoint
+ * already scans each once), for a figure `watch` only compares with half
+ * a rotation size. Evaluated after the record is emitted, so only for
+ * records that were.
+ */
+#define LETW_STR_SAMPLE 16u
+
+static uint64_t str_bytes(struct letw_sink_ctx *c, int kind, const char *a, const char *b,
+			  const char *d)
+{
+	if ((c->seen[kind]++ & (LETW_STR_SAMPLE - 1)) == 0)
+		c->str[kind] = strlen(a) + 1 + (b ? strlen(b) + 1 : 0) + (d ? strlen(d) + 1 : 0);
+	return c->str[kind];
+}
 
 static int sink_module(void *ctx, enum letw_flavour f, const struct letw_tp_module *md)
 {
 	struct letw_sink_ctx *c = ctx;
-	uint64_t len = 8 + 4 + 2 + STR_BYTES(md->name);
+#define LEN (8 + 4 + 2 + str_bytes(c, LETW_SINK_MODULE, md->name, NULL, NULL))
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		SINK(c, LETW_RD_MODULE_DCSTART, module_dcstart, const struct letw_tp_module *, md,
-		     len);
-	SINK(c, LETW_RD_MODULE_DCEND, module_dcend, const struct letw_tp_module *, md, len);
+		     LEN);
+	SINK(c, LETW_RD_MODULE_DCEND, module_dcend, const struct letw_tp_module *, md, LEN);
+#undef LEN
 }
 
 static int sink_method(void *ctx, enum letw_flavour f, const struct letw_tp_method *m)
 {
 	struct letw_sink_ctx *c = ctx;
-	uint64_t len = 4 * 8 + 3 * 4 + 2 + STR_BYTES(m->method_namespace) +
-		       STR_BYTES(m->name) + STR_BYTES(m->signature);
+#define LEN (4 * 8 + 3 * 4 + 2 +                                                 \
+	     str_bytes(c, LETW_SINK_METHOD, m->method_namespace, m->name, m->signature))
 
 	if (f == LETW_FLAVOUR_DCSTART)
 		SINK(c, LETW_RD_METHOD_DCSTART, method_dcstart, const struct letw_tp_method *, m,
-		     len);
-	SINK(c, LETW_RD_METHOD_DCEND, method_dcend, const struct letw_tp_method *, m, len);
+		     LEN);
+	SINK(c, LETW_RD_METHOD_DCEND, method_dcend, const struct letw_tp_method *, m, LEN);
+#undef LEN
 }
 
 static int sink_stub(void *ctx, enum letw_flavour f, const struct letw_tp_stub *s)
 {
 	struct letw_sink_ctx *c = ctx;
-	uint64_t len = 2 * 8 + 2 * 4 + 2 + STR_BYTES(s->name);
+#define LEN (2 * 8 + 2 * 4 + 2 + str_bytes(c, LETW_SINK_STUB, s->name, NULL, NULL))
 
 	if (f == LETW_FLAVOUR_DCSTART)
-		SINK(c, LETW_RD_STUB_DCSTART, stub_dcstart, const struct letw_tp_stub *, s, len);
-	SINK(c, LETW_RD_STUB_DCEND, stub_dcend, const struct letw_tp_stub *, s, len);
+		SINK(c, LETW_RD_STUB_DCSTART, stub_dcstart, const struct letw_tp_stub *, s, LEN);
+	SINK(c, LETW_RD_STUB_DCEND, stub_dcend, const struct letw_tp_stub *, s, LEN);
+#undef LEN
 }
 
 /* Called only when sink_wants said the target records them. */

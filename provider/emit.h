@@ -39,14 +39,20 @@ void letw_emit_method_extras_load(const struct letw_tp_method *m,
 /* Allocate this thread's lttng-ust TLS now (emit.c says why). */
 void letw_emit_thread_init(void (*ust_init_thread)(void));
 
-/* The walker sink; its ctx must be the pass's target, a struct letw_sess. */
 /* letw_lttng_sink's ctx: the pass's target, and the bytes of payload of
- * the records it wrote there (fields and strings as serialized, without
- * the event header and contexts, which the session decides): what a
- * chunk must hold of the pass, for `watch` (STATUS). */
+ * the records it wrote there (fields and strings as serialized, the
+ * strings estimated from one record in 16; without the event header and
+ * contexts, which the session decides): what a chunk must hold of the
+ * pass, for `watch` (STATUS). */
+enum { LETW_SINK_MODULE, LETW_SINK_METHOD, LETW_SINK_STUB, LETW_SINK_KINDS };
+
 struct letw_sink_ctx {
 	struct letw_sess target;
 	uint64_t bytes;
+	/* The string bytes of a record of each kind, as last measured, and
+	 * how many were emitted (emit.c's str_bytes: one in 16 measured). */
+	uint64_t str[LETW_SINK_KINDS];
+	uint64_t seen[LETW_SINK_KINDS];
 };
 
 extern const struct letw_walk_sink letw_lttng_sink;
