@@ -5,10 +5,10 @@
 
 #include <stddef.h>
 
-/* Parent side, before the fork: whether the reader may open every stream
- * file of the trace directories dirs at once under the hard
+/* Parent side, before the fork: whether the reader may hold a file of
+ * every stream of the trace directories dirs open at once under the hard
  * RLIMIT_NOFILE (what letw_fd_limit_raise() gives it). Returns 0, or -1
- * after saying how many files and the limit. */
+ * after saying how many streams and the limit. */
 int letw_fd_limit_check(char **dirs, size_t ndirs);
 
 /* In the child: raise the soft RLIMIT_NOFILE to the hard one. Returns 0

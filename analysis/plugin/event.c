@@ -54,8 +54,8 @@ const char *letw_ev_kind_name(enum letw_ev_kind k)
 const char *letw_ev_bad_counter(const struct letw_ev *ev)
 {
 	/* A walk's records, the code it skipped, its nanoseconds: none
-	 * reaches 2^48 (2^48 ns is over three days), while a flipped or
-	 * overwritten field does (seen: 2^64-1 printed as the emitted
+	 * passes 2^48 (letw_count_plausible; 2^48 ns is over three days),
+	 * while a flipped or overwritten field does (seen: 2^64-1 printed as the emitted
 	 * count, and a pass judged lossy against it). */
 	if (!letw_count_plausible(ev->emitted))
 		return "emitted";
