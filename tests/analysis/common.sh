@@ -46,6 +46,19 @@ anl_trace() {
 	echo "$LETW_TEST_TMP/$1"
 }
 
+# anl_watch SESSION OUT: `lttng-etw watch --session SESSION -v` writing
+# OUT, tracked, waited for until it registered; its triggers recorded in
+# $LETW_TEST_TMP/triggers for the test's cleanup to remove once the session
+# is destroyed (rotation_e2e says why not before). Sets ANL_WATCH (pid).
+anl_watch() {
+	"$LETW_CLI" watch --session "$1" -v >"$2" 2>&1 &
+	ANL_WATCH=$!
+	letw_track "$ANL_WATCH"
+	letw_wait_for grep -q "watching the rotations of \`$1\`" "$2" ||
+		letw_fail "watch of $1 did not register: $(cat "$2")"
+	"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$ANL_WATCH-" >>"$LETW_TEST_TMP/triggers"
+}
+
 # anl_wait_file FILE: wait for a file the traced program creates.
 anl_wait_file() {
 	letw_wait_for test -e "$1" || letw_fail "timed out waiting for $1"

@@ -26,13 +26,8 @@ lttng enable-event -u -s "$s" 'letw_runtime:*,letw_rundown:*dcstart*' >/dev/null
 	letw_fail "enable-event"
 lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
 lttng enable-rotation -s "$s" --size 256K >/dev/null || letw_fail "enable-rotation --size 256K"
-"$LETW_CLI" watch --session "$s" -v >"$T/watch.out" 2>&1 &
-watch=$!
-letw_track "$watch"
-letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
-	letw_fail "watch did not register: $(cat "$T/watch.out")"
-# Removed by the cleanup once the session is destroyed (rotation_e2e).
-"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch-" >>"$T/triggers"
+anl_watch "$s" "$T/watch.out"
+watch=$ANL_WATCH
 "$LETW_CLI" start "$s" --pid "$pid" >/dev/null || letw_fail "lttng-etw start"
 t0=$SECONDS
 enough() { [ "$(grep -c "statedump regenerated\|not regenerating" "$T/watch.out")" -ge 6 ]; }

@@ -169,12 +169,8 @@ fi
 traced_minijit rotsize 20000 'letw_rundown:*dcstart*'
 bp=$MJ_PID s3=$MJ_SESSION
 lttng enable-rotation -s "$s3" --size 1M >/dev/null || letw_fail "enable-rotation --size 1M"
-"$LETW_CLI" watch --session "$s3" -v >"$T/watch4.out" 2>&1 &
-w4=$!
-letw_track "$w4"
-letw_wait_for grep -q "watching the rotations of \`$s3\`" "$T/watch4.out" ||
-	letw_fail "watch (size) did not register: $(cat "$T/watch4.out")"
-"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$w4-" >>"$T/triggers"
+anl_watch "$s3" "$T/watch4.out"
+w4=$ANL_WATCH
 "$LETW_CLI" start "$s3" --pid "$bp" >/dev/null || letw_fail "lttng-etw start (size)"
 sleep 10
 regen=$(grep -c "statedump regenerated" "$T/watch4.out")
