@@ -17,15 +17,15 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "ctf_index.h"
 #include "fdlimit.h"
 
 /* Descriptors the reader needs besides one per stream: stdio, the pipe
@@ -35,40 +35,38 @@
  * raised), so 6; 16 leaves room for what that run did not open. */
 #define LETW_FD_RESERVE 16
 
-/* The bytes that tell a stream: an LTTng packet header's stream_id and
- * stream_instance_id, after the magic and the trace's uuid. Compared as
- * bytes, so either byte order works. */
-#define ID_OFF 20
-#define ID_LEN 12
-
 struct sid {
-	unsigned char b[ID_LEN];
+	uint64_t stream_id, instance_id;
 };
 
 static int sid_cmp(const void *a, const void *b)
 {
-	return memcmp(a, b, sizeof(struct sid));
+	const struct sid *x = a, *y = b;
+
+	if (x->stream_id != y->stream_id)
+		return x->stream_id < y->stream_id ? -1 : 1;
+	return (x->instance_id > y->instance_id) - (x->instance_id < y->instance_id);
 }
 
-/* The stream a stream file belongs to, from its first packet header;
+/* The stream a stream file belongs to, from its first packet's header;
  * *unique when it cannot be told (not LTTng's layout, unreadable): then
- * it counts as a stream of its own. */
-static void stream_of(int dfd, const char *name, struct sid *id, int *unique)
+ * it counts as a stream of its own. 32 as the width of `unsigned long`:
+ * only the header is used, and the shorter context fits either trace's
+ * first packet. */
+static void stream_of(const char *dir, const char *name, struct sid *id, int *unique)
 {
-	unsigned char h[ID_OFF + ID_LEN];
-	static const unsigned char magic_le[4] = { 0xc1, 0x1f, 0xfc, 0xc1 };
-	static const unsigned char magic_be[4] = { 0xc1, 0xfc, 0x1f, 0xc1 };
-	int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct letw_first_packet fp;
+	char *path = NULL;
 
 	*unique = 1;
-	if (fd < 0)
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
 		return;
-	if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	    (!memcmp(h, magic_le, 4) || !memcmp(h, magic_be, 4))) {
-		memcpy(id->b, h + ID_OFF, ID_LEN);
+	if (letw_ctf_first_packet(path, 32, &fp) == 0) {
+		id->stream_id = fp.stream_id;
+		id->instance_id = fp.instance_id;
 		*unique = 0;
 	}
-	close(fd);
+	free(path);
 }
 
 /*
@@ -97,7 +95,7 @@ static long count_streams(const char *dir)
 		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode) ||
 		    !st.st_size)
 			continue;
-		stream_of(dirfd(d), de->d_name, &id, &unique);
+		stream_of(dir, de->d_name, &id, &unique);
 		if (unique) {
 			streams++;
 			continue;

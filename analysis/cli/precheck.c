@@ -183,6 +183,7 @@ static uint64_t rd64(const unsigned char *p, int be)
 /* A stream file's identity and time span, for check_identities. */
 struct stream_span {
 	char *path;
+	char *ipath;   /* its LTTng index's path (letw_idx_path) */
 	uint32_t sid;  /* stream_id: its stream class */
 	uint64_t iid;  /* stream_instance_id */
 	uint64_t tb, te; /* first packet's begin, last packet's end */
@@ -198,7 +199,7 @@ struct spans {
 	size_t n, cap;
 };
 
-static int check_stream(const char *dir, const char *name, const char *path, int be,
+static int check_stream(const char *path, const char *ipath, int be,
 			struct stream_span *span)
 {
 	unsigned char h[PK_HDR];
@@ -215,7 +216,7 @@ static int check_stream(const char *dir, const char *name, const char *path, int
 		return r < 0 ? -1 : 0;
 	}
 	size = (uint64_t)st.st_size;
-	if (letw_pc_index_load(dir, name, size, &ix)) {
+	if (letw_pc_index_load(ipath, size, &ix)) {
 		letw_err("out of memory");
 		close(fd);
 		return -1;
@@ -315,7 +316,7 @@ static int check_stream(const char *dir, const char *name, const char *path, int
 			span->sid = sid;
 			span->iid = rd64(h + PK_INSTANCE_ID, be);
 			span->tb = tb;
-			span->rtb = ix.n ? letw_pc_index_first_ts(&ix) : tb;
+			span->rtb = ix.raw.n ? letw_pc_index_first_ts(&ix) : tb;
 		}
 		span->te = te;
 		span->events |= cs / 8 > PK_HDR;
@@ -371,13 +372,10 @@ static int check_identities(struct spans *sp)
 		 * then sees time go back. */
 		if (a->sid == b->sid && a->iid == b->iid && b->rtb < a->rtb) {
 			const struct stream_span *x = b->rtb != b->tb ? b : a;
-			const char *base = strrchr(x->path, '/');
-			int dl = base ? (int)(base - x->path) : 0;
 
-			base = base ? base + 1 : x->path;
-			letw_err("LTTng's index `%.*s/index/%s.idx` does not match its stream file `%s`: it says the file begins at timestamp %" PRIu64
+			letw_err("LTTng's index `%s` does not match its stream file `%s`: it says the file begins at timestamp %" PRIu64
 				 ", where its first packet begins at %" PRIu64 " (the index of another file?). babeltrace2 orders the files `%s` and `%s` by their indexes, so it reads them out of order; if the stream files are intact, move their index files away and the packets are read from the stream files themselves",
-				 dl, x->path, base, x->path, x->rtb, x->tb, a->path, b->path);
+				 x->ipath, x->path, x->rtb, x->tb, a->path, b->path);
 			return -1;
 		}
 	}
@@ -385,19 +383,17 @@ static int check_identities(struct spans *sp)
 }
 
 /* After check_identities, which tells an index that is another file's. */
-static int check_content_sizes(const char *dir, const struct spans *sp)
+static int check_content_sizes(const struct spans *sp)
 {
 	for (size_t i = 0; i < sp->n; i++) {
 		const struct stream_span *s = &sp->v[i];
-		const char *base = strrchr(s->path, '/');
 
 		if (!s->cs_bad)
 			continue;
 		letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
-			 ") has content_size %" PRIu64 " bits, where its index `%s/index/%s.idx` lists %" PRIu64
+			 ") has content_size %" PRIu64 " bits, where its index `%s` lists %" PRIu64
 			 " (the packet was %s after LTTng wrote it, or the index was changed)",
-			 s->path, s->cs_pkt, s->cs_off, s->cs, dir, base ? base + 1 : s->path,
-			 s->cs_idx, s->cs < s->cs_idx ? "cut short" : "changed");
+			 s->path, s->cs_pkt, s->cs_off, s->cs, s->ipath, s->cs_idx, s->cs < s->cs_idx ? "cut short" : "changed");
 		return -1;
 	}
 	return 0;
@@ -415,8 +411,13 @@ static int spans_add(struct spans *sp, const char *path, const struct stream_spa
 		sp->cap = cap;
 	}
 	sp->v[sp->n] = *span;
-	if (!(sp->v[sp->n].path = strdup(path)))
+	sp->v[sp->n].path = strdup(path);
+	sp->v[sp->n].ipath = strdup(span->ipath);
+	if (!sp->v[sp->n].path || !sp->v[sp->n].ipath) {
+		free(sp->v[sp->n].path);
+		free(sp->v[sp->n].ipath);
 		return -ENOMEM;
+	}
 	sp->n++;
 	return 0;
 }
@@ -427,23 +428,16 @@ static int spans_add(struct spans *sp, const char *path, const struct stream_spa
  * by the report's cross-check: a damaged index does not stop the read).
  * A FIFO there made the reader wait for a writer forever.
  */
-static int check_index_file(const char *dir, const char *stream)
+static int check_index_file(const char *ip)
 {
-	char *ip = NULL;
 	struct stat st;
-	int bad = 0;
 
-	if (asprintf(&ip, "%s/index/%s.idx", dir, stream) < 0) {
-		letw_err("out of memory");
-		return 1;
-	}
 	if (stat(ip, &st) == 0 && !S_ISREG(st.st_mode)) {
 		letw_err("LTTng's index file `%s` is %s, not a regular file: the trace is damaged",
 			 ip, file_kind(st.st_mode));
-		bad = 1;
+		return 1;
 	}
-	free(ip);
-	return bad;
+	return 0;
 }
 
 int letw_precheck_trace(const char *dir, int verbose)
@@ -501,7 +495,7 @@ int letw_precheck_trace(const char *dir, int verbose)
 		goto out;
 	}
 	while ((de = readdir(d))) {
-		char *sp = NULL;
+		char *sp = NULL, *ip;
 		int bad;
 
 		/* What src.ctf.fs reads: regular files but the metadata, not
@@ -512,15 +506,20 @@ int letw_precheck_trace(const char *dir, int verbose)
 			letw_err("out of memory");
 			goto out;
 		}
+		if (!(ip = letw_idx_path(sp))) {
+			free(sp);
+			letw_err("out of memory");
+			goto out;
+		}
 		bad = 0;
 		if (stat(sp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 			if (access(sp, R_OK) != 0) {
 				letw_err("cannot read the stream file `%s`: %s", sp, strerror(errno));
 				bad = 1;
-			} else if (!(bad = check_index_file(dir, de->d_name)) && layout) {
-				struct stream_span span = { 0 };
+			} else if (!(bad = check_index_file(ip)) && layout) {
+				struct stream_span span = { .ipath = ip };
 
-				r = check_stream(dir, de->d_name, sp, be, &span);
+				r = check_stream(sp, ip, be, &span);
 				bad = r < 0;
 				if (r > 0 && spans_add(&spans, sp, &span)) {
 					letw_err("out of memory");
@@ -529,10 +528,11 @@ int letw_precheck_trace(const char *dir, int verbose)
 			}
 		}
 		free(sp);
+		free(ip);
 		if (bad)
 			goto out;
 	}
-	if (check_identities(&spans) || check_content_sizes(dir, &spans))
+	if (check_identities(&spans) || check_content_sizes(&spans))
 		goto out;
 	ret = 0;
 	/*
@@ -554,8 +554,10 @@ int letw_precheck_trace(const char *dir, int verbose)
 		ret = 1;
 	}
 out:
-	for (size_t i = 0; i < spans.n; i++)
+	for (size_t i = 0; i < spans.n; i++) {
 		free(spans.v[i].path);
+		free(spans.v[i].ipath);
+	}
 	free(spans.v);
 	if (d)
 		closedir(d);

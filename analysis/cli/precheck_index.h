@@ -15,10 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctf_index.h"
+
 struct letw_pc_index {
-	char *path;           /* the index file's path */
-	unsigned char *ents;  /* its entries, as in the file (big endian) */
-	size_t n, elen;       /* n == 0: babeltrace2 does not use it */
+	const char *path;          /* the index file's path (the caller's) */
+	struct letw_idx_raw raw;   /* raw.n == 0: babeltrace2 does not use it */
 };
 
 /* What the walk read in a packet's header and context. */
@@ -27,12 +28,11 @@ struct letw_pc_packet {
 	uint64_t cs;          /* content_size, bits */
 };
 
-/* Load stream's index (dir/index/stream.idx) when babeltrace2 would use it
- * for a stream file of file_size bytes; ix->n is 0 when it would not (no
- * index, or one it refuses and replaces by a walk of the file). Returns 0
- * or -ENOMEM. */
-int letw_pc_index_load(const char *dir, const char *stream, uint64_t file_size,
-		       struct letw_pc_index *ix);
+/* Load the index at ipath (letw_idx_path() of the stream file) when
+ * babeltrace2 would use it for a stream file of file_size bytes;
+ * ix->raw.n is 0 when it would not (no index, or one it refuses and
+ * replaces by a walk of the file). ix keeps ipath. Returns 0 or -ENOMEM. */
+int letw_pc_index_load(const char *ipath, uint64_t file_size, struct letw_pc_index *ix);
 
 /* Packet i of the stream file at spath against entry i: 0; -1 after
  * printing which file is damaged and how; 1 when only their content_size
@@ -44,7 +44,7 @@ int letw_pc_index_packet(const struct letw_pc_index *ix, const char *spath, uint
 int letw_pc_index_end(const struct letw_pc_index *ix, const char *spath, uint64_t n);
 
 /* Its first packet's timestamp_begin, by which the reader orders a
- * stream's files (ix->n > 0). */
+ * stream's files (ix->raw.n > 0). */
 uint64_t letw_pc_index_first_ts(const struct letw_pc_index *ix);
 
 void letw_pc_index_fini(struct letw_pc_index *ix);

@@ -32,25 +32,16 @@ char *letw_idx_path(const char *stream)
 			slash + 1) < 0 ? NULL : out;
 }
 
-static uint64_t be64_at(const unsigned char *p, size_t i)
+int letw_idx_load(const char *path, struct letw_idx_raw *raw, const char **why)
 {
-	uint64_t v;
-
-	memcpy(&v, p + 8 * i, sizeof(v));
-	return be64toh(v);
-}
-
-int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
-{
-	unsigned char hdr[CTF_INDEX_HDR], *buf = NULL;
+	unsigned char hdr[CTF_INDEX_HDR];
 	uint32_t w[4];
-	FILE *f = NULL;
 	struct stat st;
-	long size;
-	size_t elen, n, i;
+	size_t len, got = 0;
+	ssize_t r;
 	int ret = -EINVAL, fd;
 
-	memset(idx, 0, sizeof(*idx));
+	memset(raw, 0, sizeof(*raw));
 	*why = NULL;
 	/* O_NONBLOCK: opening a FIFO put in its place would otherwise wait
 	 * for a writer forever. */
@@ -59,71 +50,97 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 		return -errno;
 	if (fstat(fd, &st) != 0) {
 		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		*why = "not a regular file";
-		return -EINVAL;
-	}
-	if (!(f = fdopen(fd, "rb"))) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		ret = -errno;
 		goto out;
 	}
-	if ((size_t)size < sizeof(hdr) || fread(hdr, 1, sizeof(hdr), f) != sizeof(hdr)) {
+	if (!S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		goto out;
+	}
+	if ((uint64_t)st.st_size < sizeof(hdr) ||
+	    pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
 		*why = "shorter than its header";
 		goto out;
 	}
 	memcpy(w, hdr, sizeof(w));
+	raw->elen = be32toh(w[3]);
 	if (be32toh(w[0]) != CTF_INDEX_MAGIC) {
 		*why = "bad magic number";
 		goto out;
 	}
-	elen = be32toh(w[3]);
 	if (be32toh(w[1]) != 1) { /* major version */
 		*why = "unknown index version";
 		goto out;
 	}
-	if (elen < CTF_INDEX_1_0 || elen > 4096 || elen % 8) {
+	if (raw->elen < CTF_INDEX_1_0) {
 		*why = "bad entry size";
 		goto out;
 	}
-	if (((size_t)size - sizeof(hdr)) % elen) {
+	len = (size_t)st.st_size - sizeof(hdr);
+	if (len % raw->elen) {
 		*why = "cut in the middle of an entry";
 		goto out;
 	}
-	n = ((size_t)size - sizeof(hdr)) / elen;
-	if (n > CTF_INDEX_MAX_ENTRIES) {
+	if (len / raw->elen > CTF_INDEX_MAX_ENTRIES) {
 		*why = "implausibly many entries";
 		goto out;
 	}
-	if (!n) {
-		ret = 0;
-		goto out;
-	}
-	buf = malloc(n * elen);
-	if (!buf) {
+	if (len && !(raw->ents = malloc(len))) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (fread(buf, elen, n, f) != n) {
-		ret = ferror(f) ? -EIO : -EINVAL;
-		*why = ret == -EINVAL ? "shorter than it was" : NULL;
+	while (got < len && (r = pread(fd, raw->ents + got, len - got,
+				       (off_t)(sizeof(hdr) + got))) > 0)
+		got += (size_t)r;
+	if (got < len) {
+		ret = r < 0 ? -EIO : -EINVAL;
+		*why = r < 0 ? NULL : "shorter than it was";
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		const unsigned char *p = buf + i * elen;
-		/* Only what the checks and sums below use is decoded. */
-		uint64_t offset = be64_at(p, 0), packet_size = be64_at(p, 1);
-		uint64_t content_size = be64_at(p, 2);
-		uint64_t ts_begin = be64_at(p, 3), ts_end = be64_at(p, 4);
+	raw->n = len / raw->elen;
+	ret = 0;
+out:
+	if (ret)
+		letw_idx_raw_fini(raw);
+	close(fd);
+	return ret;
+}
+
+uint64_t letw_idx_get(const struct letw_idx_raw *raw, size_t i, enum letw_idx_field f)
+{
+	uint64_t v;
+
+	memcpy(&v, raw->ents + i * raw->elen + 8 * (size_t)f, sizeof(v));
+	return be64toh(v);
+}
+
+void letw_idx_raw_fini(struct letw_idx_raw *raw)
+{
+	free(raw->ents);
+	memset(raw, 0, sizeof(*raw));
+}
+
+int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
+{
+	struct letw_idx_raw raw;
+	size_t i;
+	int ret;
+
+	memset(idx, 0, sizeof(*idx));
+	if ((ret = letw_idx_load(path, &raw, why)) != 0)
+		return ret;
+	/* LTTng writes 1.0 or 1.1 entries, perhaps longer ones later, but
+	 * always whole 64-bit fields. */
+	if (raw.elen > 4096 || raw.elen % 8) {
+		*why = "bad entry size";
+		letw_idx_raw_fini(&raw);
+		return -EINVAL;
+	}
+	for (i = 0; i < raw.n; i++) {
+		uint64_t offset = letw_idx_get(&raw, i, LETW_IDX_OFFSET);
+		uint64_t packet_size = letw_idx_get(&raw, i, LETW_IDX_PACKET_SIZE);
+		uint64_t content_size = letw_idx_get(&raw, i, LETW_IDX_CONTENT_SIZE);
+		uint64_t ts_begin = letw_idx_get(&raw, i, LETW_IDX_TS_BEGIN);
+		uint64_t ts_end = letw_idx_get(&raw, i, LETW_IDX_TS_END);
 		uint64_t end = offset + packet_size / 8;
 
 		/* What the consumer writes: packets back to back from the
@@ -133,21 +150,18 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 		if (end < offset || offset != idx->end || packet_size % 8 ||
 		    !packet_size || content_size > packet_size || ts_end < ts_begin) {
 			*why = "its entries do not describe packets back to back";
-			goto out;
+			letw_idx_raw_fini(&raw);
+			letw_idx_fini(idx);
+			return -EINVAL;
 		}
 		idx->bytes += packet_size / 8;
 		if (end > idx->end)
 			idx->end = end;
 	}
-	idx->n = n;
-	idx->entry_len = elen;
-	ret = 0;
-out:
-	free(buf);
-	if (ret)
-		letw_idx_fini(idx);
-	fclose(f);
-	return ret;
+	idx->n = raw.n;
+	idx->entry_len = raw.elen;
+	letw_idx_raw_fini(&raw);
+	return 0;
 }
 
 void letw_idx_fini(struct letw_idx *idx)
@@ -202,6 +216,8 @@ int letw_ctf_first_packet(const char *path, unsigned long_bits,
 	ps = rd(h + PK_SIZE, 8, be);
 	if (cs > ps || cs < 8 * (uint64_t)(PK_DISCARDED + dbytes + 4))
 		return -EINVAL;
+	fp->stream_id = rd(h + PK_STREAM_ID, 4, be);
+	fp->instance_id = rd(h + PK_INSTANCE_ID, 8, be);
 	fp->ts_begin = rd(h + PK_TS_BEGIN, 8, be);
 	fp->seq = rd(h + PK_SEQ, 8, be);
 	fp->discarded = rd(h + PK_DISCARDED, dbytes, be);

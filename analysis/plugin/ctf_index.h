@@ -36,11 +36,40 @@ char *letw_idx_path(const char *stream_path);
 int letw_idx_read(const char *path, struct letw_idx *idx, const char **why);
 void letw_idx_fini(struct letw_idx *idx);
 
+/* An index file's entries as they are on disk, after only the checks
+ * babeltrace2 2.0 itself makes before it reads a stream file by them
+ * (magic, major version 1, entries of at least CTF index 1.0's size that
+ * fill the file), for the pre-checks, which must judge an index as the
+ * reader will use it; letw_idx_read() judges it as LTTng writes it. */
+struct letw_idx_raw {
+	unsigned char *ents;    /* n entries of elen bytes, big endian */
+	size_t n, elen;
+};
+
+/* An entry's fields babeltrace2 2.0 reads a stream file by (then come
+ * events_discarded, stream_id and, in 1.1, stream_instance_id and
+ * packet_seq_num). */
+enum letw_idx_field {
+	LETW_IDX_OFFSET,        /* bytes */
+	LETW_IDX_PACKET_SIZE,   /* bits */
+	LETW_IDX_CONTENT_SIZE,  /* bits */
+	LETW_IDX_TS_BEGIN,
+	LETW_IDX_TS_END,
+};
+
+/* Returns 0 (n may be 0), -ENOENT, -EINVAL with *why, or another negative
+ * errno; *raw is empty on failure. */
+int letw_idx_load(const char *path, struct letw_idx_raw *raw, const char **why);
+uint64_t letw_idx_get(const struct letw_idx_raw *raw, size_t i, enum letw_idx_field f);
+void letw_idx_raw_fini(struct letw_idx_raw *raw);
+
 /* The first packet of an LTTng stream file (2.8 and later, UST and kernel:
  * packet header magic, uuid, stream_id, stream_instance_id, then the
  * context timestamp_begin, timestamp_end, content_size, packet_size,
  * packet_seq_num, events_discarded, cpu_id). */
 struct letw_first_packet {
+	uint64_t stream_id, instance_id; /* the stream the reader makes it
+					    part of */
 	uint64_t ts_begin;  /* raw clock value */
 	uint64_t seq;       /* packet_seq_num: packets before it were lost */
 	uint64_t discarded; /* events_discarded: the channel's count so far */
