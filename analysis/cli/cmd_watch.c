@@ -52,43 +52,13 @@
 
 #include "cli.h"
 #include "procs.h"
+#include "watch_hold.h"
 
 #define POLL_MS 50
 #define REFRESH_MS 1000
 #define CAPTURE_TIMEOUT_S 5.0
 #define LIST_REPLY_S 0.2
 #define LIST_TOTAL_S 1.0
-/* In a session that rotates on size, a rotation this soon after watch's
- * own regenerate for it may have been made by that pass (a size smaller
- * than a pass): regenerating again would rotate again, for ever (a
- * session-lifecycle audit: 15 rotations in 15 s of an idle process). It is
- * held back when the pass could have filled it (PASS_RECORD_OVERHEAD), or,
- * when the processes cannot tell their pass's size (a provider from before
- * LETW_CTL_STATUS_EMITTED), whatever filled it: a runtime churning code
- * fast fills chunks in less than this too, and then only a pass's size
- * tells the two apart. Manual and timer rotations are never held back: a
- * pass cannot cause them. */
-#define OWN_PASS_S 5.0
-/* ... or later, up to this, while a process is busy in a pass (a long one:
- * seconds at 10^6 records). Bounded: a process busy in another session's
- * pass much later must not cost this session its chunk's pass. */
-#define OWN_PASS_BUSY_S 30.0
-/* A pass's size in a chunk: the payload bytes its process counted
- * (LETW_CTL_STATUS_EMITTED: fields, strings, line tables, code bytes), plus
- * for each record what the session adds, at most this: measured 95.5 bytes
- * a method_dcstart with the vpid/vtid context (letw-minijit, 20,000
- * functions: 1,904,640 bytes of stream for 19,943 records, packet headers
- * included) of which 82 are payload, i.e. ~14 of header and context; 64
- * leaves room for a large event header and a few more contexts. */
-#define PASS_RECORD_OVERHEAD 64ull
-/* ... and its init and complete, for each flavour, with their overhead. */
-#define PASS_EXTRA_BYTES (4ull * 128ull)
-/* A pass whose bound reaches this share of the rotation size could have
- * filled the chunk with what the runtime wrote besides; one below it
- * cannot rotate by itself, and the next rotation's pass lands in a chunk
- * with at least half of it left. */
-#define PASS_SIZE_SHARE_DIV 2ull
-
 struct watched {
 	char *session;
 	/* [0]: rotation ongoing (regenerates the statedump); [1]: rotation
@@ -338,56 +308,18 @@ static void capture_polling(const char *session, struct letw_proc *v, int n)
 			 session, failed);
 }
 
-/* Why a rotation of SESSION, whose listed processes are v, is held back
- * (when it began; *reason: what watch assumed, for the message), or NULL
- * when its chunk gets a pass: see OWN_PASS_S. */
+/* Why a rotation of SESSION, whose listed processes are v, is held back,
+ * or NULL (watch_hold.h). Only a size rotation can be a pass's: the
+ * session's rotation size is asked for then only. */
 static const char *held_back(const char *session, const struct watched *x,
 			     const struct letw_proc *v, int n, char *reason, size_t len)
 {
 	double since = letw_now_s() - x->last_regen_s;
-	uint64_t size = 0, records = 0, bytes = 0;
-	int busy = 0, unknown = !v;
+	uint64_t size = 0;
 
-	if (since >= OWN_PASS_BUSY_S || letw_lttng_rotation_size(session, &size) != 1)
+	if (since >= LETW_WATCH_OWN_PASS_BUSY_S || letw_lttng_rotation_size(session, &size) != 1)
 		return NULL;
-	/* Every listed process counts, traced by this session or not (not
-	 * known here): a bound, not the chunk's share. */
-	for (int i = 0; v && i < n; i++) {
-		if (!v[i].alive)
-			continue;
-		busy += v[i].busy;
-		if (!v[i].busy && !v[i].sized)
-			unknown = 1;
-		if (!v[i].last_records)
-			continue;
-		records += v[i].last_records;
-		bytes += v[i].last_bytes + v[i].last_records * PASS_RECORD_OVERHEAD +
-			 PASS_EXTRA_BYTES;
-	}
-	if (busy) {
-		snprintf(reason, len, "its pass, likely what filled the chunk, goes on into "
-			 "this one; a rotation size smaller than a pass would rotate for ever: "
-			 "raise it");
-		return "while a process was busy in a pass, after watch's statedump for the "
-		       "previous chunk";
-	}
-	if (since >= OWN_PASS_S)
-		return NULL;
-	if (unknown || !size) {
-		snprintf(reason, len, "the size of its pass is unknown%s, and it may be what "
-			 "filled the chunk; a rotation size smaller than a pass would rotate "
-			 "for ever", v ? " (an lttng-etw process from before it was told)" : "");
-		return "within 5 s of watch's statedump for the previous chunk";
-	}
-	if (bytes >= size / PASS_SIZE_SHARE_DIV) {
-		snprintf(reason, len, "its passes wrote %llu records, up to %llu bytes, at "
-			 "least half the rotation size of %llu bytes: they may be what filled "
-			 "the chunk, and a rotation size smaller than a pass would rotate for "
-			 "ever: raise it", (unsigned long long)records, (unsigned long long)bytes,
-			 (unsigned long long)size);
-		return "within 5 s of watch's statedump for the previous chunk";
-	}
-	return NULL;
+	return letw_watch_held_back(since, size, v, n, reason, len);
 }
 
 static void on_rotation(struct watch *w, struct lttng_notification *nt)
