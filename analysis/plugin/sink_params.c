@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sink classes' parameters and output directory, checked when a
+ * component is initialised: each error is a cause appended to the
+ * component's error chain, for babeltrace2 and the CLI to print.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "sink_common.h"
+
+int letw_sink_output_dir(bt_self_component *self, const char *dir)
+{
+	char *meta;
+	int is_trace;
+
+	/* glib's mkdir -p: an existing path that is not a directory is
+	 * ENOTDIR (a hand-written one took EEXIST for success). */
+	if (g_mkdir_with_parents(dir, 0755) != 0 || access(dir, W_OK) != 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"cannot create or write output directory `%s`: %s", dir, strerror(errno));
+		return -1;
+	}
+	meta = g_build_filename(dir, "metadata", NULL);
+	is_trace = g_file_test(meta, G_FILE_TEST_EXISTS);
+	g_free(meta);
+	if (is_trace) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"output directory `%s` is a CTF trace's (it holds `metadata`): its files would be read as damaged streams",
+			dir);
+		return -1;
+	}
+	return 0;
+}
+
+int letw_param_string(bt_self_component *self, const bt_value *params,
+		      const char *key, const char **out)
+{
+	const bt_value *v = params && bt_value_is_map(params) ?
+		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (!bt_value_is_string(v)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"parameter `%s` must be a string", key);
+		return -1;
+	}
+	*out = bt_value_string_get(v);
+	return 0;
+}
+
+int letw_param_bool(bt_self_component *self, const bt_value *params,
+		    const char *key, int *out)
+{
+	const bt_value *v = params && bt_value_is_map(params) ?
+		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (!bt_value_is_bool(v)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"parameter `%s` must be a boolean (yes/no)", key);
+		return -1;
+	}
+	*out = bt_value_bool_get(v) == BT_TRUE;
+	return 0;
+}
+
+struct check_ctx {
+	const char *const *allowed;
+	const char *bad;
+};
+
+static bt_value_map_foreach_entry_const_func_status
+check_key(const char *key, const bt_value *v, void *data)
+{
+	struct check_ctx *c = data;
+	const char *const *a;
+
+	for (a = c->allowed; *a; a++)
+		if (strcmp(*a, key) == 0)
+			return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+	c->bad = key;
+	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_INTERRUPT;
+}
+
+int letw_params_check(bt_self_component *self, const bt_value *params,
+		      const char *const *allowed)
+{
+	struct check_ctx c = { allowed, NULL };
+
+	if (!params || !bt_value_is_map(params))
+		return 0;
+	bt_value_map_foreach_entry_const(params, check_key, &c);
+	if (c.bad) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"unknown parameter `%s`", c.bad);
+		return -1;
+	}
+	return 0;
+}
