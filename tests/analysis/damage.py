@@ -551,26 +551,54 @@ def d_control_chars(root, rng):
                            'control characters')
 
 
-def d_absurd_size(root, rng):
-    """Method records (located by their namespace string): code_size or
-    code_start set to values no JIT produces."""
+def method_sites(root):
+    """(stream, offset of the namespace) of every method record, located
+    by its namespace string."""
     sites = []
     for s in all_streams(root):
         with open(s, 'rb') as f:
             data = f.read()
         sites += [(s, i) for i in find_all(data, b'minijit.Module')]
+    return sites
+
+
+# ... code_start u64, code_size u32, token u32, flags u32, version u64, namespace
+METHOD_START_BACK, METHOD_SIZE_BACK = 28, 20
+# Code starts no user space holds (the analysis takes up to 2^57).
+ABSURD_STARTS = (0x7ffffffffffff000, U64_MAX - 16, 0xffff800000000000)
+
+
+def d_absurd_size(root, rng):
+    """Method records (located by their namespace string): code_size or
+    code_start set to values no JIT produces."""
+    sites = method_sites(root)
     if not sites:
         return d_garbled_events(root, rng)
     picks = rng.sample(sites, min(len(sites), rng.randrange(1, 8)))
     for s, i in picks:
-        # ... code_start u64, code_size u32, token u32, flags u32, version u64, namespace
-        size_off, start_off = i - 20, i - 28
         if rng.random() < 0.5:
-            patch(s, size_off, '<I', rng.choice([0xffffffff, 0x80000000, 0xfffff000]))
+            patch(s, i - METHOD_SIZE_BACK, '<I', rng.choice([0xffffffff, 0x80000000, 0xfffff000]))
         else:
-            patch(s, start_off, '<Q', rng.choice([0x7ffffffffffff000, U64_MAX - 16,
-                                                   0xffff800000000000]))
+            patch(s, i - METHOD_START_BACK, '<Q', rng.choice(ABSURD_STARTS))
     return 'absurd code_size/code_start in %d method record(s)' % len(picks), picks[0][0]
+
+
+def d_method_address_absurd(root, rng):
+    """Method records at a code_start past user space: absurd records the
+    analysis leaves out, the trace called incomplete, naming the file."""
+    sites = method_sites(root)
+    if not sites:
+        raise NotApplicable('no method record in ' + root)
+    picks = rng.sample(sites, min(len(sites), rng.randrange(1, 8)))
+    for s, i in picks:
+        patch(s, i - METHOD_START_BACK, '<Q', rng.choice(ABSURD_STARTS))
+    # Named: the first of the files damaged, in a rotated stream's order
+    # (the report names a stream's first few files holding absurd records).
+    def order(path):
+        m = re.match(r'^(.*)_(\d+)$', path)
+        return (m.group(1), int(m.group(2))) if m else (path, 0)
+    return ('code_start past user space in %d method record(s)' % len(picks),
+            min((p for p, _ in picks), key=order))
 
 
 COMPLETE_LINE = re.compile(
@@ -853,6 +881,7 @@ CLASSES = {
     'invalid-utf8': (d_bad_utf8, 'clean', False),
     'control-chars': (d_control_chars, 'clean', False),
     'absurd-size': (d_absurd_size, 'clean', False),
+    'method-address-absurd': (d_method_address_absurd, 'incomplete', False),
     # A damaged Complete says nothing of its pass: never "complete".
     'complete-emitted-absurd': (d_complete_emitted_absurd, 'incomplete', False),
     'complete-walk-absurd': (d_complete_walk_absurd, 'incomplete', False),
