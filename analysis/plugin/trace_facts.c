@@ -29,6 +29,8 @@ void letw_facts_fini(struct letw_trace_facts *f)
 		free(f->s[i].path);
 		free(f->s[i].problem);
 		free(f->s[i].note);
+		free(f->s[i].absurd_at);
+		free(f->s[i].absurd_files);
 	}
 	free(f->s);
 	for (i = 0; i < f->nfiles; i++)
@@ -96,17 +98,23 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 			bt_message_packet_beginning_borrow_packet_const(msg)));
 		if (!sf)
 			break;
-		if (!sf->packets++ &&
-		    bt_stream_class_packets_have_beginning_default_clock_snapshot(
-			    bt_stream_borrow_class_const(sf->stream))) {
+		if (!sf->packets++)
+			sf->pkt_clock = bt_stream_class_packets_have_beginning_default_clock_snapshot(
+				bt_stream_borrow_class_const(sf->stream));
+		if (sf->pkt_clock) {
 			int ok = 0;
 
 			const bt_clock_snapshot *cs =
 				bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
 
-			sf->first_ns = letw_clock_ns(cs, &ok);
-			sf->first_raw = bt_clock_snapshot_get_value(cs);
-			sf->has_first = ok;
+			/* Every packet's, for letw_facts_absurd() to say
+			 * which file holds a record (one read per packet). */
+			sf->pkt_raw = bt_clock_snapshot_get_value(cs);
+			if (sf->packets == 1) {
+				sf->first_ns = letw_clock_ns(cs, &ok);
+				sf->first_raw = sf->pkt_raw;
+				sf->has_first = ok;
+			}
 		}
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
@@ -152,6 +160,21 @@ int letw_facts_absurd(struct letw_trace_facts *f, const bt_stream *stream,
 		return -ENOMEM;
 	if (!sf->absurd++)
 		snprintf(sf->absurd_example, sizeof(sf->absurd_example), "%s", what);
+	/* The packet that holds it, once per packet: at finish, the stream's
+	 * files say which of them that packet is in. */
+	if (sf->pkt_clock && sf->packets &&
+	    (!sf->nabsurd_at || sf->absurd_at[sf->nabsurd_at - 1] != sf->pkt_raw)) {
+		if (sf->nabsurd_at == sf->absurd_at_cap) {
+			size_t ncap = sf->absurd_at_cap ? sf->absurd_at_cap * 2 : 4;
+			uint64_t *na = realloc(sf->absurd_at, ncap * sizeof(*na));
+
+			if (!na)
+				return -ENOMEM;
+			sf->absurd_at = na;
+			sf->absurd_at_cap = ncap;
+		}
+		sf->absurd_at[sf->nabsurd_at++] = sf->pkt_raw;
+	}
 	return 0;
 }
 
@@ -187,6 +210,21 @@ static char *dir_of(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+}
+
+/* Absurd records, and in which file of a rotated stream they are (the
+ * line names the stream by its first file). Returns 0 or -ENOMEM. */
+static int say_absurd(const struct letw_trace_facts *f, struct letw_stream_facts *sf)
+{
+	char *where = NULL;
+	int ret = letw_facts_locate_absurd(f, sf, &where);
+
+	if (!ret)
+		ret = letw_facts_say(&sf->problem, "%" PRIu64 " lttng-etw record(s) with absurd values, ignored (e.g. %s)%s%s",
+				     sf->absurd, sf->absurd_example, where ? ": in " : "",
+				     where ? where : "");
+	free(where);
+	return ret;
 }
 
 int letw_facts_finish(struct letw_trace_facts *f)
@@ -259,8 +297,7 @@ int letw_facts_finish(struct letw_trace_facts *f)
 			free(where);
 		}
 		if (!ret && sf->absurd)
-			ret = letw_facts_say(&sf->problem, "%" PRIu64 " lttng-etw record(s) with absurd values, ignored (e.g. %s)",
-				  sf->absurd, sf->absurd_example);
+			ret = say_absurd(f, sf);
 	}
 	if (ret)
 		return ret;
@@ -339,6 +376,17 @@ void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out)
 			",\"discarded_packets\":%" PRIu64 ",\"seq_went_back\":%s,\"absurd_records\":%" PRIu64,
 			sf->discarded_events, sf->discarded_uncounted ? "true" : "false",
 			sf->discarded_packets, sf->seq_back ? "true" : "false", sf->absurd);
+		/* The files of a rotated stream holding them; null: its own. */
+		fprintf(out, ",\"absurd_in\":");
+		if (sf->nabsurd_files) {
+			for (size_t k = 0; k < sf->nabsurd_files; k++) {
+				fputc(k ? ',' : '[', out);
+				letw_json_str(out, sf->absurd_files[k]);
+			}
+			fputc(']', out);
+		} else {
+			fprintf(out, "null");
+		}
 		if (sf->first_known)
 			fprintf(out, ",\"first_packet_seq_num\":%" PRIu64, sf->first_seq);
 		else

@@ -68,6 +68,18 @@ struct letw_stream_facts {
 	int seq_back;            /* a gap of ~2^64: a sequence number went back */
 	uint64_t absurd;         /* lttng-etw records with impossible values */
 	char absurd_example[96];
+	/* Which file of a rotated stream holds them: the reader names the
+	 * stream by its first file. Kept per packet, not per event: the
+	 * current packet's beginning (raw clock), and the distinct ones of
+	 * packets holding absurd records, in stream order. */
+	int pkt_clock;           /* packets carry a beginning clock value */
+	uint64_t pkt_raw;
+	uint64_t *absurd_at;
+	size_t nabsurd_at, absurd_at_cap;
+	/* After finish: the files holding them (paths owned by files[]),
+	 * when the stream is several walked files; else none. */
+	const char **absurd_files;
+	size_t nabsurd_files;
 	size_t part_of;          /* for an unread file: 1 + the index of the
 				    stream it is a later file of; 0: none */
 	char *problem;           /* set by letw_facts_finish(); NULL: whole */

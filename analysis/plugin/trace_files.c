@@ -182,6 +182,58 @@ int letw_facts_locate(const struct letw_trace_facts *f, const struct letw_stream
 	return ret;
 }
 
+/* Whether one of sf's absurd records' packets begins in [from, to). */
+static int absurd_between(const struct letw_stream_facts *sf, uint64_t from, uint64_t to,
+			  int to_end)
+{
+	for (size_t k = 0; k < sf->nabsurd_at; k++)
+		if (sf->absurd_at[k] >= from && (to_end || sf->absurd_at[k] < to))
+			return 1;
+	return 0;
+}
+
+int letw_facts_locate_absurd(const struct letw_trace_facts *f, struct letw_stream_facts *sf,
+			     char **where)
+{
+	const struct letw_file_walk **v;
+	size_t n, i;
+	int ret;
+
+	*where = NULL;
+	if (!sf->nabsurd_at || !sf->stream)
+		return 0;
+	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
+		return ret;
+	/* A stream of one file: its name, on the line, already says it. */
+	if (n > 1 && !(sf->absurd_files = calloc(n, sizeof(*sf->absurd_files))))
+		ret = -ENOMEM;
+	/* A file holds the packets from its first one's beginning up to the
+	 * next file's (the reader's order): a packet at the very time the
+	 * next file begins is that file's first. */
+	for (i = 0; n > 1 && !ret && i < n; i++) {
+		if (!absurd_between(sf, v[i]->w.first_ts, i + 1 < n ? v[i + 1]->w.first_ts : 0,
+				    i + 1 == n))
+			continue;
+		if (sf->nabsurd_files <= 3) {
+			/* ", "-separated: "; " separates a stream's problems. */
+			char *prev = *where;
+
+			if ((sf->nabsurd_files == 3 ?
+			     asprintf(where, "%s (and more)", prev) :
+			     asprintf(where, "%s%s`%s`", prev ? prev : "", prev ? ", " : "",
+				      base_of(v[i]->path))) < 0) {
+				*where = prev;
+				ret = -ENOMEM;
+			} else {
+				free(prev);
+			}
+		}
+		sf->absurd_files[sf->nabsurd_files++] = v[i]->path;
+	}
+	free(v);
+	return ret;
+}
+
 /* An unread file holding packets of a stream that was read: a later file
  * of a rotated stream (1 + that stream's index), or 0. */
 size_t letw_facts_part_of(const struct letw_trace_facts *f, const char *path)

@@ -104,8 +104,10 @@ nrot=$(find "$rot" -type f ! -path '*/index/*' ! -name metadata -size +0 | wc -l
 	{ cat "$T/rotlim.err" >&2; letw_fail "$nrot stream files, under a hard limit of 24: not read"; }
 # A stream's second file, and the last file of a stream holding two packets
 # or more (cut at its last packet, a file of one packet would be emptied,
-# which is another class); failing that, the second file itself.
-read -r later last < <(python3 - "$HERE" "$rot" <<'PY'
+# which is another class); failing that, the second file itself. Then a
+# later file (not a stream's first) holding a rundown Complete, and one
+# holding a method record, for the absurd-record classes ('-': none).
+read -r later last cfile mfile < <(python3 - "$HERE" "$rot" <<'PY'
 import os, re, sys
 sys.path.insert(0, sys.argv[1])
 import damage
@@ -118,15 +120,29 @@ rotated = sorted((sorted(v) for v in files.values() if len(v) > 1), key=len, rev
 if not rotated:
     sys.exit('no stream was rotated')
 lasts = [v[-1][1] for v in rotated if len(damage.packets(v[-1][1])) > 1]
-print(os.path.basename(rotated[0][1][1]), os.path.basename((lasts or [rotated[0][1][1]])[0]))
+
+
+def later_with(pred):
+    return next((os.path.basename(s) for v in rotated for _, s in v[1:] if pred(s)), '-')
+
+
+completes = {site[0] for site in damage.complete_sites(sys.argv[2])}
+print(os.path.basename(rotated[0][1][1]), os.path.basename((lasts or [rotated[0][1][1]])[0]),
+      later_with(lambda s: s in completes),
+      later_with(lambda s: damage.find_all(open(s, 'rb').read(), b'minijit.Module')))
 PY
 )
 rotbad=
 [ -n "$last" ] || letw_fail "no rotated stream in $rot (tracefile-size ignored?)"
-echo "rotated trace: damaging $later (a second file) and $last (a last file)" >&2
+echo "rotated trace: damaging $later (a second file), $last (a last file), $cfile and $mfile (later files)" >&2
 # A packet sequence gap in the second file: babeltrace2 reports it on the
 # stream, which it names by the first file; the report must name the file.
-for c in "index-extra-packet $later" "truncated-at-packet $last" "seq-gap $later"; do
+# So must it for an absurd record (a Complete's counter past 2^48, a method
+# past user space) in a later file: the stream's first file was named.
+[ "$cfile" != - ] && [ "$mfile" != - ] ||
+	letw_fail "no later file of a rotated stream holds a Complete ($cfile) and a method record ($mfile)"
+for c in "index-extra-packet $later" "truncated-at-packet $last" "seq-gap $later" \
+	"complete-emitted-absurd $cfile" "complete-walk-absurd $cfile" "method-address-absurd $mfile"; do
 	read -r cls file <<<"$c"
 	python3 "$HERE/damage.py" run --trace "$rot" --cli "$LETW_CLI" --work "$T/rotdmg-$cls" \
 		--classes "$cls" --stream "$file" --no-babeltrace --stall-timeout 1 --tool-timeout 60 \
