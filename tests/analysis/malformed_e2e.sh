@@ -111,6 +111,7 @@ read -r later last cfile mfile < <(python3 - "$HERE" "$rot" <<'PY'
 import os, re, sys
 sys.path.insert(0, sys.argv[1])
 import damage
+import damage_records  # bound to damage by its import
 files = {}
 for s in (x for d in damage.trace_dirs(sys.argv[2]) for x in damage.stream_files(d)):
     m = re.match(r'^(.*)_(\d+)$', os.path.basename(s))
@@ -126,10 +127,10 @@ def later_with(pred):
     return next((os.path.basename(s) for v in rotated for _, s in v[1:] if pred(s)), '-')
 
 
-completes = {site[0] for site in damage.complete_sites(sys.argv[2])}
+completes = {site[0] for site in damage_records.complete_sites(sys.argv[2])}
 print(os.path.basename(rotated[0][1][1]), os.path.basename((lasts or [rotated[0][1][1]])[0]),
       later_with(lambda s: s in completes),
-      later_with(lambda s: damage.find_all(open(s, 'rb').read(), b'minijit.Module')))
+      later_with(lambda s: damage_records.find_all(open(s, 'rb').read(), b'minijit.Module')))
 PY
 )
 rotbad=
