@@ -197,18 +197,12 @@ def run_case(args, cls, rng, case_dir):
             tenv = dict(env, LETW_NO_PRECHECK='1')
         elif tool == 'report-json':
             argv = cli + ['report', trace, '--json', '--no-progress']
-        elif tool == 'perfmap':
-            md = os.path.join(case_dir, 'maps')
+        elif tool in ('perfmap', 'jitdump'):
+            out = os.path.join(case_dir, 'maps' if tool == 'perfmap' else 'dumps')
             if user is not None:
-                os.makedirs(md, exist_ok=True)
-                os.chmod(md, 0o777)
-            argv = cli + ['perfmap', trace, '-o', md, '--no-progress']
-        elif tool == 'jitdump':
-            jd = os.path.join(case_dir, 'dumps')
-            if user is not None:
-                os.makedirs(jd, exist_ok=True)
-                os.chmod(jd, 0o777)
-            argv = cli + ['jitdump', trace, '-o', jd, '--no-progress']
+                os.makedirs(out, exist_ok=True)
+                os.chmod(out, 0o777)
+            argv = cli + [tool, trace, '-o', out, '--no-progress']
         else:
             argv = ['babeltrace2', '--plugin-path=' + args.plugin_dir, trace,
                     '-c', 'sink.etw.report']
