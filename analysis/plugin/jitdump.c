@@ -458,6 +458,7 @@ static const struct letw_sink_ops jitdump_ops = {
 	.end = jitdump_end,
 	.name = "jitdump",
 	.count_passes = 1,
+	.dates_code = 1,
 };
 
 static int param_offset(struct jitdump *jd, const bt_value *params)

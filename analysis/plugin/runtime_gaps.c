@@ -34,12 +34,21 @@
  * snapshots, nothing lost). So it is a note on the stream, in the report
  * and on the other sinks' stderr, and the verdict stays what the passes
  * and the streams' losses make it. (report_gaps.c uses the same facts to
- * explain a pass that is not whole.) Returns 0, or -ENOMEM.
+ * explain a pass that is not whole.)
+ *
+ * A jitdump (ops->dates_code) names each sample by the code there at its
+ * time, so what it misses is what ran between the process's first pass
+ * and the stream's first retained packet, whatever passes came later: an
+ * audit's snapshot taken by `lttng-etw snapshot` after a 6 s profile, the
+ * runtime channel wrapped, left 5-15 % of the JIT samples unnamed while
+ * the latest pass (just before the record) made the rule above say
+ * nothing. Its note measures from the first pass. Returns 0, or -ENOMEM.
  */
 int letw_sink_runtime_gaps(struct letw_sink *s)
 {
 	struct letw_trace_facts *tf = &s->facts;
 	int64_t earliest = INT64_MAX;
+	int first = s->ops->dates_code;
 
 	for (size_t i = 0; i < tf->n; i++)
 		if (tf->s[i].has_first && tf->s[i].first_ns < earliest)
@@ -56,18 +65,22 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 		has_vpid = letw_trace_env_vpid(f->stream, &vpid);
 		for (size_t k = 0; k < s->nvids; k++) {
 			const struct letw_vpid_ids *v = &s->vids[k];
+			int64_t pass = first ? v->first_init_ts : v->last_init_ts;
 
-			if (!v->has_init || v->last_init_ts >= f->first_ns ||
+			if (!v->has_init || pass >= f->first_ns ||
 			    (has_vpid && letw_proc_vpid(v->vpid) != vpid))
 				continue;
-			if (!worst || v->last_init_ts < worst->last_init_ts)
+			if (!worst || pass < (first ? worst->first_init_ts : worst->last_init_ts))
 				worst = v;
 		}
 		if (worst) {
 			char label[LETW_PROC_LABEL_MAX];
 
 			letw_sink_proc_label(s, worst->vpid, label);
-			if (letw_facts_note(tf, i,
+			if (first ? letw_facts_note(tf, i,
+				"runtime events may be lost: its first %" PRIu64 " packet(s) are not in the trace and it begins %.3f s after the first rundown pass of process %s; code loaded and freed between them is missing from the dump, and samples perf took there of such code go unnamed, if those packets held any (empty packets, which each `lttng snapshot record` closes, look the same; size the runtime channel for the whole profile)",
+				f->first_seq, (double)(f->first_ns - worst->first_init_ts) / 1e9, label) :
+			    letw_facts_note(tf, i,
 				"runtime events may be lost: its first %" PRIu64 " packet(s) are not in the trace and it begins %.3f s after the latest rundown pass of process %s; code loaded or freed between them is missing from the outputs if those packets held any (empty packets, which each `lttng snapshot record` closes, look the same: `lttng-etw snapshot` takes a pass just before it records)",
 				f->first_seq, (double)(f->first_ns - worst->last_init_ts) / 1e9, label))
 				return -ENOMEM;

@@ -99,6 +99,21 @@ int letw_stream_declares(const bt_stream *stream, const char *prefix, const char
 	return 0;
 }
 
+/* An event's time from origin, the unit of the streams' first packets
+ * (trace facts) that a process's first event and latest Init are compared
+ * with (runtime_gaps.c) and printed in: a raw_ns cache (the jitdump sink)
+ * decodes only the clock's own value and leaves ts_ns 0, which noted every
+ * late runtime stream as dated decades after its pass. One conversion per
+ * process and per Init: both are few. */
+static int64_t origin_ts(const struct letw_sink *s, const struct letw_ev *ev)
+{
+	int ok;
+
+	if (!s->cache.raw_ns || !ev->has_ts)
+		return ev->ts_ns;
+	return letw_clock_ns(bt_message_event_borrow_default_clock_snapshot_const(ev->msg), &ok);
+}
+
 /* The entry of ev->proc, made at its first event; NULL when out of
  * memory. */
 static struct letw_vpid_ids *vid_get(struct letw_sink *s, const struct letw_ev *ev)
@@ -118,7 +133,7 @@ static struct letw_vpid_ids *vid_get(struct letw_sink *s, const struct letw_ev *
 		v = &s->vids[s->nvids++];
 		memset(v, 0, sizeof(*v));
 		v->vpid = ev->proc;
-		v->first_ns = ev->ts_ns;
+		v->first_ns = origin_ts(s, ev);
 	}
 	s->last_vid = (size_t)(v - s->vids);
 	return v;
@@ -136,11 +151,15 @@ static int see_rundown(struct letw_sink *s, const struct letw_ev *ev)
 		return -ENOMEM;
 	v->rundown_seen = 1;
 	if (obj == LETW_OBJ_INIT) {
+		int64_t ts = origin_ts(s, ev);
+
 		v->init_ns[fl == LETW_FL_DCEND] = s->cache.raw_ns ? (int64_t)ev->raw_ns : ev->ts_ns;
-		if (!v->has_init || ev->ts_ns > v->last_init_ts)
-			v->last_init_ts = ev->ts_ns;
+		if (!v->has_init || ts > v->last_init_ts)
+			v->last_init_ts = ts;
+		if (!v->has_init || ts < v->first_init_ts)
+			v->first_init_ts = ts;
 		v->has_init = 1;
-		letw_pass_ids_see(&v->ids, fl, ev->pass_id, ev->ts_ns);
+		letw_pass_ids_see(&v->ids, fl, ev->pass_id, ts);
 		if (s->ops->count_passes)
 			letw_pass_acct_init(&s->acct, &v->open[fl], ev->proc, fl, ev->pass_id);
 	} else if (obj == LETW_OBJ_COMPLETE) {

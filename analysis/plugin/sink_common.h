@@ -82,6 +82,10 @@ struct letw_sink_ops {
 	 * which passes are truncated or lossy; the report judges its passes
 	 * itself. */
 	int count_passes;
+	/* jitdump: names code by time over the whole trace, not by what was
+	 * live at the last pass, so runtime events lost after a process's
+	 * first pass are what its output misses (runtime_gaps.c). */
+	int dates_code;
 };
 
 struct letw_sink {
@@ -106,6 +110,7 @@ struct letw_sink {
 		struct letw_pass_open open[2]; /* ops->count_passes */
 		int64_t init_ns[2]; /* its latest Init per flavour (the sink's unit) */
 		int64_t last_init_ts; /* its latest Init of either, ns from origin */
+		int64_t first_init_ts; /* its earliest */
 		int has_init;
 		int64_t first_ns; /* ops->count_passes: its first event */
 		int rundown_seen; /* ... and any rundown event (Init, Complete,
