@@ -67,6 +67,7 @@ struct jitdump_args {
 	const char *dir;
 	uint64_t offset;
 	char *out; /* this run's output directory, for done() */
+	char *chunk; /* the last chunk written, NULL: the trace is one */
 };
 
 static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
@@ -96,7 +97,10 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 {
 	struct jitdump_args *a = data;
 
-	(void)c;
+	if (c->name) {
+		free(a->chunk);
+		a->chunk = strdup(c->name);
+	}
 	letw_note("wrote %d jitdump(s) into %s%s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
 		  r->processes, a->out,
 		  r->pid_namespaces > 1 ? "/pidns-INO/ (one directory per pid namespace)" : "",
@@ -143,6 +147,14 @@ int letw_cmd_jitdump(int argc, char **argv)
 	}
 	ret = letw_graph_run_chunks(&o, argv[optind], "jitdump", jitdump_params,
 				    jitdump_done, &a);
+	/* perf inject reads the dump where the process mapped its
+	 * placeholder (DIR/jit-PID.dump), which the chunks' directories leave
+	 * as it was: an audit following the recipe on a rotated session got
+	 * exit 0 and not one JIT sample named. */
+	if (a.chunk && !letw_graph_stopped)
+		letw_note("jitdump: the trace is in chunks (rotations or snapshots), so each got DIR/<chunk>/ and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it (e.g. cp %s/%s/jit-*.dump %s/); chunks are not merged, so a profile spanning several is named only where that chunk covers it",
+			  a.dir, a.dir, a.chunk, a.dir);
+	free(a.chunk);
 	free(a.out);
 	return ret;
 }

@@ -43,6 +43,10 @@ done
 grep -q "chunk c2: the trace is incomplete" "$T/jd.err" || letw_fail "jitdump does not name the incomplete chunk"
 grep -q "chunk c1:" "$T/jd.err" && letw_fail "jitdump calls the complete chunk c1 incomplete"
 grep -q "$named" "$T/jd.err" || letw_fail "jitdump does not name the damaged stream $named"
+# perf inject reads DIR/jit-PID.dump, which chunks leave as it was: said,
+# with the copy that fixes it.
+grep -q "jit-PID.dump\`, which perf inject --jit reads, was left as it was: .*cp $T/deep/jd/c2/jit-\*.dump $T/deep/jd/" "$T/jd.err" ||
+	letw_fail "jitdump of chunks does not say the placeholder was left as it was"
 "$LETW_CLI" jitdump "$rot" -o "$T/jd2" --allow-incomplete --no-progress 2>"$T/jd2.err" ||
 	{ cat "$T/jd2.err" >&2; letw_fail "jitdump --allow-incomplete exit $?"; }
 
