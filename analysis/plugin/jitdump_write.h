@@ -53,11 +53,18 @@ struct letw_jd_out {
 	 * bytes takes seconds, and a SIGTERM must not wait for its end). */
 	int (*stop)(void *data);
 	void *stop_data;
+	/* Bytes written to fd, and how far fallocate() reserved its blocks
+	 * ahead of the writes (jitdump_write.c, reserve()). prealloc: still
+	 * reserving; cut: a fallocate() ran, so the file may end past the
+	 * bytes written until letw_jd_out_close() cuts it there. */
+	uint64_t written, reserved;
+	int prealloc, cut;
 };
 
 #define LETW_JD_OUT_BUF (1u << 20)
 
-/* fd: open for writing, owned by the caller. */
+/* fd: open for writing, owned by the caller. A new, empty regular file
+ * gets its blocks reserved ahead of the writes (jitdump_write.c). */
 int letw_jd_out_init(struct letw_jd_out *o, int fd);
 /* Writes what is buffered and frees the buffer (fd stays open). */
 int letw_jd_out_close(struct letw_jd_out *o);
