@@ -36,38 +36,43 @@ int letw_sink_output_dir(bt_self_component *self, const char *dir)
 	return 0;
 }
 
+/* key's value in params: 1 with *v, 0 when absent, -1 after saying that
+ * it is not of type (what: the type as a user writes it). */
+static int param_of(bt_self_component *self, const bt_value *params, const char *key,
+		    bt_value_type type, const char *what, const bt_value **v)
+{
+	*v = params && bt_value_is_map(params) ?
+		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+	if (!*v)
+		return 0;
+	if (bt_value_get_type(*v) != type) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"parameter `%s` must be %s", key, what);
+		return -1;
+	}
+	return 1;
+}
+
 int letw_param_string(bt_self_component *self, const bt_value *params,
 		      const char *key, const char **out)
 {
-	const bt_value *v = params && bt_value_is_map(params) ?
-		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+	const bt_value *v;
+	int r = param_of(self, params, key, BT_VALUE_TYPE_STRING, "a string", &v);
 
-	if (!v)
-		return 0;
-	if (!bt_value_is_string(v)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"parameter `%s` must be a string", key);
-		return -1;
-	}
-	*out = bt_value_string_get(v);
-	return 0;
+	if (r > 0)
+		*out = bt_value_string_get(v);
+	return r < 0 ? -1 : 0;
 }
 
 int letw_param_bool(bt_self_component *self, const bt_value *params,
 		    const char *key, int *out)
 {
-	const bt_value *v = params && bt_value_is_map(params) ?
-		bt_value_map_borrow_entry_value_const(params, key) : NULL;
+	const bt_value *v;
+	int r = param_of(self, params, key, BT_VALUE_TYPE_BOOL, "a boolean (yes/no)", &v);
 
-	if (!v)
-		return 0;
-	if (!bt_value_is_bool(v)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"parameter `%s` must be a boolean (yes/no)", key);
-		return -1;
-	}
-	*out = bt_value_bool_get(v) == BT_TRUE;
-	return 0;
+	if (r > 0)
+		*out = bt_value_bool_get(v) == BT_TRUE;
+	return r < 0 ? -1 : 0;
 }
 
 struct check_ctx {
