@@ -48,7 +48,7 @@ int letw_pc_index_load(const char *ipath, uint64_t file_size, struct letw_pc_ind
 	ix->path = ipath;
 	/* What the reader cannot open or refuses it does without, as
 	 * without one (a FIFO there was refused before). */
-	r = letw_idx_load(ipath, &ix->raw, &why);
+	r = letw_idx_load(ipath, 0, &ix->raw, &why);
 	if (r == -ENOMEM)
 		return r;
 	if (r || !ix->raw.n || !used_by_reader(ix, file_size))

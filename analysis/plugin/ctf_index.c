@@ -17,9 +17,15 @@
 #define CTF_INDEX_HDR 16u   /* magic, major, minor, packet_index_len */
 #define CTF_INDEX_1_0 56u   /* seven u64 fields */
 #define CTF_INDEX_1_1 72u   /* + stream_instance_id, packet_seq_num */
-/* A consumer never writes more than a few million packets per stream; a
- * larger entry count means a damaged header, not a trace. */
-#define CTF_INDEX_MAX_ENTRIES (64u << 20)
+/* The entries are read into memory: past this an index file is no
+ * index LTTng wrote (3.7 million 1.1 entries: packets of a stream file of
+ * 15 GiB at 4 KiB sub-buffers) but a damaged one, and is not judged. A
+ * bound on entries alone let a damaged entry length (1 GiB, a sparse
+ * file) make the pre-check and the report read 3 GiB (a re-audit). */
+#define CTF_INDEX_MAX_BYTES (256u << 20)
+/* What LTTng writes: CTF index 1.0 or 1.1 entries, perhaps longer ones
+ * later, but whole 64-bit fields. */
+#define CTF_INDEX_MAX_ENTRY 4096u
 
 char *letw_idx_path(const char *stream)
 {
@@ -32,7 +38,8 @@ char *letw_idx_path(const char *stream)
 			slash + 1) < 0 ? NULL : out;
 }
 
-int letw_idx_load(const char *path, struct letw_idx_raw *raw, const char **why)
+int letw_idx_load(const char *path, unsigned flags, struct letw_idx_raw *raw,
+		  const char **why)
 {
 	unsigned char hdr[CTF_INDEX_HDR];
 	uint32_t w[4];
@@ -71,7 +78,9 @@ int letw_idx_load(const char *path, struct letw_idx_raw *raw, const char **why)
 		*why = "unknown index version";
 		goto out;
 	}
-	if (raw->elen < CTF_INDEX_1_0) {
+	if (raw->elen < CTF_INDEX_1_0 ||
+	    ((flags & LETW_IDX_AS_WRITTEN) &&
+	     (raw->elen > CTF_INDEX_MAX_ENTRY || raw->elen % 8))) {
 		*why = "bad entry size";
 		goto out;
 	}
@@ -80,8 +89,8 @@ int letw_idx_load(const char *path, struct letw_idx_raw *raw, const char **why)
 		*why = "cut in the middle of an entry";
 		goto out;
 	}
-	if (len / raw->elen > CTF_INDEX_MAX_ENTRIES) {
-		*why = "implausibly many entries";
+	if (len > CTF_INDEX_MAX_BYTES) {
+		*why = "implausibly large";
 		goto out;
 	}
 	if (len && !(raw->ents = malloc(len))) {
@@ -126,15 +135,8 @@ int letw_idx_read(const char *path, struct letw_idx *idx, const char **why)
 	int ret;
 
 	memset(idx, 0, sizeof(*idx));
-	if ((ret = letw_idx_load(path, &raw, why)) != 0)
+	if ((ret = letw_idx_load(path, LETW_IDX_AS_WRITTEN, &raw, why)) != 0)
 		return ret;
-	/* LTTng writes 1.0 or 1.1 entries, perhaps longer ones later, but
-	 * always whole 64-bit fields. */
-	if (raw.elen > 4096 || raw.elen % 8) {
-		*why = "bad entry size";
-		letw_idx_raw_fini(&raw);
-		return -EINVAL;
-	}
 	for (i = 0; i < raw.n; i++) {
 		uint64_t offset = letw_idx_get(&raw, i, LETW_IDX_OFFSET);
 		uint64_t packet_size = letw_idx_get(&raw, i, LETW_IDX_PACKET_SIZE);

@@ -57,9 +57,14 @@ enum letw_idx_field {
 	LETW_IDX_TS_END,
 };
 
-/* Returns 0 (n may be 0), -ENOENT, -EINVAL with *why, or another negative
- * errno; *raw is empty on failure. */
-int letw_idx_load(const char *path, struct letw_idx_raw *raw, const char **why);
+/* flags: LETW_IDX_AS_WRITTEN also refuses entry sizes LTTng never writes
+ * (over 4096 bytes, or not whole 64-bit fields), before anything is read.
+ * Either way an index over 256 MiB is refused ("implausibly large"), not
+ * read. Returns 0 (n may be 0), -ENOENT, -EINVAL with *why, or another
+ * negative errno; *raw is empty on failure. */
+#define LETW_IDX_AS_WRITTEN 0x1u
+int letw_idx_load(const char *path, unsigned flags, struct letw_idx_raw *raw,
+		  const char **why);
 uint64_t letw_idx_get(const struct letw_idx_raw *raw, size_t i, enum letw_idx_field f);
 void letw_idx_raw_fini(struct letw_idx_raw *raw);
 
