@@ -67,7 +67,9 @@ struct jitdump_args {
 	const char *dir;
 	uint64_t offset;
 	char *out; /* this run's output directory, for done() */
-	char *chunk; /* the last chunk written, NULL: the trace is one */
+	int chunks;  /* chunks written (0: the trace is one) */
+	char *chunk; /* the last one with a dump, for the copy to suggest */
+	int pidns;   /* ... whose dumps are in pidns-INO/ directories */
 };
 
 static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
@@ -97,15 +99,37 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 {
 	struct jitdump_args *a = data;
 
-	if (c->name) {
+	a->chunks += c->name != NULL;
+	if (c->name && r->processes) {
 		free(a->chunk);
 		a->chunk = strdup(c->name);
+		a->pidns = r->pid_namespaces > 1;
 	}
 	letw_note("wrote %d jitdump(s) into %s%s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
 		  r->processes, a->out,
 		  r->pid_namespaces > 1 ? "/pidns-INO/ (one directory per pid namespace)" : "",
 		  (unsigned long long)r->jit_loads,
 		  (unsigned long long)r->jit_code, (unsigned long long)r->jit_lines);
+}
+
+/* perf inject reads the dump where the process mapped its placeholder
+ * (DIR/jit-PID.dump), which the chunks' directories leave as it was: an
+ * audit following the recipe on a rotated session got exit 0 and not one
+ * JIT sample named. Said with the copy that fixes it, quoted for a shell,
+ * when one chunk's dumps can be named so. */
+static void say_placeholder(const struct jitdump_args *a)
+{
+	char *qd = letw_shell_quote(a->dir);
+	char *qc = a->chunk ? letw_shell_quote(a->chunk) : NULL;
+
+	if (qd && qc && !a->pidns)
+		letw_note("jitdump: the trace is in chunks (rotations or snapshots), written to DIR/<chunk>/, and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it (e.g. cp %s/%s/jit-*.dump %s/); chunks are not merged, so a profile spanning several is named only where that chunk covers it",
+			  a->dir, qd, qc, qd);
+	else
+		letw_note("jitdump: the trace is in chunks (rotations or snapshots), written to DIR/<chunk>/, and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it; chunks are not merged, so a profile spanning several is named only where that chunk covers it",
+			  a->dir);
+	free(qd);
+	free(qc);
 }
 
 int letw_cmd_jitdump(int argc, char **argv)
@@ -147,13 +171,8 @@ int letw_cmd_jitdump(int argc, char **argv)
 	}
 	ret = letw_graph_run_chunks(&o, argv[optind], "jitdump", jitdump_params,
 				    jitdump_done, &a);
-	/* perf inject reads the dump where the process mapped its
-	 * placeholder (DIR/jit-PID.dump), which the chunks' directories leave
-	 * as it was: an audit following the recipe on a rotated session got
-	 * exit 0 and not one JIT sample named. */
-	if (a.chunk && !letw_graph_stopped)
-		letw_note("jitdump: the trace is in chunks (rotations or snapshots), so each got DIR/<chunk>/ and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it (e.g. cp %s/%s/jit-*.dump %s/); chunks are not merged, so a profile spanning several is named only where that chunk covers it",
-			  a.dir, a.dir, a.chunk, a.dir);
+	if (a.chunks && !letw_graph_stopped)
+		say_placeholder(&a);
 	free(a.chunk);
 	free(a.out);
 	return ret;
