@@ -40,9 +40,7 @@ static void fini(void)
 	unlink(path);
 }
 
-TestSuite(ctf_index, .fini = fini);
-
-Test(ctf_index, whole_index_read)
+Test(ctf_index, whole_index_read, .fini = fini)
 {
 	struct letw_idx idx;
 	const char *why;
@@ -59,7 +57,7 @@ Test(ctf_index, whole_index_read)
  * before reading, by either reader (a re-audit: 48 s and 3 GB of memory
  * each, or "out of memory" under a limit, for an index LTTng never wrote).
  * The address space is bounded so that reading it fails loudly. */
-Test(ctf_index, huge_entries_refused_unread)
+Test(ctf_index, huge_entries_refused_unread, .fini = fini)
 {
 	struct rlimit rl = { 1ull << 30, 1ull << 30 };
 	struct letw_idx_raw raw;
@@ -77,7 +75,7 @@ Test(ctf_index, huge_entries_refused_unread)
 /* Entry sizes LTTng never writes are "bad entry size" to the report's
  * cross-check, whatever the file's length; the pre-check, which judges an
  * index as babeltrace2 reads it, takes any from CTF index 1.0's up. */
-Test(ctf_index, entry_sizes_lttng_never_writes)
+Test(ctf_index, entry_sizes_lttng_never_writes, .fini = fini)
 {
 	struct letw_idx_raw raw;
 	struct letw_idx idx;
