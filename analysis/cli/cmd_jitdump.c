@@ -120,14 +120,14 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 static void say_placeholder(const struct jitdump_args *a)
 {
 	char *qd = letw_shell_quote(a->dir);
-	char *qc = a->chunk ? letw_shell_quote(a->chunk) : NULL;
+	char *qc = a->chunk && !a->pidns ? letw_shell_quote(a->chunk) : NULL;
+	char *cp = NULL;
 
-	if (qd && qc && !a->pidns)
-		letw_note("jitdump: the trace is in chunks (rotations or snapshots), written to DIR/<chunk>/, and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it (e.g. cp %s/%s/jit-*.dump %s/); chunks are not merged, so a profile spanning several is named only where that chunk covers it",
-			  a->dir, qd, qc, qd);
-	else
-		letw_note("jitdump: the trace is in chunks (rotations or snapshots), written to DIR/<chunk>/, and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it; chunks are not merged, so a profile spanning several is named only where that chunk covers it",
-			  a->dir);
+	if (qd && qc && asprintf(&cp, " (e.g. cp %s/%s/jit-*.dump %s/)", qd, qc, qd) < 0)
+		cp = NULL;
+	letw_note("jitdump: the trace is in chunks (rotations or snapshots), written to DIR/<chunk>/, and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it%s; chunks are not merged, so a profile spanning several is named only where that chunk covers it",
+		  a->dir, cp ? cp : "");
+	free(cp);
 	free(qd);
 	free(qc);
 }

@@ -44,6 +44,13 @@
  * the latest pass (just before the record) made the rule above say
  * nothing. Its note measures from the first pass. Returns 0, or -ENOMEM.
  */
+/* The pass a stream's late start is measured from: the process's first
+ * (first), or its latest. */
+static int64_t pass_ts(const struct letw_vpid_ids *v, int first)
+{
+	return first ? v->first_init_ts : v->last_init_ts;
+}
+
 int letw_sink_runtime_gaps(struct letw_sink *s)
 {
 	struct letw_trace_facts *tf = &s->facts;
@@ -65,24 +72,24 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 		has_vpid = letw_trace_env_vpid(f->stream, &vpid);
 		for (size_t k = 0; k < s->nvids; k++) {
 			const struct letw_vpid_ids *v = &s->vids[k];
-			int64_t pass = first ? v->first_init_ts : v->last_init_ts;
 
-			if (!v->has_init || pass >= f->first_ns ||
+			if (!v->has_init || pass_ts(v, first) >= f->first_ns ||
 			    (has_vpid && letw_proc_vpid(v->vpid) != vpid))
 				continue;
-			if (!worst || pass < (first ? worst->first_init_ts : worst->last_init_ts))
+			if (!worst || pass_ts(v, first) < pass_ts(worst, first))
 				worst = v;
 		}
 		if (worst) {
 			char label[LETW_PROC_LABEL_MAX];
 
 			letw_sink_proc_label(s, worst->vpid, label);
-			if (first ? letw_facts_note(tf, i,
-				"runtime events may be lost: its first %" PRIu64 " packet(s) are not in the trace and it begins %.3f s after the first rundown pass of process %s; code loaded and freed between them is missing from the dump, and samples perf took there of such code go unnamed, if those packets held any (empty packets, which each `lttng snapshot record` closes, look the same; size the runtime channel for the whole profile)",
-				f->first_seq, (double)(f->first_ns - worst->first_init_ts) / 1e9, label) :
-			    letw_facts_note(tf, i,
-				"runtime events may be lost: its first %" PRIu64 " packet(s) are not in the trace and it begins %.3f s after the latest rundown pass of process %s; code loaded or freed between them is missing from the outputs if those packets held any (empty packets, which each `lttng snapshot record` closes, look the same: `lttng-etw snapshot` takes a pass just before it records)",
-				f->first_seq, (double)(f->first_ns - worst->last_init_ts) / 1e9, label))
+			if (letw_facts_note(tf, i,
+				"runtime events may be lost: its first %" PRIu64 " packet(s) are not in the trace and it begins %.3f s after the %s rundown pass of process %s; code loaded %s freed between them is missing from the %s if those packets held any (empty packets, which each `lttng snapshot record` closes, look the same%s)",
+				f->first_seq, (double)(f->first_ns - pass_ts(worst, first)) / 1e9,
+				first ? "first" : "latest", label, first ? "and" : "or",
+				first ? "dump, and samples perf took there of such code go unnamed," : "outputs",
+				first ? "; size the runtime channel for the whole profile" :
+					": `lttng-etw snapshot` takes a pass just before it records"))
 				return -ENOMEM;
 			if (!s->ops->quiet_incomplete) {
 				fprintf(stderr, "%s: note: stream ", s->ops->name);
