@@ -59,6 +59,27 @@ anl_watch() {
 	"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$ANL_WATCH-" >>"$LETW_TEST_TMP/triggers"
 }
 
+# anl_perf_minijit OUT ARGS...: letw-minijit ARGS, with LETW_JITDUMP_DIR=
+# $LETW_TEST_TMP/jit, started by `perf record -q -k mono -e cpu-clock -o
+# $LETW_TEST_TMP/perf.data` (so perf sees every mapping, the placeholder's
+# included), its output in OUT. It waits on the FIFO $LETW_TEST_TMP/go
+# until the caller writes it (once a session traces it). Sets
+# ANL_PERF_PID and ANL_PID (the workload), both tracked.
+anl_perf_minijit() {
+	local out=$1 t=$LETW_TEST_TMP
+	shift
+	mkdir -p "$t/jit"
+	mkfifo "$t/go"
+	perf record -q -k mono -e cpu-clock -o "$t/perf.data" -- \
+		bash -c 'read x <"$1"; shift; exec "$@"' sh "$t/go" \
+		env LETW_JITDUMP_DIR="$t/jit" "$LETW_MINIJIT" "$@" >"$out" 2>&1 &
+	ANL_PERF_PID=$!
+	letw_track "$ANL_PERF_PID"
+	letw_wait_for pgrep -P "$ANL_PERF_PID" >/dev/null || letw_fail "perf did not start the workload"
+	ANL_PID=$(pgrep -P "$ANL_PERF_PID")
+	letw_track "$ANL_PID"
+}
+
 # anl_wait_file FILE: wait for a file the traced program creates.
 anl_wait_file() {
 	letw_wait_for test -e "$1" || letw_fail "timed out waiting for $1"

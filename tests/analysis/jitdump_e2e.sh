@@ -23,22 +23,14 @@ command -v objdump >/dev/null || letw_fail "objdump (binutils) not installed"
 T=$LETW_TEST_TMP
 here=$(cd "$(dirname "$0")" && pwd)
 export HOME=$T/home PERF_BUILDID_DIR=$T/buildid
-mkdir -p "$HOME" "$T/jit"
+mkdir -p "$HOME"
 trap 'rm -f "/tmp/perf-${pid:-x}.map"; letw_cleanup' EXIT
 
 # perf starts the workload (so it sees every mapping, the placeholder's
 # included); the workload waits on a FIFO until the session traces it.
-mkfifo "$T/go"
-perf record -q -k mono -e cpu-clock -o "$T/perf.data" -- \
-	bash -c 'read x <"$1"; shift; exec "$@"' sh "$T/go" \
-	env LETW_JITDUMP_DIR="$T/jit" "$LETW_MINIJIT" --functions 40 --hot 4 --seconds 60 \
-	--source "$T/mj.src" --reuse "$T/reuse" --list "$T/list" --list-code \
-	>"$T/perf.out" 2>&1 &
-perf_pid=$!
-letw_track "$perf_pid"
-letw_wait_for pgrep -P "$perf_pid" >/dev/null || letw_fail "perf did not start the workload"
-pid=$(pgrep -P "$perf_pid")
-letw_track "$pid"
+anl_perf_minijit "$T/perf.out" --functions 40 --hot 4 --seconds 60 \
+	--source "$T/mj.src" --reuse "$T/reuse" --list "$T/list" --list-code
+perf_pid=$ANL_PERF_PID pid=$ANL_PID
 
 s=$(anl_session jitdump "$pid")
 letw_session_track "$s" "$pid"
