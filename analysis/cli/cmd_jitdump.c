@@ -3,13 +3,16 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
 #endif
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "graph.h"
+#include "jitdump_merge.h"
 #include "jitdump_write.h"
 
 static void jitdump_usage(FILE *f)
@@ -36,7 +39,11 @@ static void jitdump_usage(FILE *f)
 		"\n"
 		"  -o, --output DIR        directory to write into (created if missing); a\n"
 		"                          rotated session's chunks (or a snapshot session's\n"
-		"                          snapshots) get DIR/<chunk>/ each\n"
+		"                          snapshots) get DIR/<chunk>/jit-PID.dump each, and\n"
+		"                          DIR/jit-PID.dump merges them in time order (code\n"
+		"                          live across chunks, or in overlapping snapshots,\n"
+		"                          once; code_index renumbered), so that a perf\n"
+		"                          record spanning rotations is named throughout\n"
 		"      --elf-text-offset N added to line-table addresses (default 0, right for\n"
 		"                          perf 5.8 and later; 64 for older perfs, which did not\n"
 		"                          add the ELF header size of their jitted-*.so themselves)\n"
@@ -67,24 +74,43 @@ struct jitdump_args {
 	const char *dir;
 	uint64_t offset;
 	char *out; /* this run's output directory, for done() */
-	int chunks;  /* chunks written (0: the trace is one) */
-	char *chunk; /* the last one with a dump, for the copy to suggest */
-	int pidns;   /* ... whose dumps are in pidns-INO/ directories */
+	/* A chunked trace: what each chunk's run wrote, for the merge. */
+	struct letw_jd_chunk_out *chunk;
+	size_t nchunks;
 };
 
 static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
 {
 	struct jitdump_args *a = data;
 	bt_value *p = bt_value_map_create();
+	struct letw_jd_chunk_out *nv;
 
 	free(a->out);
 	/* A rotated session: each chunk is a trace of its own, with its own
-	 * rundowns and clock, so DIR/<chunk>/jit-PID.dump each rather than
-	 * one dump merging chunks (the sink creates the directories). */
+	 * rundowns, read into DIR/<chunk>/ (the sink creates the
+	 * directories); the chunks' dumps are merged into DIR afterwards
+	 * (jitdump_merge.h). */
 	a->out = c->name ? NULL : strdup(a->dir);
 	if (c->name && asprintf(&a->out, "%s/%s", a->dir, c->name) < 0)
 		a->out = NULL;
-	if (!p || !a->out || bt_value_map_insert_string_entry(p, "output-dir", a->out) ||
+	nv = c->name ? realloc(a->chunk, (a->nchunks + 1) * sizeof(*nv)) : a->chunk;
+	if (nv)
+		a->chunk = nv;
+	if (nv && c->name) {
+		struct letw_jd_chunk_out *o = &nv[a->nchunks];
+
+		memset(o, 0, sizeof(*o));
+		o->name = strdup(c->name);
+		o->dir = a->out ? strdup(a->out) : NULL;
+		/* The kernel dates files with this clock: a dump this
+		 * run writes is not older than this. */
+		clock_gettime(CLOCK_REALTIME_COARSE, &o->began);
+		a->nchunks++;
+		if (!o->name || !o->dir)
+			nv = NULL;
+	}
+	if (!p || !a->out || (c->name && !nv) ||
+	    bt_value_map_insert_string_entry(p, "output-dir", a->out) ||
 	    bt_value_map_insert_unsigned_integer_entry(p, "elf-text-offset", a->offset) ||
 	    bt_value_map_insert_bool_entry(p, "fail-on-incomplete", BT_FALSE)) {
 		letw_err("out of memory");
@@ -99,11 +125,18 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 {
 	struct jitdump_args *a = data;
 
-	a->chunks += c->name != NULL;
-	if (c->name && r->processes) {
-		free(a->chunk);
-		a->chunk = strdup(c->name);
-		a->pidns = r->pid_namespaces > 1;
+	if (c->name && a->nchunks) {
+		struct letw_jd_chunk_out *o = &a->chunk[a->nchunks - 1];
+
+		o->written = 1;
+		o->many_pidns = r->pid_namespaces > 1;
+		o->pidns_only = r->pidns_only;
+		memcpy(o->clock_name, r->clock_name, sizeof(o->clock_name));
+		o->clock_name[sizeof(o->clock_name) - 1] = '\0';
+		memcpy(o->clock_uuid, r->clock_uuid, sizeof(o->clock_uuid));
+		o->clock_known = r->clock_known;
+		o->clock_has_uuid = r->clock_has_uuid;
+		o->clocks_mixed = r->clocks_mixed;
 	}
 	letw_note("wrote %d jitdump(s) into %s%s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",
 		  r->processes, a->out,
@@ -112,24 +145,36 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 		  (unsigned long long)r->jit_code, (unsigned long long)r->jit_lines);
 }
 
-/* perf inject reads the dump where the process mapped its placeholder
- * (DIR/jit-PID.dump), which the chunks' directories leave as it was: an
+/*
+ * perf inject reads the dump where the process mapped its placeholder
+ * (DIR/jit-PID.dump): the chunks' own directories were not read by it (an
  * audit following the recipe on a rotated session got exit 0 and not one
- * JIT sample named. Said with the copy that fixes it, quoted for a shell,
- * when one chunk's dumps can be named so. */
-static void say_placeholder(const struct jitdump_args *a)
+ * JIT sample named, then, told to copy one chunk's dump, samples named in
+ * that chunk only). The chunks' dumps are merged there, in time order.
+ * Returns the exit status.
+ */
+static int merge_chunks(const struct jitdump_args *a, int ret)
 {
-	char *qd = letw_shell_quote(a->dir);
-	char *qc = a->chunk && !a->pidns ? letw_shell_quote(a->chunk) : NULL;
-	char *cp = NULL;
+	int merged = 0, r;
+	size_t unread = 0;
 
-	if (qd && qc && asprintf(&cp, " (e.g. cp %s/%s/jit-*.dump %s/)", qd, qc, qd) < 0)
-		cp = NULL;
-	letw_note("jitdump: the trace is in chunks (rotations or snapshots), written to DIR/<chunk>/, and `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was: copy the dump of the chunk whose time covers the perf record run over it%s; chunks are not merged, so a profile spanning several is named only where that chunk covers it",
-		  a->dir, cp ? cp : "");
-	free(cp);
-	free(qd);
-	free(qc);
+	for (size_t i = 0; i < a->nchunks; i++)
+		unread += !a->chunk[i].written;
+	/* A chunk that was not read (said above) has no dump of this run:
+	 * its code is missing from the merge, said with its name. */
+	for (size_t i = 0; ret == LETW_EXIT_ERROR && i < a->nchunks; i++)
+		if (!a->chunk[i].written)
+			letw_note("jitdump: chunk %s has no dump of this run: its code, if any, is not in the merged dumps",
+				  a->chunk[i].name);
+	r = letw_jd_merge_chunks(a->dir, a->chunk, a->nchunks, &merged);
+	if (r == -EINTR || letw_interrupted) {
+		letw_err("jitdump: interrupted: the merged dump being written was not put in place");
+		return LETW_EXIT_INTERRUPTED;
+	}
+	if (!merged && unread < a->nchunks)
+		letw_note("jitdump: the trace is in chunks (rotations or snapshots), each written to %s/<chunk>/, and no merged dump was written (see above): `%s/jit-PID.dump`, which perf inject --jit reads, was left as it was",
+			  a->dir, a->dir);
+	return r ? LETW_EXIT_ERROR : ret;
 }
 
 int letw_cmd_jitdump(int argc, char **argv)
@@ -171,8 +216,12 @@ int letw_cmd_jitdump(int argc, char **argv)
 	}
 	ret = letw_graph_run_chunks(&o, argv[optind], "jitdump", jitdump_params,
 				    jitdump_done, &a);
-	if (a.chunks && !letw_graph_stopped)
-		say_placeholder(&a);
+	if (a.nchunks && !letw_graph_stopped)
+		ret = merge_chunks(&a, ret);
+	for (size_t i = 0; i < a.nchunks; i++) {
+		free(a.chunk[i].name);
+		free(a.chunk[i].dir);
+	}
 	free(a.chunk);
 	free(a.out);
 	return ret;

@@ -39,6 +39,7 @@
 #include "jitdump.h"
 #include "jitdump_extra.h"
 #include "jitdump_proc.h"
+#include "jitdump_read.h"
 #include "jitdump_write.h"
 #include "names.h"
 #include "replace_file.h"
@@ -66,6 +67,7 @@ struct jitdump {
 	GHashTable *by_vpid;   /* process key (sink_common.h) → struct letw_jd_proc * */
 	GPtrArray *procs;      /* in order of first appearance; owns them */
 	struct letw_jd_proc *last; /* the process of the previous event */
+	const bt_clock_class *clock; /* of the previous event dated */
 };
 
 static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
@@ -85,6 +87,41 @@ static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
 	g_hash_table_insert(jd->by_vpid, key, p);
 	g_ptr_array_add(jd->procs, p);
 	return jd->last = p;
+}
+
+/*
+ * The clock the dump's times are raw values of, for the CLI: it merges a
+ * rotated session's dumps only when every chunk's times are values of one
+ * clock (LTTng's `monotonic`, the same boot uuid). Compared only when the
+ * event's clock class object is not the previous one's (one per trace).
+ */
+static void note_clock(struct jitdump *jd, const bt_message *msg)
+{
+	const bt_clock_class *cc = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
+	struct letw_sink_result *r = jd->base.result;
+	const char *name;
+	const uint8_t *uuid;
+
+	if (!cc || cc == jd->clock || !r)
+		return;
+	jd->clock = cc;
+	name = bt_clock_class_get_name(cc);
+	uuid = bt_clock_class_get_uuid(cc);
+	if (!name)
+		name = "";
+	if (!r->clock_known) {
+		r->clock_known = 1;
+		snprintf(r->clock_name, sizeof(r->clock_name), "%s", name);
+		r->clock_has_uuid = uuid != NULL;
+		if (uuid)
+			memcpy(r->clock_uuid, uuid, sizeof(r->clock_uuid));
+		r->clock_freq = bt_clock_class_get_frequency(cc);
+		return;
+	}
+	if (strncmp(r->clock_name, name, sizeof(r->clock_name) - 1) != 0 ||
+	    r->clock_has_uuid != (uuid != NULL) ||
+	    (uuid && memcmp(r->clock_uuid, uuid, sizeof(r->clock_uuid)) != 0))
+		r->clocks_mixed = 1;
 }
 
 /* A failure: a jitdump without times is no use. */
@@ -125,6 +162,7 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	if (!ev->has_ts)
 		return no_clock(jd, ev->msg);
 	ns = ev->raw_ns;
+	note_clock(jd, ev->msg);
 	p = proc_get(jd, ev->proc);
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
@@ -178,6 +216,7 @@ static int jitdump_other(struct letw_sink *s, const bt_message *msg)
 	}
 	if (event_ns(jd, msg, &ns))
 		return -1;
+	note_clock(jd, msg);
 	if (letw_sink_proc_of(s, x.has_vpid, x.vpid, x.has_pid_ns, x.pid_ns, &key)) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;
@@ -247,44 +286,6 @@ static int interrupted(void *jd)
 	return letw_sink_interrupted(&((struct jitdump *)jd)->base);
 }
 
-/*
- * When the process began, from the header of its placeholder
- * (DIR/jit-PID.dump, made by letw_init: provider/jitdump_mark.c), or of a
- * dump this sink wrote there before (which keeps it); 0 when the file is
- * not there or not this process's.
- *
- * Code the trace saw no load for is dated just after it. Dated at 1 ns,
- * before everything, perf dropped it whenever perf.data held the
- * process's fork (`perf record -a`, or `perf record -- launcher`): perf
- * replays the LOADs' mappings before the fork, and the fork gives the
- * child a fresh copy of its parent's maps (the perf audit: 15,905 of
- * 15,905 samples unnamed). The time is the process's start, a clock tick
- * after its fork (provider/jitdump_mark.c), not letw_init's: a JVM agent
- * attached late had run code for seconds before (9,689 samples unnamed
- * when it was letw_init's).
- */
-static uint64_t process_since(const char *path, long long vpid, uint64_t first_ns)
-{
-	struct {
-		uint32_t magic, version, total_size, elf_mach, pad1, pid;
-		uint64_t timestamp, flags;
-	} h;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	ssize_t got;
-
-	if (fd < 0)
-		return 0;
-	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, &h, sizeof(h)) : -1;
-	close(fd);
-	if (got != (ssize_t)sizeof(h) || h.magic != 0x4A695444u || h.version != 1 ||
-	    h.pid != (uint32_t)vpid)
-		return 0;
-	/* Not after the trace's first event of the process: a dump of ours
-	 * written without a placeholder holds that (see write_dump). */
-	return h.timestamp > LETW_JD_BEFORE_TRACE_NS && h.timestamp < first_ns ? h.timestamp : 0;
-}
-
 static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 {
 	GArray *order = NULL;
@@ -306,7 +307,7 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
-	since = process_since(path, vpid, p->first_ns);
+	since = letw_jd_process_since(path, vpid, p->first_ns);
 	order = letw_jd_proc_finish(p, since ? since + 1 : LETW_JD_BEFORE_TRACE_NS);
 	/* A fresh name nobody can guess: the directory may be a /tmp that
 	 * others write to, and a link planted there is never followed. */

@@ -316,6 +316,11 @@ int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_a
 	return put(f, zeros, pad);
 }
 
+int letw_jd_write_raw(struct letw_jd_out *f, const void *rec, size_t n)
+{
+	return put(f, rec, n) ? failure(f) : 0;
+}
+
 int letw_jd_write_close(struct letw_jd_out *f, uint64_t ts)
 {
 	return put_prefix(f, JIT_CODE_CLOSE, PREFIX_SIZE, ts);

@@ -91,6 +91,10 @@ int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_a
 
 int letw_jd_write_close(struct letw_jd_out *f, uint64_t ts);
 
+/* Records copied as they are (a merge of dumps: DEBUG_INFO, UNWINDING_INFO
+ * and record types this writer does not make). */
+int letw_jd_write_raw(struct letw_jd_out *f, const void *rec, size_t n);
+
 /* The filler letw_jd_write_load writes for code == NULL (for tests). */
 void letw_jd_filler(uint8_t *buf, uint32_t size, uint64_t code_index, uint32_t pid);
 

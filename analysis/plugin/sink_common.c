@@ -62,8 +62,10 @@ int letw_sink_proc_of_ns(struct letw_sink *s, int64_t vpid, uint64_t pid_ns, int
 				s->cappidns = cap;
 			}
 			s->pidns[s->npidns++] = pid_ns;
-			if (s->result)
+			if (s->result) {
 				s->result->pid_namespaces = (int)s->npidns;
+				s->result->pidns_only = s->npidns == 1 ? pid_ns : 0;
+			}
 		}
 		s->last_pidns = i;
 	}

@@ -52,6 +52,16 @@ struct letw_sink_result {
 	int passless_processes; /* processes with events but no rundown pass
 				 * in a trace that records passes and lost
 				 * packets (letw_sink_passless_judged) */
+	uint64_t pidns_only;    /* jitdump: the one pid namespace seen (0:
+				 * none, or several), so that the CLI can
+				 * tell whose dumps a flat chunk holds */
+	/* jitdump: the clock its times are raw values of (the default clock
+	 * class of the events it dated), so that the CLI merges only the
+	 * dumps of chunks on one clock; clocks_mixed: events on several. */
+	char clock_name[64];
+	uint8_t clock_uuid[16];
+	int clock_known, clock_has_uuid, clocks_mixed;
+	uint64_t clock_freq;
 };
 
 struct letw_sink;

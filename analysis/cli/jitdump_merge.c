@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Merging the chunks' dumps of one process (jitdump_merge.h). Each chunk
+ * was read on its own, so each dump dates the code it saw loaded at the
+ * load, and the code its rundown (DCStart) re-enumerated without a load at
+ * LETW_JD_BEFORE_TRACE_NS (jitdump_proc.h): "there before the chunk". The
+ * merge keeps every LOAD at its time except:
+ *  - a LOAD identical (address, size, name, code bytes) to the one that
+ *    is the mapping there at its time in what came before (earlier chunks,
+ *    and this chunk's earlier records): written once, not again (a region
+ *    live across a rotation, re-enumerated by the next chunk's rundown;
+ *    the same load in two overlapping snapshots);
+ *  - a LOAD "there before the chunk" that differs from what the earlier
+ *    chunks last mapped over its addresses: dated just after that, since
+ *    the earlier chunks' code ended before this chunk began (at 1 ns, it
+ *    would sort before them and perf would name their samples after it).
+ * Then every LOAD gets a new code_index, unique in the file (perf names
+ * the ELF file it makes for a LOAD jitted-PID-INDEX.so), MOVE records the
+ * index of the LOAD they name, and the dump ends with one CLOSE.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "cli.h"
+#include "jitdump_merge.h"
+#include "jitdump_proc.h"
+#include "jitdump_read.h"
+#include "jitdump_units.h"
+#include "jitdump_write.h"
+#include "replace_file.h"
+
+/* One chunk's dump of the process, mapped. */
+struct dump {
+	size_t chunk;
+	char *path;
+	const uint8_t *buf;
+	size_t len;
+	struct letw_jd_header h;
+};
+
+/* Everything of one process (pid namespace ino, vpid). */
+struct proc {
+	uint64_t ino;
+	uint32_t pid;
+	GArray *dumps; /* struct dump, in chunk order */
+};
+
+struct merge {
+	const char *dir;
+	const struct letw_jd_chunk_out *c;
+	int many;          /* the output goes to DIR/pidns-INO/ */
+	int merged;
+	uint64_t loads, repeats;
+};
+
+static int stop_now(void *unused)
+{
+	(void)unused;
+	return letw_interrupted != 0;
+}
+
+static int same_clock(const struct letw_jd_chunk_out *a, const struct letw_jd_chunk_out *b)
+{
+	return strcmp(a->clock_name, b->clock_name) == 0 &&
+	       a->clock_has_uuid == b->clock_has_uuid &&
+	       (!a->clock_has_uuid || memcmp(a->clock_uuid, b->clock_uuid, 16) == 0);
+}
+
+/* The times of every chunk with dumps are raw values of one clock (the
+ * dumps hold CLOCK_MONOTONIC ns only if each chunk's clock class is
+ * LTTng's `monotonic` of this boot): else nothing is merged, said. */
+static int clocks_agree(const struct letw_jd_chunk_out *c, size_t n)
+{
+	const struct letw_jd_chunk_out *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].written || !c[i].clock_known)
+			continue;
+		if (c[i].clocks_mixed) {
+			letw_note("jitdump: chunk %s dates its events with several clocks: the chunks' dumps are not merged (each is in DIR/<chunk>/)",
+				  c[i].name);
+			return 0;
+		}
+		if (!first) {
+			first = &c[i];
+		} else if (!same_clock(first, &c[i])) {
+			letw_note("jitdump: chunk %s dates its events with clock `%s` and chunk %s with another (`%s`, or the same name of another boot): their times cannot be put in one order, so the chunks' dumps are not merged (each is in DIR/<chunk>/)",
+				  first->name, first->clock_name, c[i].name, c[i].clock_name);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* "jit-PID.dump" → PID; -1 for any other name. */
+static long dump_pid(const char *name)
+{
+	char *end;
+	long v;
+
+	if (strncmp(name, "jit-", 4) != 0 || name[4] < '0' || name[4] > '9')
+		return -1;
+	v = strtol(name + 4, &end, 10);
+	return strcmp(end, ".dump") == 0 && v >= 0 && v <= UINT32_MAX ? v : -1;
+}
+
+/* Written by this run: not older than its start, less 2 s for the
+ * filesystems that keep times in whole seconds (or two). */
+static int this_run(const struct timespec *t, const struct timespec *began)
+{
+	time_t s = began->tv_sec - 2;
+
+	return t->tv_sec > s || (t->tv_sec == s && t->tv_nsec >= began->tv_nsec);
+}
+
+static struct proc *proc_of(GHashTable *procs, uint64_t ino, uint32_t pid)
+{
+	char key[48];
+	struct proc *p;
+
+	snprintf(key, sizeof(key), "%llu/%u", (unsigned long long)ino, pid);
+	p = g_hash_table_lookup(procs, key);
+	if (!p) {
+		p = g_new0(struct proc, 1);
+		p->ino = ino;
+		p->pid = pid;
+		p->dumps = g_array_new(FALSE, TRUE, sizeof(struct dump));
+		g_hash_table_insert(procs, g_strdup(key), p);
+	}
+	return p;
+}
+
+/* The dumps this run wrote into sub (DIR/<chunk>, or a pidns-INO/ in it). */
+static void collect_dir(GHashTable *procs, size_t chunk, const struct letw_jd_chunk_out *c,
+			const char *sub, uint64_t ino)
+{
+	DIR *d = opendir(sub);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long pid = dump_pid(de->d_name);
+		struct dump dp = { .chunk = chunk };
+		struct stat st;
+
+		if (pid < 0 || asprintf(&dp.path, "%s/%s", sub, de->d_name) < 0)
+			continue;
+		/* A dump of an earlier run, of a process this chunk no longer
+		 * holds, is not this chunk's. */
+		if (lstat(dp.path, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    !this_run(&st.st_mtim, &c->began)) {
+			free(dp.path);
+			continue;
+		}
+		g_array_append_val(proc_of(procs, ino, (uint32_t)pid)->dumps, dp);
+	}
+	closedir(d);
+}
+
+static void collect(GHashTable *procs, const struct letw_jd_chunk_out *c, size_t chunk)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (!c->many_pidns) {
+		collect_dir(procs, chunk, c, c->dir, c->pidns_only);
+		return;
+	}
+	d = opendir(c->dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		unsigned long long ino;
+		char *sub, tail;
+
+		if (sscanf(de->d_name, "pidns-%llu%c", &ino, &tail) != 1 ||
+		    asprintf(&sub, "%s/%s", c->dir, de->d_name) < 0)
+			continue;
+		collect_dir(procs, chunk, c, sub, ino);
+		free(sub);
+	}
+	closedir(d);
+}
+
+static int map_dump(struct dump *dp)
+{
+	struct stat st;
+	void *m;
+	int fd = open(dp->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -errno;
+	dp->buf = m;
+	dp->len = (size_t)st.st_size;
+	return 0;
+}
+
+/* DIR or DIR/pidns-INO (created, and refused when a link or another
+ * user's, as the sink does: letw_sink_proc_dir). malloc()ed, NULL after
+ * saying why. */
+static char *out_dir(const struct merge *m, uint64_t ino)
+{
+	struct stat st;
+	char *d;
+
+	if (!m->many)
+		return strdup(m->dir);
+	if (asprintf(&d, "%s/pidns-%llu", m->dir, (unsigned long long)ino) < 0)
+		return NULL;
+	if ((mkdir(d, 0755) != 0 && errno != EEXIST) || lstat(d, &st) != 0 ||
+	    !S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid())) {
+		letw_err("jitdump: cannot use `%s` for the merged dumps: not a directory of ours", d);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Write path from units through a temporary file put in place atomically,
+ * as the sink writes its dumps. */
+static int write_merged(struct merge *m, const char *dir, const char *path, uint32_t pid,
+			GArray *units, GArray *order, const struct dump *first,
+			uint64_t since, uint64_t start, uint64_t close_ts)
+{
+	struct letw_jd_out o = { .fd = -1 };
+	char *tmp = NULL;
+	int fd, err, close_err;
+
+	if (asprintf(&tmp, "%s/.jit-%u.dump.tmp.XXXXXX", dir, pid) < 0) {
+		letw_err("out of memory");
+		return -EIO;
+	}
+	fd = letw_create_temp(tmp);
+	if (fd < 0) {
+		letw_err("jitdump: cannot create `%s`: %s", tmp, strerror(-fd));
+		free(tmp);
+		return -EIO;
+	}
+	err = letw_jd_out_init(&o, fd);
+	o.stop = stop_now;
+	if (!err)
+		err = letw_jdm_write(&o, units, order, &first->h, since ? since : start, close_ts);
+	close_err = letw_jd_out_close(&o);
+	if (close_err)
+		err = close_err;
+	if (close(fd) != 0 && !err)
+		err = -errno;
+	if (!err && letw_interrupted)
+		err = -EINTR;
+	if (!err) {
+		/* The runtime's placeholder stays mapped (its inode lives
+		 * on); perf inject opens the new file. */
+		err = letw_replace_file(tmp, path);
+		if (err > 0) {
+			letw_note("jitdump: %s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
+				  path, tmp, strerror(err));
+			err = 0;
+		}
+	}
+	if (err && err != -EINTR)
+		letw_err("jitdump: cannot write the merged dump `%s`: %s", path, strerror(-err));
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err == -EINTR ? -EINTR : err ? -EIO : 0;
+}
+
+static int merge_proc(struct merge *m, struct proc *p)
+{
+	GArray *units = g_array_new(FALSE, TRUE, sizeof(struct letw_jdm_unit));
+	GArray *order = NULL;
+	struct dump *first = NULL;
+	uint64_t start = UINT64_MAX, close_ts = 0, since;
+	char *dir = NULL, *path = NULL;
+	int ret = 0;
+
+	for (guint i = 0; i < p->dumps->len; i++) {
+		struct dump *dp = &g_array_index(p->dumps, struct dump, i);
+		const char *why = NULL;
+		int e = map_dump(dp);
+
+		if (e) {
+			why = strerror(-e);
+		} else if (letw_jdm_read_units(dp->buf, dp->len, (uint32_t)dp->chunk, units, &dp->h,
+					       &close_ts, &why) == 0) {
+			if (!first)
+				first = dp;
+			else if (dp->h.elf_mach != first->h.elf_mach)
+				why = "its ELF machine differs from the earlier chunks'";
+			else if (dp->h.pid != first->h.pid || dp->h.flags != first->h.flags)
+				why = "its header's pid or flags differ from the earlier chunks'";
+		}
+		if (why) {
+			letw_note("jitdump: process %u (pid_ns %llu): chunk %s's dump `%s` cannot be merged (%s): the process's dumps are left in DIR/<chunk>/ only",
+				  p->pid, (unsigned long long)p->ino, m->c[dp->chunk].name, dp->path, why);
+			goto out;
+		}
+		if (dp->h.timestamp < start)
+			start = dp->h.timestamp;
+	}
+	if (!first)
+		goto out;
+	dir = out_dir(m, p->ino);
+	if (!dir || asprintf(&path, "%s/jit-%u.dump", dir, p->pid) < 0) {
+		path = NULL;
+		ret = -EIO;
+		goto out;
+	}
+	/* Code there before the first chunk: from the process's start, as
+	 * one dump of the whole trace dates it (jitdump.c). */
+	since = letw_jd_process_since(path, p->pid, start);
+	for (guint i = 1; i < p->dumps->len; i++) {
+		const struct dump *dp = &g_array_index(p->dumps, struct dump, i);
+
+		letw_jdm_dedup_chunk(units, (uint32_t)dp->chunk, dp->h.timestamp, &m->repeats);
+	}
+	order = letw_jdm_order(units, since, &close_ts);
+	ret = write_merged(m, dir, path, p->pid, units, order, first, since, start, close_ts);
+	if (!ret) {
+		m->merged++;
+		for (guint k = 0; k < order->len; k++)
+			m->loads += g_array_index(units, struct letw_jdm_unit,
+						   g_array_index(order, guint, k)).rec.id == LETW_JD_CODE_LOAD;
+	}
+out:
+	for (guint i = 0; i < p->dumps->len; i++) {
+		struct dump *dp = &g_array_index(p->dumps, struct dump, i);
+
+		if (dp->buf)
+			munmap((void *)dp->buf, dp->len);
+		dp->buf = NULL;
+	}
+	free(dir);
+	free(path);
+	g_array_free(units, TRUE);
+	if (order)
+		g_array_free(order, TRUE);
+	return ret;
+}
+
+static void proc_free(gpointer data)
+{
+	struct proc *p = data;
+
+	for (guint i = 0; i < p->dumps->len; i++)
+		free(g_array_index(p->dumps, struct dump, i).path);
+	g_array_free(p->dumps, TRUE);
+	g_free(p);
+}
+
+static gint by_proc(gconstpointer a, gconstpointer b)
+{
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int letw_jd_merge_chunks(const char *dir, const struct letw_jd_chunk_out *c, size_t n,
+			 int *merged)
+{
+	GHashTable *procs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, proc_free);
+	GHashTable *inos = g_hash_table_new(g_int64_hash, g_int64_equal);
+	struct merge m = { .dir = dir, .c = c };
+	GPtrArray *list;
+	GHashTableIter it;
+	gpointer v;
+	int ret = 0;
+
+	*merged = 0;
+	if (!clocks_agree(c, n))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].written)
+			collect(procs, &c[i], i);
+	list = g_ptr_array_new();
+	g_hash_table_iter_init(&it, procs);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		g_ptr_array_add(list, v);
+		g_hash_table_add(inos, &((struct proc *)v)->ino);
+	}
+	/* Laid out as one run over the whole trace would: pidns-INO/ when
+	 * the chunks hold several pid namespaces. */
+	m.many = g_hash_table_size(inos) > 1;
+	g_ptr_array_sort(list, by_proc);
+	for (guint i = 0; i < list->len && !ret; i++)
+		ret = merge_proc(&m, g_ptr_array_index(list, i));
+	g_ptr_array_free(list, TRUE);
+	*merged = m.merged;
+	if (m.merged)
+		letw_note("jitdump: merged the chunks' dumps into %s/%sjit-PID.dump (%d process(es), %llu LOAD record(s), %llu repeated across chunks written once): what perf inject --jit reads",
+			  dir, m.many ? "pidns-INO/" : "", m.merged, (unsigned long long)m.loads,
+			  (unsigned long long)m.repeats);
+out:
+	g_hash_table_destroy(inos);
+	g_hash_table_destroy(procs);
+	return ret;
+}

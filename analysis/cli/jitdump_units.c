@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The records of the dumps being merged (jitdump_merge.c says how): read
+ * into units, repeats across chunks found, put in time order, renumbered
+ * and written. Pure data: no directory, no message.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitdump_units.h"
+
+static int is_filler(const struct letw_jd_rec *r)
+{
+	uint8_t tail[12];
+	uint32_t n = r->code_size < sizeof(tail) ? (uint32_t)r->code_size : (uint32_t)sizeof(tail);
+	uint64_t body = r->code_size - n;
+
+	for (uint64_t i = 0; i < body; i++)
+		if (r->code[i] != 0xcc)
+			return 0;
+	letw_jd_filler(tail, n, r->code_index, r->pid);
+	return memcmp(r->code + body, tail, n) == 0;
+}
+
+int letw_jdm_read_units(const uint8_t *buf, size_t len, uint32_t chunk, GArray *units,
+			struct letw_jd_header *h, uint64_t *close_ts, const char **why)
+{
+	struct letw_jd_reader rd;
+	struct letw_jd_rec rec;
+	const uint8_t *pre = NULL;
+	size_t pre_len = 0;
+	uint32_t seq = 0;
+	int r;
+
+	if ((r = letw_jd_reader_init(&rd, buf, len, why)))
+		return r;
+	*h = rd.h;
+	while ((r = letw_jd_reader_next(&rd, &rec, why)) == 1) {
+		struct letw_jdm_unit u = { .rec = rec, .ts = rec.ts, .chunk = chunk };
+
+		if (rec.id == LETW_JD_CODE_CLOSE) {
+			if (rec.ts > *close_ts)
+				*close_ts = rec.ts;
+			continue;
+		}
+		if (rec.id == LETW_JD_CODE_DEBUG_INFO || rec.id == LETW_JD_CODE_UNWINDING_INFO) {
+			if (!pre)
+				pre = rec.p;
+			pre_len += rec.size;
+			continue;
+		}
+		if (pre && rec.id != LETW_JD_CODE_LOAD) {
+			/* Line or unwinding records followed by no LOAD:
+			 * kept in place, as records of their own. */
+			struct letw_jdm_unit lone = { .pre = pre, .pre_len = pre_len, .ts = rec.ts,
+					     .chunk = u.chunk };
+
+			lone.seq = seq++;
+			lone.rec.id = UINT32_MAX;
+			g_array_append_val(units, lone);
+			pre = NULL;
+			pre_len = 0;
+		}
+		if (rec.id == LETW_JD_CODE_LOAD) {
+			u.pre = pre;
+			u.pre_len = pre_len;
+			u.before = rec.ts < h->timestamp;
+			u.filler = is_filler(&rec);
+			pre = NULL;
+			pre_len = 0;
+		}
+		u.seq = seq++;
+		g_array_append_val(units, u);
+	}
+	return r;
+}
+
+#define U(i) (&g_array_index(units, struct letw_jdm_unit, (i)))
+
+/* Same code at the same place: a region without its bytes (filler) is
+ * taken to be the one with them. */
+static int same_code(const struct letw_jdm_unit *a, const struct letw_jdm_unit *b)
+{
+	return a->rec.code_addr == b->rec.code_addr && a->rec.code_size == b->rec.code_size &&
+	       strcmp(a->rec.name, b->rec.name) == 0 &&
+	       (a->filler || b->filler ||
+		memcmp(a->rec.code, b->rec.code, (size_t)a->rec.code_size) == 0);
+}
+
+static int overlaps(const struct letw_jdm_unit *a, const struct letw_jdm_unit *b)
+{
+	return a->rec.code_addr < b->rec.code_addr + b->rec.code_size &&
+	       b->rec.code_addr < a->rec.code_addr + a->rec.code_size;
+}
+
+static GArray *sort_units;
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct letw_jdm_unit *x = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)a);
+	const struct letw_jdm_unit *y = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)b);
+
+	if (x->rec.code_addr != y->rec.code_addr)
+		return x->rec.code_addr < y->rec.code_addr ? -1 : 1;
+	return *(const guint *)a < *(const guint *)b ? -1 : *(const guint *)a > *(const guint *)b;
+}
+
+/* (ts, chunk, seq): the merged order. */
+static int later(const struct letw_jdm_unit *x, const struct letw_jdm_unit *y)
+{
+	if (x->ts != y->ts)
+		return x->ts > y->ts;
+	if (x->chunk != y->chunk)
+		return x->chunk > y->chunk;
+	return x->seq > y->seq;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct letw_jdm_unit *x = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)a);
+	const struct letw_jdm_unit *y = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)b);
+
+	return later(x, y) ? 1 : later(y, x) ? -1 : 0;
+}
+
+void letw_jdm_dedup_chunk(GArray *units, uint32_t k, uint64_t start, uint64_t *repeats)
+{
+	GArray *idx = g_array_new(FALSE, FALSE, sizeof(guint));
+	uint64_t max_size = 0;
+
+	for (guint i = 0; i < units->len; i++) {
+		const struct letw_jdm_unit *u = U(i);
+
+		if (u->rec.id != LETW_JD_CODE_LOAD || u->chunk > k || (u->chunk < k && u->dropped))
+			continue;
+		g_array_append_val(idx, i);
+		if (u->rec.code_size > max_size)
+			max_size = u->rec.code_size;
+	}
+	sort_units = units;
+	qsort(idx->data, idx->len, sizeof(guint), by_addr);
+	for (guint i = 0; i < units->len; i++) {
+		struct letw_jdm_unit *r = U(i);
+		/* What r is compared with, as of when it was the mapping:
+		 * its time; or the chunk's start, for code there before it. */
+		uint64_t eff = r->before ? start : r->ts;
+		uint64_t lo = r->rec.code_addr > max_size ? r->rec.code_addr - max_size : 0;
+		const struct letw_jdm_unit *last = NULL;
+		uint64_t prev_end = 0;
+		int prev = 0;
+		guint a = 0, b = idx->len;
+
+		if (r->chunk != k || r->rec.id != LETW_JD_CODE_LOAD)
+			continue;
+		while (a < b) { /* the first with code_addr >= lo */
+			guint m = a + (b - a) / 2;
+
+			if (U(g_array_index(idx, guint, m))->rec.code_addr < lo)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (guint j = a; j < idx->len; j++) {
+			guint ui = g_array_index(idx, guint, j);
+			const struct letw_jdm_unit *u = U(ui);
+
+			if (u->rec.code_addr >= r->rec.code_addr + r->rec.code_size)
+				break;
+			if (u == r || !overlaps(u, r) || u->ts > eff ||
+			    (u->chunk == k && u->seq > r->seq))
+				continue;
+			if (!last || later(u, last))
+				last = u;
+			if (u->chunk < k && (!prev || u->ts > prev_end)) {
+				prev_end = u->ts;
+				prev = 1;
+			}
+		}
+		if (last && same_code(last, r)) {
+			r->dropped = 1;
+			r->dup_of = (guint)(last - U(0));
+			while (U(r->dup_of)->dropped) /* a chain within chunk k */
+				r->dup_of = U(r->dup_of)->dup_of;
+			(*repeats)++;
+		} else if (r->before && prev && prev_end >= r->ts) {
+			r->ts = prev_end + 1;
+		}
+	}
+	g_array_free(idx, TRUE);
+}
+
+int letw_jdm_write(struct letw_jd_out *o, GArray *units, GArray *order,
+		   const struct letw_jd_header *h, uint64_t ts, uint64_t close_ts)
+{
+	int err = letw_jd_write_header(o, h->elf_mach, h->pid, ts);
+
+	for (guint k = 0; !err && k < order->len; k++) {
+		const struct letw_jdm_unit *u = U(g_array_index(order, guint, k));
+
+		if (u->pre_len)
+			err = letw_jd_write_raw(o, u->pre, u->pre_len);
+		if (err || u->rec.id == UINT32_MAX)
+			continue;
+		if (u->rec.id == LETW_JD_CODE_LOAD) {
+			err = letw_jd_write_load(o, u->ts, u->rec.pid, u->rec.tid, u->rec.code_addr,
+						 (uint32_t)u->rec.code_size, u->new_index, u->rec.name,
+						 u->filler ? NULL : u->rec.code);
+		} else if (u->rec.id == LETW_JD_CODE_MOVE) {
+			uint8_t fixed[LETW_JD_MOVE_FIXED];
+
+			memcpy(fixed, u->rec.p, sizeof(fixed));
+			memcpy(fixed + 56, &u->new_index, 8);
+			err = letw_jd_write_raw(o, fixed, sizeof(fixed));
+			if (!err)
+				err = letw_jd_write_raw(o, u->rec.p + sizeof(fixed),
+							u->rec.size - sizeof(fixed));
+		} else {
+			err = letw_jd_write_raw(o, u->rec.p, u->rec.size);
+		}
+	}
+	return err ? err : letw_jd_write_close(o, close_ts);
+}
+
+/* The MOVEs' new code_index: that of the LOAD of their chunk they name
+ * (or of the LOAD that one repeats); a MOVE naming none is left out. */
+static void renumber(GArray *units, GArray *order)
+{
+	GHashTable *by_old = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	uint64_t next = 1;
+	guint w = 0;
+
+	for (guint i = 0; i < units->len; i++) {
+		const struct letw_jdm_unit *u = U(i);
+
+		if (u->rec.id == LETW_JD_CODE_LOAD)
+			g_hash_table_insert(by_old, g_strdup_printf("%u/%llu", u->chunk,
+								    (unsigned long long)u->rec.code_index),
+					    GUINT_TO_POINTER(i + 1));
+	}
+	for (guint k = 0; k < order->len; k++) {
+		struct letw_jdm_unit *u = U(g_array_index(order, guint, k));
+
+		if (u->rec.id == LETW_JD_CODE_LOAD)
+			u->new_index = next++;
+	}
+	for (guint k = 0; k < order->len; k++) {
+		guint i = g_array_index(order, guint, k);
+		struct letw_jdm_unit *u = U(i);
+
+		if (u->rec.id == LETW_JD_CODE_MOVE) {
+			char *key = g_strdup_printf("%u/%llu", u->chunk,
+						    (unsigned long long)u->rec.code_index);
+			guint l = GPOINTER_TO_UINT(g_hash_table_lookup(by_old, key));
+
+			g_free(key);
+			if (!l)
+				continue;
+			l--;
+			u->new_index = U(U(l)->dropped ? U(l)->dup_of : l)->new_index;
+		}
+		g_array_index(order, guint, w++) = i;
+	}
+	g_array_set_size(order, w);
+	g_hash_table_destroy(by_old);
+}
+
+GArray *letw_jdm_order(GArray *units, uint64_t since, uint64_t *close_ts)
+{
+	GArray *order = g_array_new(FALSE, FALSE, sizeof(guint));
+
+	for (guint i = 0; i < units->len; i++) {
+		struct letw_jdm_unit *u = U(i);
+
+		if (since && u->ts <= since)
+			u->ts = since + 1;
+		if (u->ts > *close_ts)
+			*close_ts = u->ts;
+		if (!u->dropped)
+			g_array_append_val(order, i);
+	}
+	sort_units = units;
+	qsort(order->data, order->len, sizeof(guint), by_time);
+	renumber(units, order);
+	return order;
+}

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* Merging a chunked trace's dumps (analysis/cli/jitdump_merge.c), on dumps
+ * written by the sink's own writer: every chunk's code in time order,
+ * code live across a rotation (re-enumerated by the next chunk's rundown,
+ * dated "before the chunk") written once, code the next rundown finds at
+ * an address the earlier chunk mapped otherwise dated after it, code_index
+ * renumbered (filler bytes made anew for it), DEBUG_INFO still right
+ * before its LOAD; the placeholder's process start kept; chunks on two
+ * clocks, or whose dumps disagree, left unmerged with the chunk named. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "cli.h"
+#include "jitdump_merge.h"
+#include "jitdump_read.h"
+#include "jitdump_write.h"
+
+/* The CLI's own, here: what the merge says is kept to be checked. */
+volatile sig_atomic_t letw_interrupted;
+static char said[4096];
+
+static void say(const char *fmt, va_list ap)
+{
+	size_t n = strlen(said);
+
+	vsnprintf(said + n, sizeof(said) - n, fmt, ap);
+	n = strlen(said);
+	if (n + 1 < sizeof(said))
+		strcat(said, "\n");
+}
+
+void letw_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+}
+
+void letw_note(const char *fmt, ...) __attribute__((alias("letw_err")));
+
+#define PID 77u
+static const uint8_t CODE[16] = { 0x55, 0x48, 0x89, 0xe5, 0x90, 0x90, 0x5d, 0xc3,
+				  0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xc3 };
+
+struct load {
+	uint64_t ts, addr;
+	const char *name;
+	int real;  /* CODE's bytes, else filler */
+	int lines; /* a DEBUG_INFO before it */
+};
+
+static char *tmpdir(void)
+{
+	char *d = strdup("/tmp/letw-jdmerge.XXXXXX");
+
+	cr_assert(mkdtemp(d));
+	return d;
+}
+
+static void write_dump(const char *path, uint32_t mach, uint64_t start,
+		       const struct load *l, size_t n)
+{
+	struct letw_jd_out o;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(letw_jd_out_init(&o, fd), 0);
+	cr_assert_eq(letw_jd_write_header(&o, mach, PID, start), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct letw_jd_line ln[2] = { { l[i].addr, 7, "/src/a.c" },
+					      { l[i].addr + 16, 8, "/src/a.c" } };
+
+		if (l[i].lines)
+			cr_assert_eq(letw_jd_write_debug_info(&o, l[i].ts, l[i].addr, ln, 2, 0), 0);
+		cr_assert_eq(letw_jd_write_load(&o, l[i].ts, PID, PID, l[i].addr, 16, i + 1,
+						l[i].name, l[i].real ? CODE : NULL), 0);
+	}
+	cr_assert_eq(letw_jd_write_close(&o, start + 5000), 0);
+	cr_assert_eq(letw_jd_out_close(&o), 0);
+	close(fd);
+}
+
+/* Chunk i of n named c<i+1>, in dir/c<i+1>/, on clock "monotonic". */
+static void chunk(struct letw_jd_chunk_out *c, const char *dir, int i)
+{
+	memset(c, 0, sizeof(*c));
+	cr_assert(asprintf(&c->name, "c%d", i + 1) > 0);
+	cr_assert(asprintf(&c->dir, "%s/c%d", dir, i + 1) > 0);
+	cr_assert_eq(mkdir(c->dir, 0755), 0);
+	c->written = 1;
+	c->clock_known = 1;
+	strcpy(c->clock_name, "monotonic");
+}
+
+static char *dump_path(const char *dir)
+{
+	char *p;
+
+	cr_assert(asprintf(&p, "%s/jit-%u.dump", dir, PID) > 0);
+	return p;
+}
+
+/* Two chunks, c1 and c2, in dir, their dumps of PID holding a and b. */
+static void two_chunks(struct letw_jd_chunk_out *c, const char *dir,
+		       uint32_t mach2, uint64_t start1, const struct load *a, size_t na,
+		       uint64_t start2, const struct load *b, size_t nb)
+{
+	char *p;
+
+	chunk(&c[0], dir, 0);
+	chunk(&c[1], dir, 1);
+	p = dump_path(c[0].dir);
+	write_dump(p, 62, start1, a, na);
+	free(p);
+	p = dump_path(c[1].dir);
+	write_dump(p, mach2, start2, b, nb);
+	free(p);
+	said[0] = '\0';
+}
+
+struct got {
+	struct letw_jd_header h;
+	struct letw_jd_rec rec[32];
+	size_t n;
+	uint8_t buf[8192];
+};
+
+static void read_dump(const char *path, struct got *g)
+{
+	struct letw_jd_reader rd;
+	const char *why = NULL;
+	int fd = open(path, O_RDONLY);
+	ssize_t len;
+
+	cr_assert(fd >= 0, "no %s", path);
+	len = read(fd, g->buf, sizeof(g->buf));
+	close(fd);
+	cr_assert(len > 0);
+	cr_assert_eq(letw_jd_reader_init(&rd, g->buf, (size_t)len, &why), 0, "%s", why);
+	g->h = rd.h;
+	g->n = 0;
+	while (g->n < 32 && letw_jd_reader_next(&rd, &g->rec[g->n], &why) == 1)
+		g->n++;
+	cr_assert_eq(rd.at, (size_t)len, "the whole dump read back");
+}
+
+Test(jdmerge, rotation_in_time_order_once_each)
+{
+	char *dir = tmpdir(), *p;
+	struct letw_jd_chunk_out c[2];
+	/* c1: early (its rundown), fn_0 and tmp loaded. */
+	const struct load c1[] = {
+		{ 1, 0x1000, "early", 0, 0 },
+		{ 1500, 0x2000, "fn_0", 1, 1 },
+		{ 1600, 0x3000, "tmp", 0, 0 },
+	};
+	/* c2: its rundown re-enumerates early and fn_0 (identical), finds
+	 * other where tmp was; then fn_3 replaces fn_0. */
+	const struct load c2[] = {
+		{ 1, 0x1000, "early", 0, 0 },
+		{ 1, 0x2000, "fn_0", 1, 1 },
+		{ 1, 0x3000, "other", 0, 0 },
+		{ 3500, 0x2000, "fn_3", 0, 1 },
+	};
+	const struct { uint64_t ts, addr; const char *name; } want[] = {
+		{ 1, 0x1000, "early" }, { 1500, 0x2000, "fn_0" }, { 1600, 0x3000, "tmp" },
+		{ 1601, 0x3000, "other" }, { 3500, 0x2000, "fn_3" },
+	};
+	struct got g;
+	size_t k = 0;
+	int merged;
+
+	two_chunks(c, dir, 62, 1000, c1, 3, 3000, c2, 4);
+	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0, "%s", said);
+	cr_assert_eq(merged, 1, "%s", said);
+	cr_assert(strstr(said, "5 LOAD record(s), 2 repeated across chunks written once"), "%s", said);
+	p = dump_path(dir);
+	read_dump(p, &g);
+	free(p);
+	cr_assert_eq(g.h.pid, PID);
+	cr_assert_eq(g.h.elf_mach, 62u);
+	cr_assert_eq(g.h.timestamp, 1000u, "the first chunk's start");
+	for (size_t i = 0; i < g.n; i++) {
+		const struct letw_jd_rec *r = &g.rec[i];
+
+		if (r->id != LETW_JD_CODE_LOAD)
+			continue;
+		cr_assert(k < 5);
+		cr_assert_eq(r->ts, want[k].ts, "LOAD %zu (%s) at %llu", k, r->name,
+			     (unsigned long long)r->ts);
+		cr_assert_eq(r->code_addr, want[k].addr);
+		cr_assert_str_eq(r->name, want[k].name);
+		cr_assert_eq(r->code_index, k + 1, "code_index renumbered in file order");
+		if (strcmp(r->name, "fn_0") == 0) {
+			cr_assert_eq(memcmp(r->code, CODE, 16), 0, "real bytes kept");
+		} else {
+			uint8_t fill[16];
+
+			letw_jd_filler(fill, 16, k + 1, PID);
+			cr_assert_eq(memcmp(r->code, fill, 16), 0,
+				     "filler made for the new code_index (unique build id)");
+		}
+		/* fn_0 and fn_3 have line tables: right before them. */
+		cr_assert_eq(i > 0 && g.rec[i - 1].id == LETW_JD_CODE_DEBUG_INFO,
+			     !strcmp(r->name, "fn_0") || !strcmp(r->name, "fn_3"),
+			     "DEBUG_INFO before %s", r->name);
+		k++;
+	}
+	cr_assert_eq(k, 5);
+	cr_assert_eq(g.rec[g.n - 1].id, LETW_JD_CODE_CLOSE, "one CLOSE, last");
+	cr_assert_eq(g.rec[g.n - 1].ts, 8000u, "at the last chunk's CLOSE");
+	free(dir);
+}
+
+Test(jdmerge, snapshots_overlapping_not_doubled_placeholder_start_kept)
+{
+	char *dir = tmpdir(), *p;
+	struct letw_jd_chunk_out c[2];
+	const struct load s1[] = { { 1, 0x1000, "early", 0, 0 }, { 1500, 0x2000, "fn_0", 1, 0 } };
+	const struct load s2[] = { { 1, 0x1000, "early", 0, 0 }, { 1500, 0x2000, "fn_0", 1, 0 },
+				   { 2500, 0x4000, "late", 0, 0 } };
+	struct got g;
+	int merged;
+
+	two_chunks(c, dir, 62, 1000, s1, 2, 1200, s2, 3);
+	/* The runtime's placeholder: the process began at 400. */
+	p = dump_path(dir);
+	write_dump(p, 62, 400, NULL, 0);
+	said[0] = '\0';
+	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0, "%s", said);
+	cr_assert_eq(merged, 1, "%s", said);
+	read_dump(p, &g);
+	free(p);
+	cr_assert_eq(g.h.timestamp, 400u, "the process's start, from the placeholder");
+	cr_assert_eq(g.n, 4u, "early, fn_0, late, CLOSE: the overlap once");
+	cr_assert_str_eq(g.rec[0].name, "early");
+	cr_assert_eq(g.rec[0].ts, 401u, "code there before the trace: from the process's start");
+	cr_assert_str_eq(g.rec[1].name, "fn_0");
+	cr_assert_str_eq(g.rec[2].name, "late");
+	free(dir);
+}
+
+Test(jdmerge, refused_with_the_chunk_named)
+{
+	char *dir = tmpdir(), *p;
+	struct letw_jd_chunk_out c[2];
+	const struct load l[] = { { 1500, 0x2000, "fn_0", 1, 0 } };
+	int merged;
+
+	two_chunks(c, dir, 183, 1000, l, 1, 3000, l, 1);
+	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0);
+	cr_assert_eq(merged, 0);
+	cr_assert(strstr(said, "chunk c2's dump") && strstr(said, "ELF machine differs"), "%s", said);
+	p = dump_path(dir);
+	cr_assert_neq(access(p, F_OK), 0, "no merged dump");
+
+	/* Another clock: nothing merged, both chunks named. */
+	c[1].written = 1;
+	strcpy(c[1].clock_name, "realtime");
+	said[0] = '\0';
+	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0);
+	cr_assert_eq(merged, 0);
+	cr_assert(strstr(said, "chunk c1 dates its events with clock `monotonic` and chunk c2 with another (`realtime`"),
+		  "%s", said);
+	cr_assert_neq(access(p, F_OK), 0, "no merged dump");
+	free(p);
+	free(dir);
+}
