@@ -94,12 +94,11 @@ static int overlaps(const struct letw_jdm_unit *a, const struct letw_jdm_unit *b
 	       b->rec.code_addr < a->rec.code_addr + a->rec.code_size;
 }
 
-static GArray *sort_units;
-
-static int by_addr(const void *a, const void *b)
+/* The sorts order indexes into units (g_qsort_with_data's data). */
+static gint by_addr(gconstpointer a, gconstpointer b, gpointer data)
 {
-	const struct letw_jdm_unit *x = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)a);
-	const struct letw_jdm_unit *y = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)b);
+	GArray *units = data;
+	const struct letw_jdm_unit *x = U(*(const guint *)a), *y = U(*(const guint *)b);
 
 	if (x->rec.code_addr != y->rec.code_addr)
 		return x->rec.code_addr < y->rec.code_addr ? -1 : 1;
@@ -116,10 +115,10 @@ static int later(const struct letw_jdm_unit *x, const struct letw_jdm_unit *y)
 	return x->seq > y->seq;
 }
 
-static int by_time(const void *a, const void *b)
+static gint by_time(gconstpointer a, gconstpointer b, gpointer data)
 {
-	const struct letw_jdm_unit *x = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)a);
-	const struct letw_jdm_unit *y = &g_array_index(sort_units, struct letw_jdm_unit, *(const guint *)b);
+	GArray *units = data;
+	const struct letw_jdm_unit *x = U(*(const guint *)a), *y = U(*(const guint *)b);
 
 	return later(x, y) ? 1 : later(y, x) ? -1 : 0;
 }
@@ -138,8 +137,7 @@ void letw_jdm_dedup_chunk(GArray *units, uint32_t k, uint64_t start, uint64_t *r
 		if (u->rec.code_size > max_size)
 			max_size = u->rec.code_size;
 	}
-	sort_units = units;
-	qsort(idx->data, idx->len, sizeof(guint), by_addr);
+	g_qsort_with_data(idx->data, (gint)idx->len, sizeof(guint), by_addr, units);
 	for (guint i = 0; i < units->len; i++) {
 		struct letw_jdm_unit *r = U(i);
 		/* What r is compared with, as of when it was the mapping:
@@ -279,8 +277,7 @@ GArray *letw_jdm_order(GArray *units, uint64_t since, uint64_t *close_ts)
 		if (!u->dropped)
 			g_array_append_val(order, i);
 	}
-	sort_units = units;
-	qsort(order->data, order->len, sizeof(guint), by_time);
+	g_qsort_with_data(order->data, (gint)order->len, sizeof(guint), by_time, units);
 	renumber(units, order);
 	return order;
 }
