@@ -268,6 +268,8 @@ int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 		disc = rd(h + PK_DISCARDED, 8, be);
 		if (w->n && disc < w->last_disc && !w->disc_backs++)
 			w->disc_back_at = w->n;
+		if (w->n && disc > w->last_disc)
+			w->disc_rises++;
 		if (!w->n)
 			w->first_disc = disc;
 		w->last_disc = disc;

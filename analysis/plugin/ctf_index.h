@@ -106,6 +106,8 @@ struct letw_ctf_walk {
 	uint64_t first_disc, last_disc;
 	uint64_t disc_backs;            /* packets whose count is below the
 					   previous one's (a counter gone back) */
+	uint64_t disc_rises;            /* packets whose count is above the
+					   previous one's (events discarded) */
 	uint64_t disc_back_at;          /* the first such packet's index */
 };
 

@@ -30,7 +30,10 @@ void letw_facts_fini(struct letw_trace_facts *f)
 		free(f->s[i].problem);
 		free(f->s[i].note);
 		free(f->s[i].absurd_at);
-		free(f->s[i].absurd_files);
+		letw_grow_free(&f->s[i].pkt_at, sizeof(uint64_t));
+		free(f->s[i].absurd_in.path);
+		free(f->s[i].discarded_in.path);
+		free(f->s[i].short_in.path);
 	}
 	free(f->s);
 	for (i = 0; i < f->nfiles; i++)
@@ -108,8 +111,12 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 				bt_message_packet_beginning_borrow_default_clock_snapshot_const(msg);
 
 			/* Every packet's, for letw_facts_absurd() to say
-			 * which file holds a record (one read per packet). */
+			 * which file holds a record (one read per packet),
+			 * and for finish to count each file's packets. */
 			sf->pkt_raw = bt_clock_snapshot_get_value(cs);
+			if (letw_grow(&sf->pkt_at, sizeof(uint64_t), sf->npkt_at + 1))
+				return -ENOMEM;
+			((uint64_t *)sf->pkt_at.p)[sf->npkt_at++] = sf->pkt_raw;
 			if (sf->packets == 1) {
 				sf->first_ns = letw_clock_ns(cs, &ok);
 				sf->first_raw = sf->pkt_raw;
@@ -212,17 +219,34 @@ static char *dir_of(const char *path)
 	return slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 }
 
-/* Absurd records, and in which file of a rotated stream they are (the
- * line names the stream by its first file). Returns 0 or -ENOMEM. */
+/* Absurd records or discarded events, and in which files of a rotated
+ * stream (the line names the stream by its first file). Returns 0 or
+ * -ENOMEM. */
 static int say_absurd(const struct letw_trace_facts *f, struct letw_stream_facts *sf)
 {
 	char *where = NULL;
-	int ret = letw_facts_locate_absurd(f, sf, &where);
+	int ret = letw_facts_locate_files(f, sf, LETW_FILES_ABSURD, &where);
 
 	if (!ret)
 		ret = letw_facts_say(&sf->problem, "%" PRIu64 " lttng-etw record(s) with absurd values, ignored (e.g. %s)%s%s",
 				     sf->absurd, sf->absurd_example, where ? ": in " : "",
 				     where ? where : "");
+	free(where);
+	return ret;
+}
+
+static int say_discarded(const struct letw_trace_facts *f, struct letw_stream_facts *sf)
+{
+	char *where = NULL;
+	int ret = letw_facts_locate_files(f, sf, LETW_FILES_DISCARDED, &where);
+	const char *in = where ? ": in " : "", *files = where ? where : "";
+
+	if (!ret && sf->discarded_events)
+		ret = letw_facts_say(&sf->problem, "%" PRIu64 " event(s) discarded by the tracer%s%s",
+				     sf->discarded_events, in, files);
+	else if (!ret && !sf->discarded_back)
+		ret = letw_facts_say(&sf->problem, "events discarded by the tracer (count unknown)%s%s",
+				     in, files);
 	free(where);
 	return ret;
 }
@@ -269,8 +293,9 @@ int letw_facts_finish(struct letw_trace_facts *f)
 	for (i = 0; i < f->n && !ret; i++) {
 		struct letw_stream_facts *sf = &f->s[i];
 
-		if (sf->discarded_events)
-			ret = letw_facts_say(&sf->problem, "%" PRIu64 " event(s) discarded by the tracer", sf->discarded_events);
+		ret = letw_facts_check_packets_read(f, sf);
+		if (!ret && (sf->discarded_events || (sf->discarded_uncounted && !sf->discarded_back)))
+			ret = say_discarded(f, sf);
 		if (!ret && sf->discarded_back) {
 			char *where = NULL;
 
@@ -279,8 +304,6 @@ int letw_facts_finish(struct letw_trace_facts *f)
 				ret = letw_facts_say(&sf->problem, "the tracer's discarded-events count goes back (damaged events_discarded): events lost, how many unknown%s%s",
 						     where ? ": " : "", where ? where : "");
 			free(where);
-		} else if (!ret && sf->discarded_uncounted && !sf->discarded_events) {
-			ret = letw_facts_say(&sf->problem, "events discarded by the tracer (count unknown)");
 		}
 		if (!sf->stream)
 			sf->part_of = letw_facts_part_of(f, sf->path);
@@ -349,6 +372,21 @@ void letw_facts_write_text(const struct letw_trace_facts *f, FILE *out,
 			text_line(out, prefix, "note: ", f->s[i].path, f->s[i].note);
 }
 
+/* ,"KEY":[paths] of a rotated stream's files; null: the stream's own. */
+static void write_files(FILE *out, const char *key, const struct letw_file_list *in)
+{
+	fprintf(out, ",\"%s\":", key);
+	if (!in->n) {
+		fprintf(out, "null");
+		return;
+	}
+	for (size_t k = 0; k < in->n; k++) {
+		fputc(k ? ',' : '[', out);
+		letw_json_str(out, in->path[k]);
+	}
+	fputc(']', out);
+}
+
 void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out)
 {
 	size_t i;
@@ -376,17 +414,9 @@ void letw_facts_write_json(const struct letw_trace_facts *f, FILE *out)
 			",\"discarded_packets\":%" PRIu64 ",\"seq_went_back\":%s,\"absurd_records\":%" PRIu64,
 			sf->discarded_events, sf->discarded_uncounted ? "true" : "false",
 			sf->discarded_packets, sf->seq_back ? "true" : "false", sf->absurd);
-		/* The files of a rotated stream holding them; null: its own. */
-		fprintf(out, ",\"absurd_in\":");
-		if (sf->nabsurd_files) {
-			for (size_t k = 0; k < sf->nabsurd_files; k++) {
-				fputc(k ? ',' : '[', out);
-				letw_json_str(out, sf->absurd_files[k]);
-			}
-			fputc(']', out);
-		} else {
-			fprintf(out, "null");
-		}
+		write_files(out, "absurd_in", &sf->absurd_in);
+		write_files(out, "discarded_in", &sf->discarded_in);
+		write_files(out, "short_in", &sf->short_in);
 		if (sf->first_known)
 			fprintf(out, ",\"first_packet_seq_num\":%" PRIu64, sf->first_seq);
 		else

@@ -20,6 +20,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "ctf_index.h"
+#include "grow.h"
 
 /* Counts read from a trace add up saturating: a damaged packet_seq_num
  * going back by one makes the reader report 2^64 - 2 discarded packets,
@@ -39,6 +40,14 @@ static inline int letw_count_plausible(uint64_t n)
 }
 
 struct letw_ev;
+
+/* Files of a rotated stream a problem is in (paths owned by the facts'
+ * files[]); none for a stream of one file, whose name says it, or whose
+ * files do not say (no index 1.1). */
+struct letw_file_list {
+	const char **path;
+	size_t n;
+};
 
 /* A stream the graph delivered, or (stream == NULL) a stream file an
  * index names that no stream came from: lost, or a later file of a
@@ -76,10 +85,17 @@ struct letw_stream_facts {
 	uint64_t pkt_raw;
 	uint64_t *absurd_at;
 	size_t nabsurd_at, absurd_at_cap;
-	/* After finish: the files holding them (paths owned by files[]),
-	 * when the stream is several walked files; else none. */
-	const char **absurd_files;
-	size_t nabsurd_files;
+	/* Every packet's beginning (raw clock), in the order read, for
+	 * finish to count the packets read of each file of a rotated stream
+	 * against that file's index: 8 bytes a packet, where babeltrace2
+	 * keeps an index entry of its own several times that size. */
+	struct letw_grow pkt_at;
+	size_t npkt_at;
+	/* After finish, of a stream of several walked files: those holding
+	 * its absurd records, those where its discarded-events counter rose
+	 * (or, the first, starts above 0), and those of which fewer packets
+	 * were read than their index lists. */
+	struct letw_file_list absurd_in, discarded_in, short_in;
 	size_t part_of;          /* for an unread file: 1 + the index of the
 				    stream it is a later file of; 0: none */
 	char *problem;           /* set by letw_facts_finish(); NULL: whole */
@@ -92,6 +108,9 @@ struct letw_stream_facts {
 struct letw_file_walk {
 	char *path;
 	struct letw_ctf_walk w;
+	uint64_t indexed;   /* packets its index lists */
+	int said;           /* its own check found it short (a problem
+			       of its own): its packets read are not judged */
 };
 
 struct letw_trace_facts {

@@ -33,12 +33,21 @@ int letw_facts_scan_dir(struct letw_trace_facts *f, const char *dir);
 enum letw_facts_locate_what { LETW_LOCATE_SEQ, LETW_LOCATE_DISCARDED };
 int letw_facts_locate(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
 		      enum letw_facts_locate_what what, char **where);
-/* After the above: the files of sf's rotated stream whose packets hold
- * its absurd records (sf->absurd_at), into sf->absurd_files, and *where
- * = "`FILE`, `FILE`" (NULL, and no file, when the stream is one file or
- * its files do not say: no index 1.1). Returns 0 or -ENOMEM. */
-int letw_facts_locate_absurd(const struct letw_trace_facts *f, struct letw_stream_facts *sf,
-			     char **where);
+/* After the above: the files of sf's rotated stream holding its absurd
+ * records (LETW_FILES_ABSURD, from sf->absurd_at, into sf->absurd_in), or
+ * where its discarded-events counter rose (LETW_FILES_DISCARDED, into
+ * sf->discarded_in), and *where = "`FILE`, `FILE`" (NULL, and no file,
+ * when the stream is one file or its files do not say: no index 1.1).
+ * Returns 0 or -ENOMEM. */
+enum letw_facts_files_what { LETW_FILES_ABSURD, LETW_FILES_DISCARDED };
+int letw_facts_locate_files(const struct letw_trace_facts *f, struct letw_stream_facts *sf,
+			    enum letw_facts_files_what what, char **where);
+/* After the above: a read stream's packets against its index, file by
+ * file for a rotated stream (into sf->short_in): the reader counts the
+ * whole stream, each file's index lists its own. Appends to sf->problem;
+ * returns 0 or -ENOMEM. */
+int letw_facts_check_packets_read(const struct letw_trace_facts *f,
+				  struct letw_stream_facts *sf);
 /* An unread file holding packets of a stream that was read: a later file
  * of a rotated stream (1 + that stream's index), or 0. */
 size_t letw_facts_part_of(const struct letw_trace_facts *f, const char *path);

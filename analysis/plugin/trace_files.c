@@ -35,7 +35,7 @@ static const char *kib(uint64_t bytes, char *buf, size_t len)
 
 /* Keep a file's walk for letw_facts_locate(). Returns 0 or -ENOMEM. */
 static int keep_walk(struct letw_trace_facts *f, const char *path,
-		     const struct letw_ctf_walk *w)
+		     const struct letw_ctf_walk *w, uint64_t indexed)
 {
 	if (f->nfiles == f->files_cap) {
 		size_t ncap = f->files_cap ? f->files_cap * 2 : 16;
@@ -49,6 +49,8 @@ static int keep_walk(struct letw_trace_facts *f, const char *path,
 	f->files[f->nfiles].path = strdup(path);
 	if (!f->files[f->nfiles].path)
 		return -ENOMEM;
+	f->files[f->nfiles].indexed = indexed;
+	f->files[f->nfiles].said = 0;
 	f->files[f->nfiles++].w = *w;
 	return 0;
 }
@@ -72,15 +74,20 @@ static int check_file(struct letw_trace_facts *f, const char *path, uint64_t siz
 	 * miscounted. A file cut short is walked too: its first packet
 	 * still says which stream it belongs to. */
 	walked = idx->entry_len >= 72 && letw_ctf_walk_packets(path, &w) == 0;
-	if (walked && (ret = keep_walk(f, path, &w)) != 0)
+	if (walked && (ret = keep_walk(f, path, &w, idx->n)) != 0)
 		return ret;
 	if (size < idx->end)
-		return letw_facts_say(problem, "the file holds %s of the %s its index lists (cut short?)",
+		ret = letw_facts_say(problem, "the file holds %s of the %s its index lists (cut short?)",
 			   kib(size, a, sizeof(a)), kib(idx->end, b, sizeof(b)));
-	if (walked && w.n < idx->n)
-		return letw_facts_say(problem, "the file holds %" PRIu64 " of the %zu packets its index lists",
+	else if (walked && w.n < idx->n)
+		ret = letw_facts_say(problem, "the file holds %" PRIu64 " of the %zu packets its index lists",
 			   w.n, idx->n);
-	return 0;
+	else
+		return 0;
+	/* Said of the file itself: its packets read are not judged again. */
+	if (walked)
+		f->files[f->nfiles - 1].said = 1;
+	return ret;
 }
 
 static const struct letw_file_walk *walk_of(const struct letw_trace_facts *f,
@@ -192,45 +199,156 @@ static int absurd_between(const struct letw_stream_facts *sf, uint64_t from, uin
 	return 0;
 }
 
-int letw_facts_locate_absurd(const struct letw_trace_facts *f, struct letw_stream_facts *sf,
-			     char **where)
+/* Whether file i of a stream's n walked files v (the reader's order) is
+ * one to name; detail: what to say after its name ("" for nothing). */
+typedef int (*file_pick)(const struct letw_file_walk *const *v, size_t i, size_t n,
+			 const void *arg, char *detail, size_t len);
+
+static int pick_absurd(const struct letw_file_walk *const *v, size_t i, size_t n,
+		       const void *arg, char *detail, size_t len)
+{
+	(void)detail;
+	(void)len;
+	/* A file holds the packets from its first one's beginning up to the
+	 * next file's (the reader's order): a packet at the very time the
+	 * next file begins is that file's first. */
+	return absurd_between(arg, v[i]->w.first_ts, i + 1 < n ? v[i + 1]->w.first_ts : 0,
+			      i + 1 == n);
+}
+
+static int pick_discarded(const struct letw_file_walk *const *v, size_t i, size_t n,
+			  const void *arg, char *detail, size_t len)
+{
+	(void)n;
+	(void)arg;
+	(void)detail;
+	(void)len;
+	/* The packet whose count rose (from the previous packet's, over
+	 * the files in the reader's order) is where babeltrace2 says events
+	 * were discarded; a stream whose first packet's count is above 0
+	 * lost events before it (babeltrace2: a count unknown). */
+	return v[i]->w.disc_rises ||
+	       (i ? v[i]->w.first_disc > v[i - 1]->w.last_disc : v[i]->w.first_disc > 0);
+}
+
+/* The files of sf's stream that pick() takes, into *in and *where (see
+ * letw_facts_locate_files()). Returns 0 or -ENOMEM. */
+static int locate_files(const struct letw_trace_facts *f, const struct letw_stream_facts *sf,
+			file_pick pick, const void *arg, struct letw_file_list *in, char **where)
 {
 	const struct letw_file_walk **v;
+	char detail[64];
 	size_t n, i;
 	int ret;
 
 	*where = NULL;
-	if (!sf->nabsurd_at || !sf->stream)
+	if (!sf->stream)
 		return 0;
 	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
 		return ret;
 	/* A stream of one file: its name, on the line, already says it. */
-	if (n > 1 && !(sf->absurd_files = calloc(n, sizeof(*sf->absurd_files))))
+	if (n > 1 && !(in->path = calloc(n, sizeof(*in->path))))
 		ret = -ENOMEM;
-	/* A file holds the packets from its first one's beginning up to the
-	 * next file's (the reader's order): a packet at the very time the
-	 * next file begins is that file's first. */
 	for (i = 0; n > 1 && !ret && i < n; i++) {
-		if (!absurd_between(sf, v[i]->w.first_ts, i + 1 < n ? v[i + 1]->w.first_ts : 0,
-				    i + 1 == n))
+		detail[0] = '\0';
+		if (!pick(v, i, n, arg, detail, sizeof(detail)))
 			continue;
-		if (sf->nabsurd_files <= 3) {
+		if (in->n <= 3) {
 			/* ", "-separated: "; " separates a stream's problems. */
 			char *prev = *where;
 
-			if ((sf->nabsurd_files == 3 ?
+			if ((in->n == 3 ?
 			     asprintf(where, "%s (and more)", prev) :
-			     asprintf(where, "%s%s`%s`", prev ? prev : "", prev ? ", " : "",
-				      base_of(v[i]->path))) < 0) {
+			     asprintf(where, "%s%s`%s`%s", prev ? prev : "", prev ? ", " : "",
+				      base_of(v[i]->path), detail)) < 0) {
 				*where = prev;
 				ret = -ENOMEM;
 			} else {
 				free(prev);
 			}
 		}
-		sf->absurd_files[sf->nabsurd_files++] = v[i]->path;
+		in->path[in->n++] = v[i]->path;
 	}
 	free(v);
+	return ret;
+}
+
+int letw_facts_locate_files(const struct letw_trace_facts *f, struct letw_stream_facts *sf,
+			    enum letw_facts_files_what what, char **where)
+{
+	*where = NULL;
+	if (what == LETW_FILES_ABSURD)
+		return sf->nabsurd_at ? locate_files(f, sf, pick_absurd, sf, &sf->absurd_in, where) : 0;
+	return locate_files(f, sf, pick_discarded, NULL, &sf->discarded_in, where);
+}
+
+/* Packets read of each file, and whether to name one (see below). */
+struct reads {
+	uint64_t *n;
+};
+
+static int pick_short(const struct letw_file_walk *const *v, size_t i, size_t n,
+		      const void *arg, char *detail, size_t len)
+{
+	const struct reads *r = arg;
+
+	(void)n;
+	if (v[i]->said || r->n[i] >= v[i]->indexed)
+		return 0;
+	snprintf(detail, len, " (%" PRIu64 " of %" PRIu64 ")", r->n[i], v[i]->indexed);
+	return 1;
+}
+
+int letw_facts_check_packets_read(const struct letw_trace_facts *f,
+				  struct letw_stream_facts *sf)
+{
+	const struct letw_file_walk **v;
+	const uint64_t *at = sf->pkt_at.p;
+	struct reads r = { NULL };
+	char *where = NULL;
+	size_t n, k;
+	int ret;
+
+	if (!sf->stream || sf->indexed < 0)
+		return 0;
+	if ((ret = stream_walks(f, sf, &v, &n)) != 0)
+		return ret;
+	/* One file, or packets without a beginning time to place them in
+	 * files by: the stream's count against its first file's index
+	 * (more read: the later files of a rotated stream not walked). */
+	if (n < 2 || sf->npkt_at != sf->packets) {
+		free(v);
+		if (sf->problem || sf->packets >= (uint64_t)sf->indexed)
+			return 0;
+		return letw_facts_say(&sf->problem, "%" PRIu64 " of the %" PRId64 " packets its index lists were read",
+				      sf->packets, sf->indexed);
+	}
+	if (!(r.n = calloc(n, sizeof(*r.n))))
+		ret = -ENOMEM;
+	/* Each packet read in the file whose first packet begins last at or
+	 * before it (the reader's order; see pick_absurd()). */
+	for (k = 0; !ret && k < sf->npkt_at; k++) {
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (v[mid]->w.first_ts <= at[k])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			r.n[lo - 1]++;
+	}
+	free(v);
+	if (!ret)
+		ret = locate_files(f, sf, pick_short, &r, &sf->short_in, &where);
+	if (!ret && where)
+		ret = letw_facts_say(&sf->problem, "fewer packets were read than its files' indexes list: in %s",
+				     where);
+	free(where);
+	free(r.n);
 	return ret;
 }
 
@@ -271,13 +389,9 @@ int letw_facts_check_read(struct letw_trace_facts *f, struct letw_stream_facts *
 		ret = -ENOMEM;
 	else if (r == 0) {
 		sf->indexed = (int64_t)idx.n;
+		/* The packets read against it: letw_facts_check_packets_read(),
+		 * once the later files of a rotated stream are walked too. */
 		ret = check_file(f, sf->path, (uint64_t)st.st_size, &idx, &sf->problem);
-		/* More packets read than this file's index lists: a stream
-		 * made of several files (tracefile rotation, whose later
-		 * files check_unread_file() checks); fewer: lost. */
-		if (!ret && !sf->problem && sf->packets < idx.n)
-			ret = letw_facts_say(&sf->problem, "%" PRIu64 " of the %zu packets its index lists were read",
-				  sf->packets, idx.n);
 		letw_idx_fini(&idx);
 	}
 	free(ip);
@@ -311,13 +425,20 @@ static int64_t env_int(const bt_trace *trace, const char *name)
  */
 void letw_facts_read_first_packet(struct letw_stream_facts *sf)
 {
-	const bt_trace *trace = bt_stream_borrow_trace_const(sf->stream);
-	const bt_value *name = bt_trace_borrow_environment_entry_value_by_name_const(trace,
-										  "tracer_name");
-	int64_t major = env_int(trace, "tracer_major"), minor = env_int(trace, "tracer_minor");
+	const bt_trace *trace;
+	const bt_value *name;
+	int64_t major, minor;
 	struct letw_first_packet fp;
 
-	if (!sf->has_first || !name || !bt_value_is_string(name) ||
+	/* Nothing to compare the file with (and the stream left alone: the
+	 * unit tests judge files against a stream that is no object). */
+	if (!sf->has_first)
+		return;
+	trace = bt_stream_borrow_trace_const(sf->stream);
+	name = bt_trace_borrow_environment_entry_value_by_name_const(trace, "tracer_name");
+	major = env_int(trace, "tracer_major");
+	minor = env_int(trace, "tracer_minor");
+	if (!name || !bt_value_is_string(name) ||
 	    (strcmp(bt_value_string_get(name), "lttng-ust") != 0 &&
 	     strcmp(bt_value_string_get(name), "lttng-modules") != 0) ||
 	    major < 2 || (major == 2 && minor < 8))

@@ -464,7 +464,8 @@ CLASSES = {
     'seq-backwards': (d_seq_backwards, 'error-named', False),
     'packet-repeated': (d_packet_repeated, 'error-named', False),
     'packets-swapped': (d_packets_swapped, 'error-named', False),
-    'events-discarded': (d_discarded, 'clean', False),
+    # Lost events, said of the file where the counter rose.
+    'events-discarded': (d_discarded, 'incomplete', False),
     'events-discarded-back': (d_discarded_back, 'incomplete', False),
     'bad-packet-magic': (d_bad_magic, 'error-named', False),
     'truncated-mid-packet': (d_truncated_mid, 'error-named', False),

@@ -139,11 +139,14 @@ echo "rotated trace: damaging $later (a second file), $last (a last file), $cfil
 # A packet sequence gap in the second file: babeltrace2 reports it on the
 # stream, which it names by the first file; the report must name the file.
 # So must it for an absurd record (a Complete's counter past 2^48, a method
-# past user space) in a later file: the stream's first file was named.
+# past user space) in a later file, and for events discarded in the last
+# file (its discarded-events counter rising there, not going back after):
+# the stream's first file was named.
 [ "$cfile" != - ] && [ "$mfile" != - ] ||
 	letw_fail "no later file of a rotated stream holds a Complete ($cfile) and a method record ($mfile)"
 for c in "index-extra-packet $later" "truncated-at-packet $last" "seq-gap $later" \
-	"complete-emitted-absurd $cfile" "complete-walk-absurd $cfile" "method-address-absurd $mfile"; do
+	"complete-emitted-absurd $cfile" "complete-walk-absurd $cfile" "method-address-absurd $mfile" \
+	"events-discarded $last"; do
 	read -r cls file <<<"$c"
 	python3 "$HERE/damage.py" run --trace "$rot" --cli "$LETW_CLI" --work "$T/rotdmg-$cls" \
 		--classes "$cls" --stream "$file" --no-babeltrace --stall-timeout 1 --tool-timeout 60 \
