@@ -9,7 +9,8 @@
  *    crashed on TRACE: SIGABRT" (or, when the child was in our own sink
  *    code, a crash of lttng-etw's analysis), with what the reader printed;
  *  - a child that burns stall_timeout seconds of CPU without progress is
- *    killed, naming the trace files it has open. Progress is any change
+ *    killed, naming the trace files it has open (or, in our own sink
+ *    code, as a hang of lttng-etw's analysis). Progress is any change
  *    of: messages consumed, graph phase, bytes read (rchar), page faults
  *    (the reader maps stream files). CPU time rather than wall-clock time,
  *    so a loaded machine or an idle live session is never taken for a
@@ -24,6 +25,8 @@
  *  - the reader's error-level log lines (where 2.0 says which metadata
  *    line failed: that is not in its error causes) are captured from the
  *    child's stderr and the first one is printed as the reason.
+ * A child ended by a signal leaves the output it was writing under its
+ * temporary name, which carries its pid: removed (replace_file.h).
  * The sink result lives in a shared page; the child's other stderr lines
  * (our sinks' warnings) pass through as they come.
  */
@@ -56,6 +59,7 @@
 #include "memlimit.h"
 #include "precheck.h"
 #include "readerproc.h"
+#include "replace_file.h"
 #include "traces.h"
 
 #define STALL_DEFAULT_S 10.0
@@ -312,14 +316,20 @@ static const char *signame(int sig)
 	return buf;
 }
 
+/* The child is in our sink's code, not in the reader's. */
+static int in_our_code(const struct letw_graph_shared *sh)
+{
+	return sh->phase == LETW_PHASE_RUNNING &&
+	       (sh->result.stage == LETW_STAGE_ANALYSING || sh->result.stage == LETW_STAGE_WRITING);
+}
+
 static void print_crash(const struct letw_graph_opts *o,
 			const struct letw_graph_shared *sh,
 			const struct reader_log *rl, int sig)
 {
 	int i;
 
-	if (sh->phase == LETW_PHASE_RUNNING &&
-	    (sh->result.stage == LETW_STAGE_ANALYSING || sh->result.stage == LETW_STAGE_WRITING)) {
+	if (in_our_code(sh)) {
 		letw_err("lttng-etw's analysis crashed on `%s`: %s (a bug in lttng-etw: please report it with the trace)",
 			 o->trace, signame(sig));
 		return;
@@ -332,6 +342,25 @@ static void print_crash(const struct letw_graph_opts *o,
 			 o->trace, signame(sig));
 	for (i = 0; i < rl->nlast; i++)
 		fprintf(stderr, "  libbabeltrace2: %s\n", rl->last[i]);
+}
+
+/* The child died by a signal (a crash, or killed as hung): the output it
+ * was writing is left under its temporary name, which carries the
+ * child's pid (replace_file.h). Removed as the child would have; what it
+ * had put in place stays. */
+static void remove_child_temps(const struct letw_graph_opts *o, pid_t pid)
+{
+	const bt_value *v = o->sink == LETW_SINK_REPORT || !o->params ? NULL :
+		bt_value_map_borrow_entry_value_const(o->params, "output-dir");
+	int n;
+
+	if (!v || !bt_value_is_string(v))
+		return;
+	n = letw_remove_temps(bt_value_string_get(v),
+			      o->sink == LETW_SINK_JITDUMP ? ".jit-" : "perf-", pid);
+	if (n < 0)
+		letw_note("warning: cannot remove the unfinished output the reader left in `%s`: %s",
+			 bt_value_string_get(v), strerror(-n));
 }
 
 static int wait_child(pid_t pid, int *status)
@@ -464,8 +493,15 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			kill(pid, SIGKILL);
 			stalled = 1;
 			clear_progress(&rl);
-			letw_err("the CTF reader (libbabeltrace2) made no progress on `%s` for %.3g s of CPU time%s%s: stopped, the trace is damaged (LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
-				 o->trace, limit, files[0] ? " while reading " : "", files);
+			/* Not the reader's, nor the trace's doing. */
+			if (in_our_code(sh))
+				letw_err("lttng-etw's analysis of `%s` made no progress for %.3g s of CPU time while %s: stopped (a bug in lttng-etw: please report it with the trace; LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
+					 o->trace, limit,
+					 sh->result.stage == LETW_STAGE_WRITING ? "writing its output" :
+					 "handling the trace's events");
+			else
+				letw_err("the CTF reader (libbabeltrace2) made no progress on `%s` for %.3g s of CPU time%s%s: stopped, the trace is damaged (LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
+					 o->trace, limit, files[0] ? " while reading " : "", files);
 			break;
 		}
 		if (progress && letw_now_s() - last_show >= 0.5) {
@@ -477,6 +513,8 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		on_output(&rl, "\n", 1);
 	close(pfd[0]);
 	wait_child(pid, &status);
+	if (WIFSIGNALED(status))
+		remove_child_temps(o, pid);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);

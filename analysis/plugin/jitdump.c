@@ -291,7 +291,7 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	GArray *order = NULL;
 	uint64_t since = 0;
 	struct dump_counts n = { 0 };
-	char *path = NULL, *tmp = NULL;
+	char *path = NULL, *tmp = NULL, *hidden = NULL;
 	struct letw_jd_out o = { .fd = -1, .buf = NULL };
 	int ret = -1, fd = -1, err, close_err;
 
@@ -301,12 +301,19 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	if (letw_sink_proc_dir(&jd->base, p->vpid, jd->output_dir, &dir))
 		goto out;
 	letw_sink_proc_label(&jd->base, p->vpid, label);
-	if (asprintf(&path, "%s/jit-%lld.dump", dir, vpid) < 0 ||
-	    asprintf(&tmp, "%s/.jit-%lld.dump.tmp.XXXXXX", dir, vpid) < 0) {
-		path = tmp = NULL;
+	/* The temporary file hidden (src.ctf.fs skips dot files), and
+	 * named by our pid: the supervisor removes it should we die before
+	 * the rename (replace_file.h). */
+	if (asprintf(&path, "%s/jit-%lld.dump", dir, vpid) < 0)
+		path = NULL;
+	else if (asprintf(&hidden, "%s/.jit-%lld.dump", dir, vpid) < 0)
+		hidden = NULL;
+	if (!hidden || letw_temp_path(hidden, &tmp)) {
+		free(hidden);
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
+	free(hidden);
 	since = letw_jd_process_since(path, vpid, p->first_ns);
 	order = letw_jd_proc_finish(p, since ? since + 1 : LETW_JD_BEFORE_TRACE_NS);
 	/* A fresh name nobody can guess: the directory may be a /tmp that

@@ -202,9 +202,11 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 	/* perf finds a process's map by the pid perf-VPID.map says: its vpid
 	 * (perf reads a containerised process's map from its /tmp). */
 	if (asprintf(&path, "%s/perf-%lld.map", dir,
-		     (long long)letw_proc_vpid(m->vpid)) < 0 ||
-	    asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		path = tmp = NULL;
+		     (long long)letw_proc_vpid(m->vpid)) < 0)
+		path = NULL;
+	/* Named by our pid: the supervisor removes it should we die before
+	 * the rename (replace_file.h). */
+	if (!path || letw_temp_path(path, &tmp)) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}

@@ -2,6 +2,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* renameat2 */
 #endif
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -93,6 +95,82 @@ int letw_create_temp(char *tmpl)
 			return -errno;
 	}
 	return -EEXIST;
+}
+
+int letw_temp_path(const char *path, char **tmp)
+{
+	if (asprintf(tmp, "%s.tmp.%ld.XXXXXX", path, (long)getpid()) < 0) {
+		*tmp = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether name is "PREFIX....tmp.PID.XXXXXX", the random part as
+ * letw_create_temp() makes it. */
+static int temp_of(const char *name, const char *prefix, pid_t pid)
+{
+	size_t len = strlen(name), plen = strlen(prefix);
+	char mid[32];
+	int mlen = snprintf(mid, sizeof(mid), ".tmp.%ld.", (long)pid);
+
+	if (mlen <= 0 || len < plen + (size_t)mlen + 6 || strncmp(name, prefix, plen) != 0 ||
+	    memcmp(name + len - 6 - (size_t)mlen, mid, (size_t)mlen) != 0)
+		return 0;
+	for (size_t i = len - 6; i < len; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+/* letw_remove_temps() in the directory open as dfd (closed here); its
+ * pidns-* subdirectories too when sub. */
+static int remove_temps_at(int dfd, const char *prefix, pid_t pid, int sub, int *err)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int removed = 0;
+
+	if (!d) {
+		if (!*err)
+			*err = -errno;
+		close(dfd);
+		return 0;
+	}
+	/* Names relative to the directory's descriptor, and no link
+	 * followed: the directory may be one others write to. */
+	while ((de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (sub && strncmp(de->d_name, "pidns-", 6) == 0) {
+			fd = openat(dirfd(d), de->d_name,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				removed += remove_temps_at(fd, prefix, pid, 0, err);
+			continue;
+		}
+		if (!temp_of(de->d_name, prefix, pid) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			removed++;
+		else if (errno != ENOENT && !*err)
+			*err = -errno;
+	}
+	closedir(d);
+	return removed;
+}
+
+int letw_remove_temps(const char *dir, const char *prefix, pid_t pid)
+{
+	int err = 0, removed, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	removed = remove_temps_at(fd, prefix, pid, 1, &err);
+	return err ? err : removed;
 }
 
 /* /proc/self/fd/N or /dev/fd/N: one of the caller's open files. */

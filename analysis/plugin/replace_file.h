@@ -9,6 +9,7 @@
 #define LETW_BT_REPLACE_FILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Move tmp (a regular file, written and closed) to path, replacing what
  * is there. Returns 0; or a negative errno when path was not replaced
@@ -24,6 +25,22 @@ int letw_replace_file(const char *tmp, const char *path);
  * through a link planted at the name it will use. Mode 0666 less the
  * umask. Returns the descriptor (close-on-exec) or a negative errno. */
 int letw_create_temp(char *tmpl);
+
+/* *tmp = "PATH.tmp.PID.XXXXXX" (malloc()ed), the template of the
+ * temporary name of the output path, for letw_create_temp(): the writer's
+ * pid in it lets the process that supervises it remove what it left
+ * should it die before putting the file in place (letw_remove_temps()).
+ * Returns 0 or -ENOMEM (*tmp NULL). */
+int letw_temp_path(const char *path, char **tmp);
+
+/* Remove, in dir and in its pidns-* subdirectories, the temporary files
+ * process pid left, whose names start with prefix (".jit-", "perf-"):
+ * regular files of the caller's named by letw_temp_path() with that pid.
+ * For a supervisor, after its child died by a signal: a live writer's
+ * file must not go. Links are neither followed nor removed. Returns the
+ * number removed, or the negative errno of the first that could not be
+ * (the others are still removed). */
+int letw_remove_temps(const char *dir, const char *prefix, pid_t pid);
 
 /* Is path written into in place rather than replaced: a character or
  * block device, a FIFO or a socket (`-o /dev/null`: replaced, the device

@@ -74,6 +74,33 @@ for cmd in perfmap jitdump; do
 	rm -f "$left"
 done
 
+# The writer dying before its rename (a crash, or killed as hung while
+# writing) left its temporary file in the output directory: the supervisor
+# removes it (its name carries the child's pid), says why the run failed,
+# and claims no output. tmp_crash.c makes the child die right after it
+# creates the temporary file.
+[ -f "${LETW_TMP_CRASH_SO:-}" ] || letw_fail "LETW_TMP_CRASH_SO is not set to the shim"
+for cmd in perfmap jitdump; do
+	for how in segv spin; do
+		dir=$T/crash.$cmd.$how
+		rc=0
+		LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how "$LETW_CLI" $cmd "$TRACE" -o "$dir" \
+			--no-progress --stall-timeout 1 >/dev/null 2>"$T/crash.err" || rc=$?
+		[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "$cmd, writer $how: exit $rc, expected 1"; }
+		# Our writer's doing, not the trace's nor the reader's.
+		case $how in
+		segv) want="analysis crashed on .*SIGSEGV" ;;
+		*) want="analysis of .* made no progress .* while writing its output" ;;
+		esac
+		grep -q "$want" "$T/crash.err" ||
+			{ cat "$T/crash.err" >&2; letw_fail "$cmd, writer $how: not said as /$want/"; }
+		! grep -Ei "wrote|warning: cannot remove|trace is damaged" "$T/crash.err" >&2 ||
+			letw_fail "$cmd, writer $how: a false claim (above)"
+		left=$(find "$dir" -name '*.tmp.*')
+		[ -z "$left" ] || letw_fail "$cmd, writer $how: temporary file(s) left: $left"
+	done
+done
+
 # (4) The heap on huge pages (analysis/cli/hugeheap.c): the reader's
 # child reserves a part of malloc's heap and advises it MADV_HUGEPAGE, for
 # big traces only; LETW_HUGEHEAP=always takes that path on this small one.
