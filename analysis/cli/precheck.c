@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "grow.h"
 #include "precheck.h"
 #include "precheck_index.h"
 #include "tsdl.h"
@@ -21,17 +21,10 @@
 #define META_MAGIC 0x75D11D57u
 #define META_HDR 37u          /* packetized metadata header, bytes */
 #define META_MAX (256u << 20) /* larger metadata is not ours to judge */
-#define CTF_MAGIC 0xC1FC1FC1u
 /* LTTng's packet header and context (tsdl.c checks the metadata declares
- * exactly these): byte offsets in a packet. */
-#define PK_STREAM_ID 20
-#define PK_INSTANCE_ID 24
-#define PK_TS_BEGIN 32
-#define PK_TS_END 40
-#define PK_CONTENT 48
-#define PK_SIZE 56
-#define PK_SEQ 64
-#define PK_HDR 84 /* the context ends with cpu_id: an empty packet holds this much */
+ * exactly these; ctf_index.c reads them): an empty packet holds this much,
+ * its context ending with cpu_id. */
+#define PK_HDR 84
 
 /* What a trace file is when it is not a regular file. */
 static const char *file_kind(mode_t m)
@@ -164,14 +157,6 @@ bad:
 	return -1;
 }
 
-static uint64_t rd64(const unsigned char *p, int be)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be ? be64toh(v) : le64toh(v);
-}
-
 /* Walk a stream file's packets as the reader does (by packet_size) and
  * refuse sizes past the file, the values 2.0's reader aborts on, and
  * packets out of order. LTTng writes a stream file's packets in order:
@@ -202,7 +187,6 @@ struct spans {
 static int check_stream(const char *path, const char *ipath, int be,
 			struct stream_span *span)
 {
-	unsigned char h[PK_HDR];
 	struct stat st;
 	struct letw_pc_index ix;
 	uint64_t off = 0, size, n = 0, prev_seq = 0, prev_te = 0, icsz;
@@ -222,37 +206,39 @@ static int check_stream(const char *path, const char *ipath, int be,
 		return -1;
 	}
 	while (off < size) {
+		struct letw_ctf_packet pk;
 		uint64_t cs, ps, seq, tb, te;
-		uint32_t magic, sid;
-		ssize_t got = pread(fd, h, sizeof(h), (off_t)off);
+		uint32_t sid;
+		/* The reader's own packet header reading (ctf_index.c), in
+		 * the byte order the metadata declares. */
+		int kind = letw_ctf_packet_read(fd, off, size, &be, &pk);
 
-		if (got < 0) {
-			letw_err("cannot read the stream file `%s`: %s", path, strerror(errno));
+		if (kind < 0) {
+			letw_err("cannot read the stream file `%s`: %s", path, strerror(-kind));
 			goto out;
 		}
-		if ((size_t)got < sizeof(h)) {
-			letw_err("stream file `%s` is cut short: it ends %zd byte(s) into the header of packet %" PRIu64
-				 " (byte %" PRIu64 ")", path, got, n, off);
+		if (kind == LETW_PKT_SHORT) {
+			letw_err("stream file `%s` is cut short: it ends %zu byte(s) into the header of packet %" PRIu64
+				 " (byte %" PRIu64 ")", path, pk.got, n, off);
 			goto out;
 		}
-		memcpy(&magic, h, sizeof(magic));
-		if ((be ? be32toh(magic) : le32toh(magic)) != CTF_MAGIC) {
+		if (kind == LETW_PKT_MAGIC) {
 			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
 				 ") does not start with the CTF magic number", path, n, off);
 			goto out;
 		}
-		tb = rd64(h + PK_TS_BEGIN, be);
-		te = rd64(h + PK_TS_END, be);
-		cs = rd64(h + PK_CONTENT, be);
-		ps = rd64(h + PK_SIZE, be);
-		seq = rd64(h + PK_SEQ, be);
-		if (ps % 8 || ps / 8 < PK_HDR || cs > ps || cs / 8 < PK_HDR) {
+		tb = pk.ts_begin;
+		te = pk.ts_end;
+		cs = pk.content_bits;
+		ps = pk.packet_bits;
+		seq = pk.seq;
+		if (kind == LETW_PKT_SIZE || cs > ps || cs / 8 < PK_HDR) {
 			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
 				 ") has content_size %" PRIu64 " and packet_size %" PRIu64 " bits",
 				 path, n, off, cs, ps);
 			goto out;
 		}
-		if (ps / 8 > size - off) {
+		if (kind == LETW_PKT_PAST_END) {
 			letw_err("stream file `%s` is damaged or cut short: packet %" PRIu64 " (byte %" PRIu64
 				 ") claims %" PRIu64 " bytes, past the end of the file (%" PRIu64 " bytes)",
 				 path, n, off, ps / 8, size);
@@ -278,8 +264,7 @@ static int check_stream(const char *path, const char *ipath, int be,
 		 * stream class amid them was put there, and the reader,
 		 * which takes the class from the first packet, fails on it
 		 * ("No stream class with ID", naming no file). */
-		memcpy(&sid, h + PK_STREAM_ID, sizeof(sid));
-		sid = be ? be32toh(sid) : le32toh(sid);
+		sid = pk.stream_id;
 		if (n && sid != span->sid) {
 			letw_err("stream file `%s` is damaged: packet %" PRIu64 " (byte %" PRIu64
 				 ") has stream_id %" PRIu32 ", where the file's first packet has %" PRIu32
@@ -314,7 +299,7 @@ static int check_stream(const char *path, const char *ipath, int be,
 		}
 		if (!n) {
 			span->sid = sid;
-			span->iid = rd64(h + PK_INSTANCE_ID, be);
+			span->iid = pk.instance_id;
 			span->tb = tb;
 			span->rtb = ix.raw.n ? letw_pc_index_first_ts(&ix) : tb;
 		}
@@ -401,15 +386,8 @@ static int check_content_sizes(const struct spans *sp)
 
 static int spans_add(struct spans *sp, const char *path, const struct stream_span *span)
 {
-	if (sp->n == sp->cap) {
-		size_t cap = sp->cap ? 2 * sp->cap : 16;
-		struct stream_span *v = realloc(sp->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sp->v = v;
-		sp->cap = cap;
-	}
+	if (letw_grow_small((void **)&sp->v, &sp->cap, sp->n + 1, sizeof(*sp->v)))
+		return -ENOMEM;
 	sp->v[sp->n] = *span;
 	sp->v[sp->n].path = strdup(path);
 	sp->v[sp->n].ipath = strdup(span->ipath);

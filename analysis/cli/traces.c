@@ -14,25 +14,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "grow.h"
 #include "traces.h"
 
 /* Appends s (malloc()ed, NULL: out of memory), which t then owns. */
 static int push(struct letw_traces *t, char *s)
 {
-	char **nv;
-
 	if (!s)
 		return -1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-
-		nv = realloc(t->dir, cap * sizeof(*nv));
-		if (!nv) {
-			free(s);
-			return -1;
-		}
-		t->dir = nv;
-		t->cap = cap;
+	if (letw_grow_small((void **)&t->dir, &t->cap, t->n + 1, sizeof(*t->dir))) {
+		free(s);
+		return -1;
 	}
 	t->dir[t->n++] = s;
 	return 0;

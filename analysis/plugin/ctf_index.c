@@ -226,33 +226,41 @@ int letw_ctf_first_packet(const char *path, unsigned long_bits,
 	return 0;
 }
 
-/* The packet at off, or 0 when no LTTng packet (its magic, a size of
- * whole bytes covering its own context) that ends within size bytes
- * starts there: its packet_size in bytes, its header and context in h.
- * be: -1 until the first packet says the trace's byte order. */
-static uint64_t packet_at(int fd, uint64_t off, uint64_t size, int *be,
-			  unsigned char h[PK_DISCARDED + 8])
+int letw_ctf_packet_read(int fd, uint64_t off, uint64_t size, int *be,
+			 struct letw_ctf_packet *pk)
 {
-	uint64_t ps;
+	unsigned char h[PK_MIN];
+	ssize_t got = off < size ? pread(fd, h, sizeof(h), (off_t)off) : 0;
 
-	if (size - off < PK_DISCARDED + 8 ||
-	    pread(fd, h, PK_DISCARDED + 8, (off_t)off) != PK_DISCARDED + 8)
-		return 0;
+	if (got < 0)
+		return -errno;
+	pk->got = (size_t)got;
+	if ((size_t)got < sizeof(h))
+		return LETW_PKT_SHORT;
 	if (*be < 0)
 		*be = rd(h, 4, 0) == CTF_MAGIC ? 0 : rd(h, 4, 1) == CTF_MAGIC ? 1 : -1;
 	if (*be < 0 || rd(h, 4, *be) != CTF_MAGIC)
-		return 0;
-	ps = rd(h + PK_SIZE, 8, *be);
-	if (ps % 8 || ps / 8 < PK_MIN || ps / 8 > size - off)
-		return 0;
-	return ps / 8;
+		return LETW_PKT_MAGIC;
+	pk->stream_id = (uint32_t)rd(h + PK_STREAM_ID, 4, *be);
+	pk->instance_id = rd(h + PK_INSTANCE_ID, 8, *be);
+	pk->ts_begin = rd(h + PK_TS_BEGIN, 8, *be);
+	pk->ts_end = rd(h + PK_TS_BEGIN + 8, 8, *be);
+	pk->content_bits = rd(h + PK_CONTENT, 8, *be);
+	pk->packet_bits = rd(h + PK_SIZE, 8, *be);
+	pk->seq = rd(h + PK_SEQ, 8, *be);
+	pk->discarded = rd(h + PK_DISCARDED, 8, *be);
+	if (pk->packet_bits % 8 || pk->packet_bits / 8 < PK_MIN)
+		return LETW_PKT_SIZE;
+	if (pk->packet_bits / 8 > size - off)
+		return LETW_PKT_PAST_END;
+	return LETW_PKT_OK;
 }
 
 int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 {
-	unsigned char h[PK_DISCARDED + 8];
+	struct letw_ctf_packet pk;
 	struct stat st;
-	uint64_t off = 0, ps, seq, disc;
+	uint64_t off = 0, seq, disc;
 	int fd, be = -1, ret = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -263,9 +271,10 @@ int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 		ret = -errno;
 	else if (!S_ISREG(st.st_mode))
 		ret = -EINVAL;
-	while (!ret && (ps = packet_at(fd, off, (uint64_t)st.st_size, &be, h)) != 0) {
-		seq = rd(h + PK_SEQ, 8, be);
-		disc = rd(h + PK_DISCARDED, 8, be);
+	/* Up to the first that is no such packet, or cannot be read. */
+	while (!ret && letw_ctf_packet_read(fd, off, (uint64_t)st.st_size, &be, &pk) == LETW_PKT_OK) {
+		seq = pk.seq;
+		disc = pk.discarded;
 		if (w->n && disc < w->last_disc && !w->disc_backs++)
 			w->disc_back_at = w->n;
 		if (w->n && disc > w->last_disc)
@@ -274,16 +283,16 @@ int letw_ctf_walk_packets(const char *path, struct letw_ctf_walk *w)
 			w->first_disc = disc;
 		w->last_disc = disc;
 		if (!w->n) {
-			w->stream_id = rd(h + PK_STREAM_ID, 4, be);
-			w->instance_id = rd(h + PK_INSTANCE_ID, 8, be);
-			w->first_ts = rd(h + PK_TS_BEGIN, 8, be);
+			w->stream_id = pk.stream_id;
+			w->instance_id = pk.instance_id;
+			w->first_ts = pk.ts_begin;
 			w->first_seq = seq;
 		} else if (seq != w->last_seq + 1 && !w->jumps++) {
 			w->jump_from = w->last_seq;
 			w->jump_to = seq;
 		}
 		w->last_seq = seq;
-		off += ps;
+		off += pk.packet_bits / 8;
 		w->n++;
 	}
 	if (!ret && !w->n && st.st_size)

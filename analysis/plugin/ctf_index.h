@@ -88,6 +88,33 @@ struct letw_first_packet {
 int letw_ctf_first_packet(const char *path, unsigned long_bits,
 			  struct letw_first_packet *fp);
 
+/* One packet's header and context, in the layout above, read at a byte
+ * offset of a stream file: the one reading both the report's packet walk
+ * (below) and the CLI's pre-check (which says what is wrong where). */
+struct letw_ctf_packet {
+	uint32_t stream_id;
+	uint64_t instance_id, ts_begin, ts_end;
+	uint64_t content_bits, packet_bits, seq;
+	uint64_t discarded;     /* read as 64 bits (see letw_ctf_walk) */
+	size_t got;             /* bytes read, for LETW_PKT_SHORT */
+};
+
+enum letw_ctf_packet_status {
+	LETW_PKT_OK,
+	LETW_PKT_SHORT,    /* the file ends inside the header and context */
+	LETW_PKT_MAGIC,    /* no CTF magic number (in byte order *be) */
+	LETW_PKT_SIZE,     /* packet_size not whole bytes, or below the
+			      header and context */
+	LETW_PKT_PAST_END, /* packet_size runs past the end of the file */
+};
+
+/* Read the packet at off of the file fd of size bytes. *be: the byte
+ * order (1: big endian); -1: taken from this packet's magic number. *pk
+ * is filled from LETW_PKT_SIZE on (content_size is not judged: the
+ * callers differ). Returns a status, or a negative errno from pread(). */
+int letw_ctf_packet_read(int fd, uint64_t off, uint64_t size, int *be,
+			 struct letw_ctf_packet *pk);
+
 /* The packets of an LTTng stream file (2.8 and later, the layout above),
  * walked from its start by each packet's packet_size, as the reader does,
  * up to the first that is no such packet or runs past the file's end. */

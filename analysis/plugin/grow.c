@@ -38,18 +38,43 @@ static void *map(size_t len)
 	return p;
 }
 
+/* The capacity, doubled from cap (first from first), that holds need
+ * elements of elem bytes; 0 when that many bytes do not fit a size_t. */
+static size_t doubled(size_t cap, size_t first, size_t need, size_t elem)
+{
+	size_t ncap = cap ? cap : first;
+
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return 0;
+		ncap *= 2;
+	}
+	return ncap;
+}
+
+int letw_grow_small(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	if (!(ncap = doubled(*cap, 16, need, elem)) || !(np = realloc(*p, ncap * elem)))
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
 int letw_grow(struct letw_grow *g, size_t elem, size_t need)
 {
-	size_t ncap = g->cap ? g->cap : 64, bytes, used = g->cap * elem;
+	size_t ncap, bytes, used = g->cap * elem;
 	void *np;
 
 	if (need <= g->cap)
 		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
+	if (!(ncap = doubled(g->cap, 64, need, elem)))
+		return -ENOMEM;
 	bytes = ncap * elem;
 	if (bytes > SIZE_MAX - MAP_UNIT)
 		return -ENOMEM;

@@ -10,8 +10,9 @@
  * (analysis/cli/hugeheap.c: large traces, not LETW_HUGEHEAP=never); in
  * babeltrace2's own process they are not.
  *
- * Small arrays (a report's processes, passes, discards) stay with
- * realloc (report.c's grow()): below 2 MiB this is the same.
+ * Small arrays (a report's processes, passes, discards; the streams and
+ * files of trace facts) stay with realloc (letw_grow_small()): below
+ * 2 MiB this is the same.
  *
  * When the kernel refuses a mapping (a memory limit: RLIMIT_DATA counts
  * private mappings as it counts the heap), the array falls back to malloc,
@@ -34,6 +35,11 @@ struct letw_grow {
  * first elements keep their values, the array may move). Returns 0 or
  * -ENOMEM with the array unchanged. */
 int letw_grow(struct letw_grow *g, size_t elem, size_t need);
+
+/* A small array *p of *cap elements of elem bytes, by realloc(): room
+ * for at least need elements (doubling, from 16). Returns 0 or -ENOMEM
+ * with the array unchanged. */
+int letw_grow_small(void **p, size_t *cap, size_t need, size_t elem);
 
 /* Whether new mappings are advised MADV_HUGEPAGE (default no). Set once,
  * before the graph runs: a plain variable, read by the graph's thread. */

@@ -26,6 +26,7 @@
 #include "codemap.h"
 #include "names.h"
 #include "perfmap.h"
+#include "grow.h"
 #include "replace_file.h"
 #include "sink_common.h"
 
@@ -51,15 +52,8 @@ static struct letw_codemap *proc_get(struct perfmap *pm, int64_t vpid)
 	for (i = 0; i < pm->nprocs; i++)
 		if (pm->procs[i].vpid == vpid)
 			return &pm->procs[pm->last = i];
-	if (pm->nprocs == pm->capprocs) {
-		size_t ncap = pm->capprocs ? 2 * pm->capprocs : 8;
-		struct letw_codemap *np = realloc(pm->procs, ncap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		pm->procs = np;
-		pm->capprocs = ncap;
-	}
+	if (letw_grow_small((void **)&pm->procs, &pm->capprocs, pm->nprocs + 1, sizeof(*pm->procs)))
+		return NULL;
 	letw_codemap_init(&pm->procs[pm->nprocs], vpid);
 	pm->last = pm->nprocs;
 	return &pm->procs[pm->nprocs++];

@@ -22,28 +22,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "names.h"
 #include "replace_file.h"
 #include "report.h"
 
 #define LETW_LOG_SELF_COMP (r->base.self)
 #include "log.h"
-
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	void *np;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
 
 static struct letw_rproc *proc_get(struct letw_report *r, int64_t vpid)
 {
@@ -53,7 +38,7 @@ static struct letw_rproc *proc_get(struct letw_report *r, int64_t vpid)
 	for (i = 0; i < r->nprocs; i++)
 		if (r->procs[i].vpid == vpid)
 			return &r->procs[i];
-	if (grow((void **)&r->procs, &r->capprocs, r->nprocs, sizeof(*p)))
+	if (letw_grow_small((void **)&r->procs, &r->capprocs, r->nprocs + 1, sizeof(*p)))
 		return NULL;
 	p = &r->procs[r->nprocs++];
 	memset(p, 0, sizeof(*p));
@@ -68,7 +53,7 @@ static struct letw_pass *pass_new(struct letw_report *r, struct letw_rproc *p,
 {
 	struct letw_pass *ps;
 
-	if (grow((void **)&r->passes, &r->cappasses, r->npasses, sizeof(*ps)))
+	if (letw_grow_small((void **)&r->passes, &r->cappasses, r->npasses + 1, sizeof(*ps)))
 		return NULL;
 	ps = &r->passes[r->npasses++];
 	memset(ps, 0, sizeof(*ps));
@@ -136,7 +121,7 @@ static int on_complete(struct letw_report *r, struct letw_rproc *p,
 
 static int add_key(uint64_t **keys, size_t *n, size_t *cap, uint64_t k)
 {
-	if (grow((void **)keys, cap, *n, sizeof(**keys)))
+	if (letw_grow_small((void **)keys, cap, *n + 1, sizeof(**keys)))
 		return -ENOMEM;
 	(*keys)[(*n)++] = k;
 	return 0;
@@ -303,7 +288,8 @@ static int report_discarded(struct letw_sink *s, const bt_message *msg)
 	bt_property_availability avail;
 	int okb = 0, oke = 0;
 
-	if (grow((void **)&r->discards, &r->capdiscards, r->ndiscards, sizeof(*d))) {
+	if (letw_grow_small((void **)&r->discards, &r->capdiscards, r->ndiscards + 1,
+			    sizeof(*d))) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -ENOMEM;
 	}

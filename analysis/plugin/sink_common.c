@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (s->self)
@@ -123,15 +124,8 @@ static struct letw_vpid_ids *vid_get(struct letw_sink *s, const struct letw_ev *
 	struct letw_vpid_ids *v = vid_find(s, ev->proc);
 
 	if (!v) {
-		if (s->nvids == s->capvids) {
-			size_t cap = s->capvids ? 2 * s->capvids : 8;
-			struct letw_vpid_ids *nv = realloc(s->vids, cap * sizeof(*nv));
-
-			if (!nv)
-				return NULL;
-			s->vids = nv;
-			s->capvids = cap;
-		}
+		if (letw_grow_small((void **)&s->vids, &s->capvids, s->nvids + 1, sizeof(*s->vids)))
+			return NULL;
 		v = &s->vids[s->nvids++];
 		memset(v, 0, sizeof(*v));
 		v->vpid = ev->proc;

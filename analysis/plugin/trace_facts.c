@@ -11,6 +11,7 @@
 
 #include "ctf_index.h"
 #include "event.h"
+#include "grow.h"
 #include "json_out.h"
 #include "trace_facts.h"
 #include "trace_facts_int.h"
@@ -47,15 +48,8 @@ struct letw_stream_facts *letw_facts_add(struct letw_trace_facts *f,
 {
 	struct letw_stream_facts *sf;
 
-	if (f->n == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 16;
-		struct letw_stream_facts *ns = realloc(f->s, ncap * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		f->s = ns;
-		f->cap = ncap;
-	}
+	if (letw_grow_small((void **)&f->s, &f->cap, f->n + 1, sizeof(*f->s)))
+		return NULL;
 	sf = &f->s[f->n];
 	memset(sf, 0, sizeof(*sf));
 	sf->indexed = -1;
@@ -171,15 +165,9 @@ int letw_facts_absurd(struct letw_trace_facts *f, const bt_stream *stream,
 	 * files say which of them that packet is in. */
 	if (sf->pkt_clock && sf->packets &&
 	    (!sf->nabsurd_at || sf->absurd_at[sf->nabsurd_at - 1] != sf->pkt_raw)) {
-		if (sf->nabsurd_at == sf->absurd_at_cap) {
-			size_t ncap = sf->absurd_at_cap ? sf->absurd_at_cap * 2 : 4;
-			uint64_t *na = realloc(sf->absurd_at, ncap * sizeof(*na));
-
-			if (!na)
-				return -ENOMEM;
-			sf->absurd_at = na;
-			sf->absurd_at_cap = ncap;
-		}
+		if (letw_grow_small((void **)&sf->absurd_at, &sf->absurd_at_cap, sf->nabsurd_at + 1,
+				    sizeof(*sf->absurd_at)))
+			return -ENOMEM;
 		sf->absurd_at[sf->nabsurd_at++] = sf->pkt_raw;
 	}
 	return 0;
@@ -187,29 +175,47 @@ int letw_facts_absurd(struct letw_trace_facts *f, const bt_stream *stream,
 
 /* ---- the end-of-graph judgement ---- */
 
-/* Append "; "-separated text to *dst. Returns 0 or -ENOMEM. */
-int letw_facts_say(char **dst, const char *fmt, ...)
+/* Append sep-separated text to *dst. Returns 0 or -ENOMEM. */
+static int vsay(char **dst, const char *sep, const char *fmt, va_list ap)
 {
 	char *add_txt = NULL, *joined = NULL;
-	va_list ap;
-	int n;
+	int n = vasprintf(&add_txt, fmt, ap);
 
-	va_start(ap, fmt);
-	n = vasprintf(&add_txt, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
 	if (!*dst) {
 		*dst = add_txt;
 		return 0;
 	}
-	n = asprintf(&joined, "%s; %s", *dst, add_txt);
+	n = asprintf(&joined, "%s%s%s", *dst, sep, add_txt);
 	free(add_txt);
 	if (n < 0)
 		return -ENOMEM;
 	free(*dst);
 	*dst = joined;
 	return 0;
+}
+
+int letw_facts_say(char **dst, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vsay(dst, "; ", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int letw_facts_say_sep(char **dst, const char *sep, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vsay(dst, sep, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 static char *dir_of(const char *path)
@@ -333,19 +339,13 @@ int letw_facts_finish(struct letw_trace_facts *f)
 
 int letw_facts_note(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
 {
-	char *txt = NULL;
 	va_list ap;
-	int n;
+	int ret;
 
 	va_start(ap, fmt);
-	n = vasprintf(&txt, fmt, ap);
+	ret = vsay(&f->s[i].note, "; ", fmt, ap);
 	va_end(ap);
-	if (n < 0 || letw_facts_say(&f->s[i].note, "%s", txt)) {
-		free(txt);
-		return -ENOMEM;
-	}
-	free(txt);
-	return 0;
+	return ret;
 }
 
 /* The path and the words may quote file names from the trace directory. */

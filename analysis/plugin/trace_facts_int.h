@@ -8,8 +8,12 @@
 
 #include "trace_facts.h"
 
-/* Append "; "-separated text to *dst. Returns 0 or -ENOMEM. */
+/* Append "; "-separated text to *dst (a stream's problems, its notes).
+ * Returns 0 or -ENOMEM. */
 int letw_facts_say(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, separated by sep (", " between files in a problem). */
+int letw_facts_say_sep(char **dst, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* A new entry for stream (referenced; NULL for an unread file) named by
  * path, or NULL without memory. */

@@ -19,6 +19,7 @@
 
 #include "ctf_index.h"
 #include "event.h"
+#include "grow.h"
 #include "trace_facts.h"
 #include "trace_facts_int.h"
 
@@ -37,15 +38,8 @@ static const char *kib(uint64_t bytes, char *buf, size_t len)
 static int keep_walk(struct letw_trace_facts *f, const char *path,
 		     const struct letw_ctf_walk *w, uint64_t indexed)
 {
-	if (f->nfiles == f->files_cap) {
-		size_t ncap = f->files_cap ? f->files_cap * 2 : 16;
-		struct letw_file_walk *nf = realloc(f->files, ncap * sizeof(*nf));
-
-		if (!nf)
-			return -ENOMEM;
-		f->files = nf;
-		f->files_cap = ncap;
-	}
+	if (letw_grow_small((void **)&f->files, &f->files_cap, f->nfiles + 1, sizeof(*f->files)))
+		return -ENOMEM;
 	f->files[f->nfiles].path = strdup(path);
 	if (!f->files[f->nfiles].path)
 		return -ENOMEM;
@@ -253,20 +247,11 @@ static int locate_files(const struct letw_trace_facts *f, const struct letw_stre
 		detail[0] = '\0';
 		if (!pick(v, i, n, arg, detail, sizeof(detail)))
 			continue;
-		if (in->n <= 3) {
-			/* ", "-separated: "; " separates a stream's problems. */
-			char *prev = *where;
-
-			if ((in->n == 3 ?
-			     asprintf(where, "%s (and more)", prev) :
-			     asprintf(where, "%s%s`%s`%s", prev ? prev : "", prev ? ", " : "",
-				      base_of(v[i]->path), detail)) < 0) {
-				*where = prev;
-				ret = -ENOMEM;
-			} else {
-				free(prev);
-			}
-		}
+		/* ", "-separated: "; " separates a stream's problems. */
+		if (in->n < 3)
+			ret = letw_facts_say_sep(where, ", ", "`%s`%s", base_of(v[i]->path), detail);
+		else if (in->n == 3)
+			ret = letw_facts_say_sep(where, " ", "(and more)");
 		in->path[in->n++] = v[i]->path;
 	}
 	free(v);
