@@ -244,13 +244,18 @@ static int write_merged(struct merge *m, const char *dir, const char *path, uint
 			uint64_t since, uint64_t start, uint64_t close_ts)
 {
 	struct letw_jd_out o = { .fd = -1 };
-	char *tmp = NULL;
+	char *tmp = NULL, *hidden = NULL;
 	int fd, err, close_err;
 
-	if (asprintf(&tmp, "%s/.jit-%u.dump.tmp.XXXXXX", dir, pid) < 0) {
+	/* Named as the sink names its temporary dumps (letw_temp_path). */
+	if (asprintf(&hidden, "%s/.jit-%u.dump", dir, pid) < 0)
+		hidden = NULL;
+	if (!hidden || letw_temp_path(hidden, &tmp)) {
+		free(hidden);
 		letw_err("out of memory");
 		return -EIO;
 	}
+	free(hidden);
 	fd = letw_create_temp(tmp);
 	if (fd < 0) {
 		letw_err("jitdump: cannot create `%s`: %s", tmp, strerror(-fd));

@@ -44,12 +44,14 @@ int letw_child_stat(pid_t pid, struct letw_child_stat *cs)
 		return -1;
 	cs->cpu_ticks = ut + st;
 	cs->faults = minflt + majflt;
-	cs->rchar = 0;
+	cs->rchar = cs->wchar = 0;
 	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
 	f = fopen(path, "r");
 	if (f) {
+		/* rchar comes first, then wchar. */
 		while (fgets(buf, sizeof(buf), f))
-			if (sscanf(buf, "rchar: %llu", &cs->rchar) == 1)
+			if (sscanf(buf, "rchar: %llu", &cs->rchar) != 1 &&
+			    sscanf(buf, "wchar: %llu", &cs->wchar) == 1)
 				break;
 		fclose(f);
 	}

@@ -8,11 +8,11 @@
 #include <sys/types.h>
 
 struct letw_child_stat {
-	unsigned long long cpu_ticks, faults, rchar;
+	unsigned long long cpu_ticks, faults, rchar, wchar;
 };
 
-/* CPU time, page faults and bytes read (rchar; 0 when /proc/PID/io is
- * not readable). 0, or -1 when the process is gone. */
+/* CPU time, page faults, bytes read and written (rchar, wchar; 0 when
+ * /proc/PID/io is not readable). 0, or -1 when the process is gone. */
 int letw_child_stat(pid_t pid, struct letw_child_stat *cs);
 
 /* The trace files (under one of dirs) the child has open, as a

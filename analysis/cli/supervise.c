@@ -12,7 +12,8 @@
  *    killed, naming the trace files it has open (or, in our own sink
  *    code, as a hang of lttng-etw's analysis). Progress is any change
  *    of: messages consumed, graph phase, bytes read (rchar), page faults
- *    (the reader maps stream files). CPU time rather than wall-clock time,
+ *    (the reader maps stream files), and bytes written (wchar) while our
+ *    sink writes its output after the last message. CPU time rather than wall-clock time,
  *    so a loaded machine or an idle live session is never taken for a
  *    hang;
  *  - a child asleep in an open() or read() of a trace file (readerproc.c)
@@ -33,7 +34,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -58,26 +58,13 @@
 #include "json_out.h"
 #include "memlimit.h"
 #include "precheck.h"
+#include "readerlog.h"
 #include "readerproc.h"
 #include "replace_file.h"
 #include "traces.h"
 
 #define STALL_DEFAULT_S 10.0
 #define POLL_MS 100
-#define KEEP_LINES 8
-
-/* What the parent keeps of the reader's stderr. */
-struct reader_log {
-	char root[512];               /* first error-level log line, stripped */
-	int root_is_metadata;
-	char last[KEEP_LINES][512];   /* last fatal/assertion lines */
-	int nlast;
-	char partial[4096];           /* a line not ended yet */
-	size_t plen;
-	int verbose;
-	int progress_shown;           /* a "\r..." line is on the terminal */
-	int oom;                      /* the reader logged a failed allocation */
-};
 
 static volatile sig_atomic_t got_signal;
 volatile sig_atomic_t letw_graph_stopped;
@@ -104,136 +91,8 @@ static double stall_limit(const struct letw_graph_opts *o)
 	return STALL_DEFAULT_S;
 }
 
-/* ---- the child's stderr ---- */
-
-/* "MM-DD HH:MM:SS.mmm PID TID L TAG func@file:line [comp] message":
- * babeltrace2's log line format. Returns the level letter (0 if not a log
- * line) and points *msg at the message, *tag at the tag. */
-static char parse_log_line(const char *l, const char **tag, size_t *taglen,
-			   const char **msg)
-{
-	const char *p = l;
-	int fields = 0;
-	char lvl;
-
-	if (!(isdigit((unsigned char)l[0]) && isdigit((unsigned char)l[1]) && l[2] == '-'))
-		return 0;
-	/* date, time, pid, tid */
-	while (*p && fields < 4) {
-		while (*p && *p != ' ')
-			p++;
-		while (*p == ' ')
-			p++;
-		fields++;
-	}
-	if (!*p || !strchr("TDIWEF", *p) || p[1] != ' ')
-		return 0;
-	lvl = *p;
-	p += 2;
-	*tag = p;
-	while (*p && *p != ' ')
-		p++;
-	*taglen = (size_t)(p - *tag);
-	while (*p == ' ')
-		p++;
-	/* func@file:line */
-	if (strchr(p, '@') && strchr(p, ' ') && strchr(p, '@') < strchr(p, ' ')) {
-		p = strchr(p, ' ');
-		while (*p == ' ')
-			p++;
-	}
-	if (*p == '[' && strstr(p, "] ")) /* [component] */
-		p = strstr(p, "] ") + 2;
-	*msg = p;
-	return lvl;
-}
-
-static void keep_last(struct reader_log *rl, const char *s)
-{
-	if (rl->nlast == KEEP_LINES) {
-		memmove(rl->last[0], rl->last[1], sizeof(rl->last[0]) * (KEEP_LINES - 1));
-		rl->nlast--;
-	}
-	snprintf(rl->last[rl->nlast++], sizeof(rl->last[0]), "%s", s);
-}
-
-static void clear_progress(struct reader_log *rl)
-{
-	if (rl->progress_shown) {
-		fputc('\n', stderr);
-		rl->progress_shown = 0;
-	}
-}
-
-static void on_line(struct reader_log *rl, const char *l)
-{
-	const char *tag, *msg;
-	size_t taglen;
-	char lvl = parse_log_line(l, &tag, &taglen, &msg);
-
-	/* A failed allocation as the reader's libraries log it: g_malloc's
-	 * "failed to allocate N bytes" before it aborts, babeltrace2's
-	 * "Failed to allocate ...", glib's threads' "Unexpected error from C
-	 * library during 'malloc': Cannot allocate memory. Aborting.". The
-	 * supervisor's own message below says it once (allocwatch.c is what
-	 * detects the limit; this only keeps the lines quiet, and stands in
-	 * where the allocation watch is compiled out). */
-	if (strcasestr(l, "failed to allocate") ||
-	    (strstr(l, "Unexpected error from C library during") &&
-	     strstr(l, strerror(ENOMEM)))) {
-		rl->oom = 1;
-		if (!rl->verbose)
-			return;
-	}
-
-	if (lvl) {
-		if ((lvl == 'E' || lvl == 'F') && !rl->root[0]) {
-			snprintf(rl->root, sizeof(rl->root), "%s", msg);
-			rl->root_is_metadata = memmem(tag, taglen, "META", 4) != NULL;
-		}
-		if (lvl == 'F')
-			keep_last(rl, msg);
-		if (!rl->verbose)
-			return;
-	} else if (strstr(l, "Assertion `")) {
-		/* " (╯°□°)╯︵ ┻━┻  msg-iter.c:1111: func(): Assertion `...` failed." */
-		const char *loc = l;
-
-		while (*loc && !isalnum((unsigned char)*loc))
-			loc++;
-		keep_last(rl, loc);
-		if (!rl->verbose)
-			return;
-	} else if (!*l || strstr(l, "precondition not satisfied") ||
-		   strncmp(l, "E [", 3) == 0) {
-		/* Blank lines around assertions, and our sink's error lines
-		 * (log.h), which are error causes too: printed once, below. */
-		if (!rl->verbose)
-			return;
-	}
-	clear_progress(rl);
-	letw_text_str(stderr, l);
-	fputc('\n', stderr);
-}
-
-static void on_output(struct reader_log *rl, const char *buf, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (buf[i] == '\n' || rl->plen == sizeof(rl->partial) - 1) {
-			rl->partial[rl->plen] = '\0';
-			on_line(rl, rl->partial);
-			rl->plen = 0;
-			if (buf[i] == '\n')
-				continue;
-		}
-		rl->partial[rl->plen++] = buf[i];
-	}
-}
-
 static void show_progress(const struct letw_graph_shared *sh, double t0, int final,
-			  struct reader_log *rl)
+			  struct letw_reader_log *rl)
 {
 	fprintf(stderr, "\r%s: %llu messages, %llu lttng-etw events, %.1f s%s",
 		letw_prog, (unsigned long long)sh->result.messages,
@@ -246,7 +105,7 @@ static void show_progress(const struct letw_graph_shared *sh, double t0, int fin
  * error-level log line, else the root of the error chain (its first
  * cause: causes are appended as the error travels up). */
 static const char *reason_of(const struct letw_graph_shared *sh,
-			     const struct reader_log *rl)
+			     const struct letw_reader_log *rl)
 {
 	static char buf[1024];
 	const char *p = strchr(sh->err_causes, '\t');
@@ -280,7 +139,7 @@ static void print_cause(const char *p, const char *tab, const char *end)
 }
 
 static void print_error(const struct letw_graph_shared *sh,
-			const struct reader_log *rl, int verbose)
+			const struct letw_reader_log *rl, int verbose)
 {
 	const char *reason = reason_of(sh, rl), *p;
 
@@ -323,9 +182,17 @@ static int in_our_code(const struct letw_graph_shared *sh)
 	       (sh->result.stage == LETW_STAGE_ANALYSING || sh->result.stage == LETW_STAGE_WRITING);
 }
 
+/* Writing its output: its writes are progress then. Not before, when
+ * they would be the child's stderr only (a reader looping over a warning
+ * must still be stopped). */
+static int writing(const struct letw_graph_shared *sh)
+{
+	return in_our_code(sh) && sh->result.stage == LETW_STAGE_WRITING;
+}
+
 static void print_crash(const struct letw_graph_opts *o,
 			const struct letw_graph_shared *sh,
-			const struct reader_log *rl, int sig)
+			const struct letw_reader_log *rl, int sig)
 {
 	int i;
 
@@ -377,7 +244,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	int progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
 	double limit = stall_limit(o), t0 = letw_now_s(), last_show = t0;
 	struct sigaction sa = { .sa_handler = on_parent_signal }, old_int, old_term, old_hup;
-	struct reader_log rl = { .verbose = o->verbose };
+	struct letw_reader_log rl = { .verbose = o->verbose };
 	struct letw_child_stat cs = { 0 }, prev = { 0 };
 	uint64_t prev_msgs = 0;
 	int prev_phase = -1, status = 0, pfd[2], eof = 0, stalled = 0, interrupted = 0;
@@ -446,7 +313,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if (poll(&p, 1, POLL_MS) > 0) {
 			n = read(pfd[0], buf, sizeof(buf));
 			if (n > 0)
-				on_output(&rl, buf, (size_t)n);
+				letw_rlog_output(&rl, buf, (size_t)n);
 			else if (n == 0 || errno != EINTR)
 				eof = 1;
 		}
@@ -459,7 +326,8 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		if (eof || letw_child_stat(pid, &cs) != 0)
 			continue;
 		if (sh->result.messages != prev_msgs || sh->phase != prev_phase ||
-		    cs.rchar != prev.rchar || cs.faults != prev.faults) {
+		    cs.rchar != prev.rchar || cs.faults != prev.faults ||
+		    (cs.wchar != prev.wchar && writing(sh))) {
 			still_ticks = 0;
 			waiting_since = 0;
 		} else if (cs.cpu_ticks > prev.cpu_ticks) {
@@ -478,7 +346,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		    letw_child_waits_on_input(pid, dirs, ndirs, waited, sizeof(waited))) {
 			kill(pid, SIGKILL);
 			stalled = 1;
-			clear_progress(&rl);
+			letw_rlog_clear_progress(&rl);
 			letw_err("the CTF reader (libbabeltrace2) waited %.3g s on `%s` without progress on `%s` (not a regular file?): stopped, the trace is damaged (LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
 				 limit, waited, o->trace);
 			break;
@@ -492,7 +360,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			letw_child_open_files(pid, dirs, ndirs, files, sizeof(files));
 			kill(pid, SIGKILL);
 			stalled = 1;
-			clear_progress(&rl);
+			letw_rlog_clear_progress(&rl);
 			/* Not the reader's, nor the trace's doing. */
 			if (in_our_code(sh))
 				letw_err("lttng-etw's analysis of `%s` made no progress for %.3g s of CPU time while %s: stopped (a bug in lttng-etw: please report it with the trace; LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
@@ -510,7 +378,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		}
 	}
 	if (rl.plen)
-		on_output(&rl, "\n", 1);
+		letw_rlog_output(&rl, "\n", 1);
 	close(pfd[0]);
 	wait_child(pid, &status);
 	if (WIFSIGNALED(status))
@@ -541,7 +409,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		return -1;
 	if ((rl.oom || sh->alloc_failed) && !interrupted &&
 	    (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
-		clear_progress(&rl);
+		letw_rlog_clear_progress(&rl);
 		/* Whose allocation crossed the limit (the reader's or a sink's,
 		 * even glib's message does not tell: the sinks use g_malloc too)
 		 * and what for is unknown: both reasons stay possible. */
@@ -552,7 +420,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 
-		clear_progress(&rl);
+		letw_rlog_clear_progress(&rl);
 		if (sig == SIGPIPE)
 			return -1; /* our output was closed (`| head`): nothing to say */
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || interrupted)
@@ -567,12 +435,12 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		/* The signal came after the child's last check (its outputs
 		 * are complete and in place): the command was still asked to
 		 * stop, and it stops as at any other moment. */
-		clear_progress(&rl);
+		letw_rlog_clear_progress(&rl);
 		letw_err("interrupted");
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		clear_progress(&rl);
+		letw_rlog_clear_progress(&rl);
 		if (sh->has_error)
 			print_error(sh, &rl, o->verbose);
 		else
@@ -583,7 +451,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	if (progress && last_show != t0)
 		show_progress(sh, t0, 1, &rl);
 	else
-		clear_progress(&rl);
+		letw_rlog_clear_progress(&rl);
 	return 0;
 }
 

@@ -101,6 +101,18 @@ for cmd in perfmap jitdump; do
 	done
 done
 
+# A long write is no hang: bytes written while the sink writes its output
+# are progress (tmp_crash.c's slow mode spends 2 s of CPU time in the
+# dump's first writes, one byte each, under a 1 s stall limit).
+dir=$T/slow.jitdump
+rc=0
+LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=slow "$LETW_CLI" jitdump "$TRACE" -o "$dir" \
+	--no-progress --stall-timeout 1 >/dev/null 2>"$T/slow.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/slow.err" >&2; letw_fail "jitdump, a slow writer: exit $rc, expected 0"; }
+ls "$dir"/jit-*.dump >/dev/null 2>&1 || letw_fail "jitdump, a slow writer: no dump in $dir"
+left=$(find "$dir" -name '*.tmp.*')
+[ -z "$left" ] || letw_fail "jitdump, a slow writer: temporary file(s) left: $left"
+
 # (4) The heap on huge pages (analysis/cli/hugeheap.c): the reader's
 # child reserves a part of malloc's heap and advises it MADV_HUGEPAGE, for
 # big traces only; LETW_HUGEHEAP=always takes that path on this small one.
