@@ -11,9 +11,10 @@
  *    live across a rotation, re-enumerated by the next chunk's rundown;
  *    the same load in two overlapping snapshots);
  *  - a LOAD "there before the chunk" that differs from what the earlier
- *    chunks last mapped over its addresses: dated just after that, since
- *    the earlier chunks' code ended before this chunk began (at 1 ns, it
- *    would sort before them and perf would name their samples after it).
+ *    chunks last mapped over its addresses: dated at this chunk's start
+ *    (its dump's header), since the earlier code ended at some time before
+ *    this chunk began (at 1 ns, it would sort before them and perf would
+ *    name their samples after it).
  * Then every LOAD gets a new code_index, unique in the file (perf names
  * the ELF file it makes for a LOAD jitted-PID-INDEX.so), MOVE records the
  * index of the LOAD they name, and the dump ends with one CLOSE.
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -117,11 +119,17 @@ static long dump_pid(const char *name)
 }
 
 /* Written by this run: not older than its start, less 2 s for the
- * filesystems that keep times in whole seconds (or two). */
+ * filesystems that keep times in whole seconds (or two), and not from the
+ * future (a copied file or a clock set back: an audit merged a planted
+ * dump of a process not in the trace). */
 static int this_run(const struct timespec *t, const struct timespec *began)
 {
 	time_t s = began->tv_sec - 2;
+	struct timespec now;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (t->tv_sec > now.tv_sec + 2)
+		return 0;
 	return t->tv_sec > s || (t->tv_sec == s && t->tv_nsec >= began->tv_nsec);
 }
 
@@ -410,8 +418,15 @@ int letw_jd_merge_chunks(const char *dir, const struct letw_jd_chunk_out *c, siz
 	 * the chunks hold several pid namespaces. */
 	m.many = g_hash_table_size(inos) > 1;
 	g_ptr_array_sort(list, by_proc);
-	for (guint i = 0; i < list->len && !ret; i++)
-		ret = merge_proc(&m, g_ptr_array_index(list, i));
+	/* A process that cannot be written does not cost the others theirs
+	 * (a pidns-INO that is a file stopped every later one: an audit);
+	 * an interrupt stops all. */
+	for (guint i = 0; i < list->len && ret != -EINTR; i++) {
+		int r = merge_proc(&m, g_ptr_array_index(list, i));
+
+		if (r && (!ret || r == -EINTR))
+			ret = r;
+	}
 	g_ptr_array_free(list, TRUE);
 	*merged = m.merged;
 	if (m.merged)

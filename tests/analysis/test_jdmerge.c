@@ -3,14 +3,17 @@
  * written by the sink's own writer: every chunk's code in time order,
  * code live across a rotation (re-enumerated by the next chunk's rundown,
  * dated "before the chunk") written once, code the next rundown finds at
- * an address the earlier chunk mapped otherwise dated after it, code_index
+ * an address the earlier chunk mapped otherwise dated at the next chunk's
+ * start, code_index
  * renumbered (filler bytes made anew for it), DEBUG_INFO still right
  * before its LOAD; the placeholder's process start kept; chunks on two
  * clocks, or whose dumps disagree, left unmerged with the chunk named. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
 #endif
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +63,21 @@ struct load {
 	int real;  /* CODE's bytes, else filler */
 	int lines; /* a DEBUG_INFO before it */
 };
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) != 0;
+}
+
+/* The test's directory goes with it (and is freed). */
+static void rmtree(char *dir)
+{
+	cr_assert_eq(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0, "cannot remove %s", dir);
+	free(dir);
+}
 
 static char *tmpdir(void)
 {
@@ -176,7 +194,9 @@ Test(jdmerge, rotation_in_time_order_once_each)
 	};
 	const struct { uint64_t ts, addr; const char *name; } want[] = {
 		{ 1, 0x1000, "early" }, { 1500, 0x2000, "fn_0" }, { 1600, 0x3000, "tmp" },
-		{ 1601, 0x3000, "other" }, { 3500, 0x2000, "fn_3" },
+		/* Not at tmp's load + 1: tmp's samples up to the second
+		 * chunk's start are tmp's. */
+		{ 3000, 0x3000, "other" }, { 3500, 0x2000, "fn_3" },
 	};
 	struct got g;
 	size_t k = 0;
@@ -221,7 +241,7 @@ Test(jdmerge, rotation_in_time_order_once_each)
 	cr_assert_eq(k, 5);
 	cr_assert_eq(g.rec[g.n - 1].id, LETW_JD_CODE_CLOSE, "one CLOSE, last");
 	cr_assert_eq(g.rec[g.n - 1].ts, 8000u, "at the last chunk's CLOSE");
-	free(dir);
+	rmtree(dir);
 }
 
 Test(jdmerge, snapshots_overlapping_not_doubled_placeholder_start_kept)
@@ -249,7 +269,7 @@ Test(jdmerge, snapshots_overlapping_not_doubled_placeholder_start_kept)
 	cr_assert_eq(g.rec[0].ts, 401u, "code there before the trace: from the process's start");
 	cr_assert_str_eq(g.rec[1].name, "fn_0");
 	cr_assert_str_eq(g.rec[2].name, "late");
-	free(dir);
+	rmtree(dir);
 }
 
 Test(jdmerge, refused_with_the_chunk_named)
@@ -276,5 +296,43 @@ Test(jdmerge, refused_with_the_chunk_named)
 		  "%s", said);
 	cr_assert_neq(access(p, F_OK), 0, "no merged dump");
 	free(p);
-	free(dir);
+	rmtree(dir);
+}
+
+/* One process whose merged dump cannot be written (its pidns-INO a file)
+ * costs the others nothing: every later one was left unmerged. */
+Test(jdmerge, a_process_that_fails_does_not_stop_the_others)
+{
+	char *dir = tmpdir(), *p, *f;
+	struct letw_jd_chunk_out c[2];
+	const struct load l[] = { { 1500, 0x2000, "fn_0", 1, 0 } };
+	int merged, fd;
+
+	for (int i = 0; i < 2; i++) {
+		chunk(&c[i], dir, i);
+		c[i].many_pidns = 1;
+		for (int ns = 1; ns <= 2; ns++) {
+			char *sub;
+
+			cr_assert(asprintf(&sub, "%s/pidns-%d", c[i].dir, ns) > 0);
+			cr_assert_eq(mkdir(sub, 0755), 0);
+			p = dump_path(sub);
+			write_dump(p, 62, 1000 + 2000 * (uint64_t)i, l, 1);
+			free(p);
+			free(sub);
+		}
+	}
+	cr_assert(asprintf(&f, "%s/pidns-1", dir) > 0);
+	fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	cr_assert(fd >= 0);
+	close(fd);
+	said[0] = '\0';
+	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), -EIO, "%s", said);
+	cr_assert_eq(merged, 1, "the other namespace's process merged: %s", said);
+	cr_assert(strstr(said, "pidns-1"), "the failing one named: %s", said);
+	cr_assert(asprintf(&p, "%s/pidns-2/jit-%u.dump", dir, PID) > 0);
+	cr_assert_eq(access(p, F_OK), 0, "%s: %s", p, said);
+	free(p);
+	free(f);
+	rmtree(dir);
 }
