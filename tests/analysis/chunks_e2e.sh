@@ -92,6 +92,22 @@ for cmd in perfmap jitdump; do
 	done
 done
 
+# Chunks 9 and 10 rotated within one second: their names differ only in
+# the index, and by name "-10" came before "-9" (a merged jitdump then
+# took chunk 10's code for older than chunk 9's). Read in index order.
+same=20260101T000000+0000-20260101T000000+0000
+mkdir -p "$T/order/archives"
+cp -r "$tr/archives/${arch[0]}" "$T/order/archives/$same-9"
+cp -r "$tr/archives/${arch[2]}" "$T/order/archives/$same-10"
+"$LETW_CLI" report "$T/order" --json --no-progress >"$T/order.jsonl" 2>"$T/order.err" ||
+	letw_fail "report of chunks 9 and 10: exit $? ($(cat "$T/order.err"))"
+$LETW_PY - "$T/order.jsonl" "$same-9" "$same-10" <<'PY' ||
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [d["chunk"] for d in docs] == sys.argv[2:], [d["chunk"] for d in docs]
+PY
+	letw_fail "chunks 9 and 10 not read in their order: $(cat "$T/order.jsonl")"
+
 # Only idle chunks: the session recorded nothing of lttng-etw's, an error.
 mkdir -p "$T/idle/archives"
 cp -r "$tr/archives/${arch[1]}" "$T/idle/archives/"
