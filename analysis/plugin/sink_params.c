@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -16,12 +17,24 @@ int letw_sink_output_dir(bt_self_component *self, const char *dir)
 {
 	char *meta;
 	int is_trace;
+	struct stat st;
 
 	/* glib's mkdir -p: an existing path that is not a directory is
 	 * ENOTDIR (a hand-written one took EEXIST for success). */
 	if (g_mkdir_with_parents(dir, 0755) != 0 || access(dir, W_OK) != 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
 			"cannot create or write output directory `%s`: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* A link another user planted at the name (DIR/<chunk> in a shared,
+	 * sticky directory: an audit's root run wrote into the directory it
+	 * pointed to) is not followed, as the kernel's protected_symlinks
+	 * would not follow it there; the caller's own links and root's are. */
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0 &&
+	    st.st_uid != geteuid()) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"output directory `%s` is a link of another user's (uid %u): not followed",
+			dir, (unsigned)st.st_uid);
 		return -1;
 	}
 	meta = g_build_filename(dir, "metadata", NULL);

@@ -132,6 +132,19 @@ for cmd in perfmap jitdump; do
 			letw_fail "$cmd wrote into the $bad pidns dir: $(ls -la "$T/target" "$o/pidns-4026532001/")"
 	done
 done
+# The output directory itself a link of nobody's in a shared directory
+# (DIR/<chunk> of a chunked trace is made so): not followed, said.
+for cmd in perfmap jitdump; do
+	o=$T/od-$cmd
+	mkdir -m 1777 "$o"
+	as_nobody ln -s "$T/target" "$o/chunk"
+	rc=0
+	cli $cmd "$T/one" -o "$o/chunk" 2>"$T/od.err" || rc=$?
+	[ $rc = 1 ] && grep -q "is a link of another user's" "$T/od.err" ||
+		letw_fail "$cmd -o a link of nobody's: exit $rc: $(cat "$T/od.err")"
+	[ -z "$(find "$T/target" -mindepth 1)" ] ||
+		letw_fail "$cmd wrote through nobody's link: $(ls -la "$T/target")"
+done
 # One of root's, as an earlier run leaves it, is used again.
 for cmd in perfmap jitdump perfmap; do
 	cli $cmd "$T/two" -o "$T/ns-ok" 2>"$T/ns.err" || letw_fail "$cmd into $T/ns-ok: exit $?: $(cat "$T/ns.err")"
