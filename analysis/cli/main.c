@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -238,6 +239,20 @@ static int stdout_checked(int ret)
 	return LETW_EXIT_ERROR;
 }
 
+/* A standard descriptor closed by the caller (`watch >&-`) is a slot the
+ * next open() takes: the notification channel's socket became fd 1 and
+ * watch's first line went to lttng-sessiond, which dropped the client (an
+ * audit). Each closed one gets /dev/null opened read-only, so the slot is
+ * taken and a write to it still fails with EBADF, as to a closed one:
+ * "cannot write standard output: Bad file descriptor". */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY) < 0)
+			break; /* the lowest free slot is fd: nothing else to do */
+}
+
 int main(int argc, char **argv)
 {
 	/* talks: the command talks to lttng-sessiond or to the traced
@@ -265,6 +280,7 @@ int main(int argc, char **argv)
 	};
 	size_t i;
 
+	hold_std_fds();
 	if (argc < 2) {
 		usage(stderr);
 		return LETW_EXIT_USAGE;

@@ -214,6 +214,26 @@ letw_untrack "$w5"
 [ "$rc" = 1 ] && grep -q "cannot write standard output: Broken pipe" "$T/watch5.err" &&
 	grep -q "leaving trigger lttng-etw-watch.$w5-" "$T/watch5.err" ||
 	letw_fail "watch with its standard output closed: exit $rc: $(cat "$T/watch5.err")"
+# Started with its standard output closed (`>&-`): the descriptor's slot
+# went to the notification channel's socket and the first line to
+# lttng-sessiond, which dropped the client ("the notification channel to
+# lttng-sessiond broke"). Now the slot is held: EBADF, said as such.
+"$LETW_CLI" watch --session "$s5" -v >&- 2>"$T/watch6.err" &
+w6=$!
+letw_track "$w6"
+letw_wait_for grep -q "watching the rotations of \`$s5\`" "$T/watch6.err" ||
+	letw_fail "watch (stdout closed at start) did not register: $(cat "$T/watch6.err")"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$w6-" >>"$T/triggers"
+lttng rotate "$s5" >/dev/null || letw_fail "rotate (stdout closed at start)"
+watch6_ended() { ! letw_running "$w6"; }
+LETW_WAIT_SECONDS=10 letw_wait_for watch6_ended ||
+	letw_fail "watch still runs 10 s after a rotation with no standard output: $(cat "$T/watch6.err")"
+rc=0
+wait "$w6" || rc=$?
+letw_untrack "$w6"
+[ "$rc" = 1 ] && grep -q "cannot write standard output: Bad file descriptor" "$T/watch6.err" &&
+	! grep -q "notification channel" "$T/watch6.err" ||
+	letw_fail "watch started with its standard output closed: exit $rc: $(cat "$T/watch6.err")"
 letw_destroy_session "$s5"
 kill -TERM "$pp"
 wait "$pp" || letw_fail "minijit (closed stdout) failed"
