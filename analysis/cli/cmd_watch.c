@@ -27,6 +27,17 @@
  *    the ONGOING of that last rotation is queued before the session leaves
  *    the list, so one more refresh period passes before a vanished session
  *    with no rotation seen in progress is dropped;
+ *  - and no session of that name exists again: the notification thread
+ *    keys its per-session state by name, and a session created again under
+ *    the name (a script's `lttng destroy S; lttng create S`) takes the
+ *    registered triggers into its list. Dropping the gone session's
+ *    triggers on its COMPLETED crashed sessiond at the new session's next
+ *    rotation (an audit: 3 runs of 4). So a name must have stayed out of
+ *    the list for two refreshes (the quarantine, >= 1 s), and the list is
+ *    asked again right before the unregistration: a name back in it keeps
+ *    its triggers, which serve the new session as they are (conditions
+ *    match by name). What remains is a session of the name created in the
+ *    milliseconds between that listing and the unregistration;
  *  - never while the session exists: on a signal (or a closed standard
  *    output) the triggers of sessions still listed are left registered
  *    (they only notify; the daemon says so; `lttng remove-trigger` is
@@ -99,12 +110,22 @@ static void on_signal(int sig)
 	quit = sig;
 }
 
+static void leave(struct watch *w, int i);
+
 /* Only when the notification thread can no longer walk the triggers (top
- * comment): the session is gone and none of its rotations is in progress. */
-static void drop(struct watch *w, int i)
+ * comment): the session is gone, none of its rotations is in progress, and
+ * its name is not listed again. Returns 1 when dropped, 0 when the name is
+ * back (the entry then serves the new session: seen, not gone). */
+static int drop(struct watch *w, int i)
 {
 	struct watched *x = &w->v[i];
 
+	/* Listed now, or unknown (the triggers then stay: the safe way). */
+	if (letw_lttng_session_exists(x->session) != 0) {
+		x->seen = 1;
+		x->gone = 0;
+		return 0;
+	}
 	for (int k = 0; k < 2; k++) {
 		if (x->cond[k])
 			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
@@ -122,6 +143,7 @@ static void drop(struct watch *w, int i)
 		letw_note("watch: `%s` is gone, its triggers unregistered", x->session);
 	free(x->session);
 	w->v[i] = w->v[--w->n];
+	return 1;
 }
 
 /* Forget a session's triggers without unregistering them (exit while the
@@ -277,8 +299,9 @@ static int refresh(struct watch *w)
 			continue;
 		/* The ONGOING of the destroy's rotation was queued before the
 		 * session left the list: by the next refresh it is here. */
-		if (x->gone++ >= 1 && !x->rotating)
-			drop(w, i);
+		/* gone 2: out of the list for two refreshes (top comment). */
+		if (++x->gone >= 2 && !x->rotating)
+			(void)drop(w, i);
 	}
 	return 0;
 }
@@ -345,9 +368,10 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 			return;
 		x->rotating = 0;
 		/* The notification thread handled its last command walking
-		 * this session's triggers: a gone session's can go now. */
-		if (x->gone)
-			drop(w, (int)(x - w->v));
+		 * this session's triggers: a gone session's can go, once out
+		 * of the list long enough (refresh()). */
+		if (x->gone >= 2)
+			(void)drop(w, (int)(x - w->v));
 		return;
 	}
 	if (type != LTTNG_CONDITION_TYPE_SESSION_ROTATION_ONGOING)
@@ -445,10 +469,10 @@ static void finish(struct watch *w, int channel_ok)
 		for (int i = w->n - 1; i >= 0; i--) {
 			if (w->v[i].seen)
 				leave(w, i);
-			else if (!w->v[i].rotating)
-				drop(w, i);
-			else
+			else if (w->v[i].rotating)
 				waiting = 1;
+			else if (!drop(w, i))
+				leave(w, i); /* its name is back */
 		}
 		if (!waiting || !channel_ok || waited >= EXIT_WAIT_MS)
 			break;
@@ -458,7 +482,8 @@ static void finish(struct watch *w, int channel_ok)
 			channel_ok = 0;
 	}
 	while (w->n) /* rotations that never completed: the sessions are gone */
-		drop(w, w->n - 1);
+		if (!drop(w, w->n - 1))
+			leave(w, w->n - 1);
 }
 
 static void usage(FILE *f)
