@@ -24,8 +24,10 @@
  *          (letw_capture_state may have held it) are reset first; the control
  *          thread did not survive the fork, so a new one starts with a
  *          socket named after the child's pid. The table is kept: the
- *          child's address space holds the same code. Events from the child
- *          carry its own vpid.
+ *          child's address space holds the same code; the records other
+ *          threads were in the middle of publishing or unpublishing are
+ *          backed out or finished first (table_fork.c). Events from the
+ *          child carry its own vpid.
  *
  * Out of order (a caller's mistake) the hooks do nothing rather than hang
  * or abort: a second prepare would wait on pass_lock it holds itself (and
@@ -92,6 +94,15 @@ LETW_API void letw_fork_child(void)
 	letw_lifecycle_fork_child();
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
+	/* Still the child's only thread, after liburcu's hooks (the repair
+	 * runs cds_lfht operations in a read-side section) and before
+	 * lttng-ust's listeners or our control thread start: the records
+	 * the parent's other threads were publishing or unpublishing at the
+	 * fork, half done and never finished here, are backed out or
+	 * finished (table_fork.c). letw_init and letw_shutdown do not run
+	 * across a fork, so the table pointer holds still. */
+	if (letw_g.table)
+		letw_table_fork_child(letw_g.table);
 	letw_probe_fork_child();
 	pthread_mutex_unlock(&letw_g.pass_lock);
 	__atomic_store_n(&letw_g.owner_pid, getpid(), __ATOMIC_RELAXED);

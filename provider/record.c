@@ -161,6 +161,8 @@ static struct letw_slot *slot_new(struct letw_table *t, uint32_t kind, uint64_t 
  * chunk with it beyond. */
 static int name_put(struct letw_table *t, struct letw_slot *s, const char *name, long len)
 {
+	uint32_t h;
+
 	_Static_assert(sizeof(s->name) == LETW_NAMES_MIN, "inline names end where names.h starts");
 
 	if (len < (long)sizeof(s->name)) {
@@ -173,10 +175,15 @@ static int name_put(struct letw_table *t, struct letw_slot *s, const char *name,
 		s->name = letw_names_get(&t->store.names, name, (size_t)len);
 		return s->name ? 0 : -ENOMEM;
 	}
-	s->name = letw_store_chunk_get(&t->store, (size_t)len + 1);
-	if (!s->name)
+	/* The bytes before the handle: a fork child backs out a PENDING
+	 * record whose publisher a fork cut anywhere (table_fork.c), and
+	 * releasing it sizes this chunk by strlen (reclaim.c): a handle to
+	 * bytes not yet copied would put it back in the wrong class. */
+	h = letw_store_chunk_get(&t->store, (size_t)len + 1);
+	if (!h)
 		return -ENOMEM;
-	memcpy(letw_store_chunk_ptr(&t->store, s->name), name, (size_t)len + 1);
+	memcpy(letw_store_chunk_ptr(&t->store, h), name, (size_t)len + 1);
+	s->name = h;
 	return 0;
 }
 

@@ -129,6 +129,16 @@ static inline int letw_store_slot_chunk_ready(const struct letw_store *st, uint3
 	return __atomic_load_n(&st->slot_chunk_ready[chunk], __ATOMIC_ACQUIRE);
 }
 
+/* The first slot index >= i in a ready chunk, or `bound`: the loops that
+ * visit every committed slot in order (table.c, table_fork.c). */
+static inline uint32_t letw_store_slot_next_ready(const struct letw_store *st, uint32_t i,
+						  uint32_t bound)
+{
+	while (i < bound && !letw_store_slot_chunk_ready(st, i / LETW_STORE_SLOT_CHUNK))
+		i = (i / LETW_STORE_SLOT_CHUNK + 1) * LETW_STORE_SLOT_CHUNK;
+	return i < bound ? i : bound;
+}
+
 /*
  * Widen the range of the chunk holding slot i to cover [lo, hi): lock-free
  * min/max CAS loops, no CAS when it already does. Relaxed: the caller's

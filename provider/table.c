@@ -160,8 +160,8 @@ static void retire_chunk(struct letw_table *t, struct letw_retired_chunk *rc,
 	letw_retire_chunk(&t->reclaim, rc);
 }
 
-/* Unlink and retire the continuation node of slot `idx` on `page`. */
-static void drop_cont(struct letw_table *t, uint64_t page, uint32_t idx)
+/* table.h: unlink and retire, 1 if there was something to. */
+int letw_table_drop_cont(struct letw_table *t, uint64_t page, uint32_t idx)
 {
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
@@ -169,14 +169,15 @@ static void drop_cont(struct letw_table *t, uint64_t page, uint32_t idx)
 
 	cds_lfht_lookup(t->code, letw_hash_u64(page), match_cont, &idx, &it);
 	if (!(node = cds_lfht_iter_get_node(&it)))
-		return;
+		return 0;
 	c = caa_container_of(node, struct letw_cont, node);
 	if (cds_lfht_del(t->code, node) == 0)
 		uatomic_dec(&t->cont_nodes);
 	retire_chunk(t, &c->rc, c, sizeof(*c));
+	return 1;
 }
 
-static void drop_big(struct letw_table *t, uint32_t idx)
+int letw_table_drop_big(struct letw_table *t, uint32_t idx)
 {
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
@@ -184,14 +185,15 @@ static void drop_big(struct letw_table *t, uint32_t idx)
 
 	cds_lfht_lookup(t->bigs, letw_hash_u64(idx), match_big, &idx, &it);
 	if (!(node = cds_lfht_iter_get_node(&it)))
-		return;
+		return 0;
 	b = caa_container_of(node, struct letw_big, node);
 	(void)cds_lfht_del(t->bigs, node);
 	retire_chunk(t, &b->rc, b, sizeof(*b));
 	uatomic_dec(&t->live_bigs);
+	return 1;
 }
 
-static void drop_ext(struct letw_table *t, uint32_t idx)
+int letw_table_drop_ext(struct letw_table *t, uint32_t idx)
 {
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
@@ -199,11 +201,12 @@ static void drop_ext(struct letw_table *t, uint32_t idx)
 
 	cds_lfht_lookup(t->exts, letw_hash_u64(idx), match_ext, &idx, &it);
 	if (!(node = cds_lfht_iter_get_node(&it)))
-		return;
+		return 0;
 	e = caa_container_of(node, struct letw_ext, node);
 	if (!cds_lfht_del(t->exts, node))
 		uatomic_dec(&t->ext_nodes);
 	retire_chunk(t, &e->rc, e, e->rc.size);
+	return 1;
 }
 
 /*
@@ -220,7 +223,7 @@ static void unlink_pages(struct letw_table *t, struct letw_slot *s, uint64_t upt
 	if (upto > p0)
 		(void)cds_lfht_del(t->code, &s->node);
 	for (uint64_t p = p0 + 1; p < upto; p++)
-		drop_cont(t, p, idx);
+		letw_table_drop_cont(t, p, idx);
 }
 
 /*
@@ -326,7 +329,7 @@ backout:
 	letw_slot_set_state(s, letw_st_with_life(st, LETW_LIFE_DEAD));
 	unlink_pages(t, s, upto);
 	if (b)
-		drop_big(t, idx);
+		letw_table_drop_big(t, idx);
 	BIG_UNLOCK(t);
 	if (ext)
 		retire_chunk(t, &ext->rc, ext, ext->rc.size);
@@ -376,9 +379,9 @@ int letw_table_remove(struct letw_table *t, uint64_t start, int kind,
 		st = letw_slot_state(s);
 		unlink_pages(t, s, (st & LETW_ST_BIG) ? first_page(s) + 1 : last_page(s) + 1);
 		if (st & LETW_ST_BIG)
-			drop_big(t, slot_index(t, s));
+			letw_table_drop_big(t, slot_index(t, s));
 		if (st & LETW_ST_LINES)
-			drop_ext(t, slot_index(t, s));
+			letw_table_drop_ext(t, slot_index(t, s));
 		count(t, (uint32_t)kind, -1);
 		BIG_UNLOCK(t);
 		*out = s;
@@ -514,14 +517,11 @@ void letw_table_destroy(struct letw_table *t)
 		return;
 	bound = letw_store_slot_bound(&t->store);
 	urcu_bp_read_lock();
-	for (uint32_t i = 0; i < bound; i++) {
+	for (uint32_t i = letw_store_slot_next_ready(&t->store, 0, bound); i < bound;
+	     i = letw_store_slot_next_ready(&t->store, i + 1, bound)) {
 		struct letw_slot *s, *got;
 		uint32_t st, kind;
 
-		if (!letw_store_slot_chunk_ready(&t->store, i / LETW_STORE_SLOT_CHUNK)) {
-			i += LETW_STORE_SLOT_CHUNK - 1;
-			continue;
-		}
 		s = letw_store_slot(&t->store, i);
 		st = letw_slot_state(s);
 		kind = letw_st_kind(st);

@@ -143,6 +143,24 @@ void letw_table_maintain(struct letw_table *t);
  * context rules. */
 void letw_table_tick(struct letw_table *t);
 
+/*
+ * Unlink and retire, if linked: slot idx's continuation node on `page`,
+ * its big-registry entry (live_bigs--), its line table (ext_nodes--).
+ * 1 if there was one, 0 if not. Inside a read-side section. Shared by table.c's unpublish and backout
+ * and table_fork.c's repair.
+ */
+int letw_table_drop_cont(struct letw_table *t, uint64_t page, uint32_t idx);
+int letw_table_drop_big(struct letw_table *t, uint32_t idx);
+int letw_table_drop_ext(struct letw_table *t, uint32_t idx);
+
+/*
+ * Fork child only (fork.c letw_fork_child), single-threaded, after
+ * liburcu's after-fork hooks: back out the publishes and finish the
+ * unpublishes the parent's other threads were in the middle of, and
+ * recount the counters (table_fork.c).
+ */
+void letw_table_fork_child(struct letw_table *t);
+
 void letw_table_walk_lock(struct letw_table *t);
 void letw_table_walk_unlock(struct letw_table *t);
 
