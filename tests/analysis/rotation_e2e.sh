@@ -193,24 +193,36 @@ mkfifo "$T/wpipe"
 head -1 <"$T/wpipe" >"$T/head.out" &
 hd=$!
 letw_track "$hd"
+# watch_started PID ERR: the watch of s5 just started as PID, writing its
+# stderr to ERR: tracked, waited for until registered, its triggers kept
+# for the cleanup.
+watch_started() {
+	letw_track "$1"
+	letw_wait_for grep -q "watching the rotations of \`$s5\`" "$2" ||
+		letw_fail "watch $1 did not register: $(cat "$2")"
+	"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$1-" >>"$T/triggers"
+}
 "$LETW_CLI" watch --session "$s5" -v >"$T/wpipe" 2>"$T/watch5.err" &
 w5=$!
-letw_track "$w5"
-letw_wait_for grep -q "watching the rotations of \`$s5\`" "$T/watch5.err" ||
-	letw_fail "watch (closed stdout) did not register: $(cat "$T/watch5.err")"
-"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$w5-" >>"$T/triggers"
+watch_started "$w5" "$T/watch5.err"
 lttng rotate "$s5" >/dev/null || letw_fail "rotate (closed stdout)"
 wait "$hd" || letw_fail "head -1 failed"
 letw_untrack "$hd"
 grep -q "rotation 0 began, statedump regenerated" "$T/head.out" ||
 	letw_fail "watch's first line: '$(cat "$T/head.out")': $(cat "$T/watch5.err")"
 lttng rotate "$s5" >/dev/null || letw_fail "rotate (closed stdout, 2)"
-watch_ended() { ! letw_running "$w5"; }
-LETW_WAIT_SECONDS=10 letw_wait_for watch_ended ||
-	letw_fail "watch still runs 10 s after a rotation with its standard output closed: $(cat "$T/watch5.err")"
-rc=0
-wait "$w5" || rc=$?
-letw_untrack "$w5"
+# watch_exits PID ERR: the watch PID must end within 10 s (of a rotation
+# it could not print); sets rc to its exit status.
+watch_exits() {
+	local w=$1
+	watch_ended() { ! letw_running "$w"; }
+	LETW_WAIT_SECONDS=10 letw_wait_for watch_ended ||
+		letw_fail "watch still runs 10 s after a rotation it cannot print: $(cat "$2")"
+	rc=0
+	wait "$w" || rc=$?
+	letw_untrack "$w"
+}
+watch_exits "$w5" "$T/watch5.err"
 [ "$rc" = 1 ] && grep -q "cannot write standard output: Broken pipe" "$T/watch5.err" &&
 	grep -q "leaving trigger lttng-etw-watch.$w5-" "$T/watch5.err" ||
 	letw_fail "watch with its standard output closed: exit $rc: $(cat "$T/watch5.err")"
@@ -220,17 +232,9 @@ letw_untrack "$w5"
 # lttng-sessiond broke"). Now the slot is held: EBADF, said as such.
 "$LETW_CLI" watch --session "$s5" -v >&- 2>"$T/watch6.err" &
 w6=$!
-letw_track "$w6"
-letw_wait_for grep -q "watching the rotations of \`$s5\`" "$T/watch6.err" ||
-	letw_fail "watch (stdout closed at start) did not register: $(cat "$T/watch6.err")"
-"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$w6-" >>"$T/triggers"
+watch_started "$w6" "$T/watch6.err"
 lttng rotate "$s5" >/dev/null || letw_fail "rotate (stdout closed at start)"
-watch6_ended() { ! letw_running "$w6"; }
-LETW_WAIT_SECONDS=10 letw_wait_for watch6_ended ||
-	letw_fail "watch still runs 10 s after a rotation with no standard output: $(cat "$T/watch6.err")"
-rc=0
-wait "$w6" || rc=$?
-letw_untrack "$w6"
+watch_exits "$w6" "$T/watch6.err"
 [ "$rc" = 1 ] && grep -q "cannot write standard output: Bad file descriptor" "$T/watch6.err" &&
 	! grep -q "notification channel" "$T/watch6.err" ||
 	letw_fail "watch started with its standard output closed: exit $rc: $(cat "$T/watch6.err")"
