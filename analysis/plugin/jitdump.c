@@ -67,7 +67,6 @@ struct jitdump {
 	GHashTable *by_vpid;   /* process key (sink_common.h) → struct letw_jd_proc * */
 	GPtrArray *procs;      /* in order of first appearance; owns them */
 	struct letw_jd_proc *last; /* the process of the previous event */
-	const bt_clock_class *clock; /* of the previous event dated */
 };
 
 static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
@@ -87,41 +86,6 @@ static struct letw_jd_proc *proc_get(struct jitdump *jd, int64_t vpid)
 	g_hash_table_insert(jd->by_vpid, key, p);
 	g_ptr_array_add(jd->procs, p);
 	return jd->last = p;
-}
-
-/*
- * The clock the dump's times are raw values of, for the CLI: it merges a
- * rotated session's dumps only when every chunk's times are values of one
- * clock (LTTng's `monotonic`, the same boot uuid). Compared only when the
- * event's clock class object is not the previous one's (one per trace).
- */
-static void note_clock(struct jitdump *jd, const bt_message *msg)
-{
-	const bt_clock_class *cc = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
-	struct letw_sink_result *r = jd->base.result;
-	const char *name;
-	const uint8_t *uuid;
-
-	if (!cc || cc == jd->clock || !r)
-		return;
-	jd->clock = cc;
-	name = bt_clock_class_get_name(cc);
-	uuid = bt_clock_class_get_uuid(cc);
-	if (!name)
-		name = "";
-	if (!r->clock_known) {
-		r->clock_known = 1;
-		snprintf(r->clock_name, sizeof(r->clock_name), "%s", name);
-		r->clock_has_uuid = uuid != NULL;
-		if (uuid)
-			memcpy(r->clock_uuid, uuid, sizeof(r->clock_uuid));
-		r->clock_freq = bt_clock_class_get_frequency(cc);
-		return;
-	}
-	if (strncmp(r->clock_name, name, sizeof(r->clock_name) - 1) != 0 ||
-	    r->clock_has_uuid != (uuid != NULL) ||
-	    (uuid && memcmp(r->clock_uuid, uuid, sizeof(r->clock_uuid)) != 0))
-		r->clocks_mixed = 1;
 }
 
 /* A failure: a jitdump without times is no use. */
@@ -162,7 +126,6 @@ static int jitdump_event(struct letw_sink *s, const struct letw_ev *ev)
 	if (!ev->has_ts)
 		return no_clock(jd, ev->msg);
 	ns = ev->raw_ns;
-	note_clock(jd, ev->msg);
 	p = proc_get(jd, ev->proc);
 	letw_jd_proc_touch(p, ns);
 	if (obj != LETW_OBJ_METHOD && obj != LETW_OBJ_STUB)
@@ -216,7 +179,6 @@ static int jitdump_other(struct letw_sink *s, const bt_message *msg)
 	}
 	if (event_ns(jd, msg, &ns))
 		return -1;
-	note_clock(jd, msg);
 	if (letw_sink_proc_of(s, x.has_vpid, x.vpid, x.has_pid_ns, x.pid_ns, &key)) {
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -1;

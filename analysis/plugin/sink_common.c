@@ -410,6 +410,37 @@ letw_sink_graph_is_configured(bt_self_component_sink *self)
 	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
 }
 
+/*
+ * The clock the sink's times are values of, for the CLI: it merges a
+ * rotated session's jitdumps only when every chunk's times are values of
+ * one clock (LTTng's `monotonic`, the same boot uuid). Once per stream, at
+ * its beginning (it was once per event).
+ */
+static void note_clock(struct letw_sink_result *r, const bt_clock_class *cc)
+{
+	const char *name;
+	const uint8_t *uuid;
+
+	if (!cc || !r)
+		return;
+	name = bt_clock_class_get_name(cc);
+	uuid = bt_clock_class_get_uuid(cc);
+	if (!name)
+		name = "";
+	if (!r->clock_known) {
+		r->clock_known = 1;
+		snprintf(r->clock_name, sizeof(r->clock_name), "%s", name);
+		r->clock_has_uuid = uuid != NULL;
+		if (uuid)
+			memcpy(r->clock_uuid, uuid, sizeof(r->clock_uuid));
+		return;
+	}
+	if (strncmp(r->clock_name, name, sizeof(r->clock_name) - 1) != 0 ||
+	    r->clock_has_uuid != (uuid != NULL) ||
+	    (uuid && memcmp(r->clock_uuid, uuid, sizeof(r->clock_uuid)) != 0))
+		r->clocks_mixed = 1;
+}
+
 static int handle(struct letw_sink *s, const bt_message *msg)
 {
 	struct letw_ev ev;
@@ -468,11 +499,14 @@ static int handle(struct letw_sink *s, const bt_message *msg)
 		if (letw_facts_message(&s->facts, msg))
 			goto nomem;
 		return s->ops->discarded ? s->ops->discarded(s, msg) : 0;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING: {
+		const bt_stream *st = bt_message_stream_beginning_borrow_stream_const(msg);
+
 		if (!s->rundown_declared)
-			s->rundown_declared = letw_stream_declares(
-				bt_message_stream_beginning_borrow_stream_const(msg),
-				"letw_rundown:", "_init");
+			s->rundown_declared = letw_stream_declares(st, "letw_rundown:", "_init");
+		note_clock(s->result, bt_stream_class_borrow_default_clock_class_const(
+					      bt_stream_borrow_class_const(st)));
+	}
 		/* fall through */
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		if (letw_facts_message(&s->facts, msg))

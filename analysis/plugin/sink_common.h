@@ -55,13 +55,13 @@ struct letw_sink_result {
 	uint64_t pidns_only;    /* jitdump: the one pid namespace seen (0:
 				 * none, or several), so that the CLI can
 				 * tell whose dumps a flat chunk holds */
-	/* jitdump: the clock its times are raw values of (the default clock
-	 * class of the events it dated), so that the CLI merges only the
-	 * dumps of chunks on one clock; clocks_mixed: events on several. */
+	/* The clock the sink's times are values of (its streams' default
+	 * clock class, noted at each stream's beginning), so that the CLI
+	 * merges only the jitdumps of chunks on one clock; clocks_mixed:
+	 * streams on several. */
 	char clock_name[64];
 	uint8_t clock_uuid[16];
 	int clock_known, clock_has_uuid, clocks_mixed;
-	uint64_t clock_freq;
 };
 
 struct letw_sink;
