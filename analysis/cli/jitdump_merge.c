@@ -247,9 +247,9 @@ static char *out_dir(const struct merge *m, uint64_t ino)
 
 /* Write path from units through a temporary file put in place atomically,
  * as the sink writes its dumps. */
-static int write_merged(struct merge *m, const char *dir, const char *path, uint32_t pid,
+static int write_merged(const char *dir, const char *path, uint32_t pid,
 			GArray *units, GArray *order, const struct dump *first,
-			uint64_t since, uint64_t start, uint64_t close_ts)
+			uint64_t header_ts, uint64_t close_ts)
 {
 	struct letw_jd_out o = { .fd = -1 };
 	char *tmp = NULL, *hidden = NULL;
@@ -273,7 +273,7 @@ static int write_merged(struct merge *m, const char *dir, const char *path, uint
 	err = letw_jd_out_init(&o, fd);
 	o.stop = stop_now;
 	if (!err)
-		err = letw_jdm_write(&o, units, order, &first->h, since ? since : start, close_ts);
+		err = letw_jdm_write(&o, units, order, &first->h, header_ts, close_ts);
 	close_err = letw_jd_out_close(&o);
 	if (close_err)
 		err = close_err;
@@ -349,7 +349,7 @@ static int merge_proc(struct merge *m, struct proc *p)
 		letw_jdm_dedup_chunk(units, (uint32_t)dp->chunk, dp->h.timestamp, &m->repeats);
 	}
 	order = letw_jdm_order(units, since, &close_ts);
-	ret = write_merged(m, dir, path, p->pid, units, order, first, since, start, close_ts);
+	ret = write_merged(dir, path, p->pid, units, order, first, since ? since : start, close_ts);
 	if (!ret) {
 		m->merged++;
 		for (guint k = 0; k < order->len; k++)

@@ -238,9 +238,25 @@ int letw_jdm_write(struct letw_jd_out *o, GArray *units, GArray *order,
 
 /* The MOVEs' new code_index: that of the LOAD of their chunk they name
  * (or of the LOAD that one repeats); a MOVE naming none is left out. */
+/* A LOAD by (chunk, code_index), the key a MOVE of that chunk names it
+ * by: the units themselves are the keys (the array does not move here). */
+static guint old_index_hash(gconstpointer k)
+{
+	const struct letw_jdm_unit *u = k;
+
+	return g_int64_hash(&u->rec.code_index) ^ (u->chunk * 0x9e3779b9u);
+}
+
+static gboolean old_index_equal(gconstpointer a, gconstpointer b)
+{
+	const struct letw_jdm_unit *x = a, *y = b;
+
+	return x->chunk == y->chunk && x->rec.code_index == y->rec.code_index;
+}
+
 static void renumber(GArray *units, GArray *order)
 {
-	GHashTable *by_old = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GHashTable *by_old = g_hash_table_new(old_index_hash, old_index_equal);
 	uint64_t next = 1;
 	guint w = 0;
 
@@ -248,9 +264,7 @@ static void renumber(GArray *units, GArray *order)
 		const struct letw_jdm_unit *u = U(i);
 
 		if (u->rec.id == LETW_JD_CODE_LOAD)
-			g_hash_table_insert(by_old, g_strdup_printf("%u/%llu", u->chunk,
-								    (unsigned long long)u->rec.code_index),
-					    GUINT_TO_POINTER(i + 1));
+			g_hash_table_insert(by_old, (gpointer)u, GUINT_TO_POINTER(i + 1));
 	}
 	for (guint k = 0; k < order->len; k++) {
 		struct letw_jdm_unit *u = U(g_array_index(order, guint, k));
@@ -263,11 +277,9 @@ static void renumber(GArray *units, GArray *order)
 		struct letw_jdm_unit *u = U(i);
 
 		if (u->rec.id == LETW_JD_CODE_MOVE) {
-			char *key = g_strdup_printf("%u/%llu", u->chunk,
-						    (unsigned long long)u->rec.code_index);
-			guint l = GPOINTER_TO_UINT(g_hash_table_lookup(by_old, key));
+			/* The MOVE's own chunk and code_index are the key. */
+			guint l = GPOINTER_TO_UINT(g_hash_table_lookup(by_old, u));
 
-			g_free(key);
 			if (!l)
 				continue;
 			l--;

@@ -8,7 +8,10 @@
 #include "jitdump_proc.h"
 #include "jitdump_read.h"
 
-int letw_jd_read_header(const char *path, struct letw_jd_header *h)
+/* The header of the file at path (not followed when a link, never a
+ * blocking open): 0, or -1 when it is not there, not a regular file or
+ * shorter than a header. The fields are as read (magic unchecked). */
+static int read_header(const char *path, struct letw_jd_header *h)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -41,7 +44,7 @@ uint64_t letw_jd_process_since(const char *path, long long vpid, uint64_t first_
 {
 	struct letw_jd_header h;
 
-	if (letw_jd_read_header(path, &h) || h.magic != LETW_JD_MAGIC || h.version != 1 ||
+	if (read_header(path, &h) || h.magic != LETW_JD_MAGIC || h.version != LETW_JD_VERSION ||
 	    h.pid != (uint32_t)vpid)
 		return 0;
 	/* Not after the trace's first event of the process: a dump of ours
@@ -78,7 +81,7 @@ int letw_jd_reader_init(struct letw_jd_reader *r, const uint8_t *buf, size_t len
 		*why = "written in the other byte order";
 		return -EINVAL;
 	}
-	if (r->h.magic != LETW_JD_MAGIC || r->h.version != 1) {
+	if (r->h.magic != LETW_JD_MAGIC || r->h.version != LETW_JD_VERSION) {
 		*why = "not a jitdump (version 1)";
 		return -EINVAL;
 	}

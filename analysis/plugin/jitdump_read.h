@@ -12,29 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Record ids (perf's enum jit_record_type). */
-enum {
-	LETW_JD_CODE_LOAD = 0,
-	LETW_JD_CODE_MOVE = 1,
-	LETW_JD_CODE_DEBUG_INFO = 2,
-	LETW_JD_CODE_CLOSE = 3,
-	LETW_JD_CODE_UNWINDING_INFO = 4,
-};
-
-#define LETW_JD_MAGIC 0x4A695444u      /* "JiTD" read as a host-order u32 */
-#define LETW_JD_MAGIC_SWAPPED 0x4454694Au
-#define LETW_JD_LOAD_FIXED 56u         /* prefix .. code_index */
-#define LETW_JD_MOVE_FIXED 64u         /* prefix .. code_index */
+#include "jitdump_format.h"
 
 struct letw_jd_header {
 	uint32_t magic, version, total_size, elf_mach, pad1, pid;
 	uint64_t timestamp, flags;
 };
-
-/* The header of the file at path (not followed when a link, never a
- * blocking open): 0, or -1 when it is not there, not a regular file or
- * shorter than a header. The fields are as read (magic unchecked). */
-int letw_jd_read_header(const char *path, struct letw_jd_header *h);
 
 /* When process vpid began, from the header of the dump or placeholder at
  * path (the runtime's DIR/jit-PID.dump), if earlier than first_ns (its

@@ -12,16 +12,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "jitdump_format.h"
 #include "jitdump_write.h"
 
-#define JITHEADER_MAGIC 0x4A695444u /* "JiTD" read as a host-order u32 */
-#define JITHEADER_VERSION 1u
-
-enum { JIT_CODE_LOAD = 0, JIT_CODE_DEBUG_INFO = 2, JIT_CODE_CLOSE = 3 };
-
-#define PREFIX_SIZE 16u     /* id, total_size, timestamp */
-#define LOAD_FIXED 56u      /* prefix, pid, tid, vma, code_addr, code_size, code_index */
-#define DEBUG_FIXED 32u     /* prefix, code_addr, nr_entry */
 #define DEBUG_ENTRY_FIXED 16u /* addr, lineno, discrim */
 
 /* How far ahead of the writes blocks are reserved, one fallocate() a
@@ -215,7 +208,7 @@ static int put_prefix(struct letw_jd_out *f, uint32_t id, uint32_t total, uint64
 
 int letw_jd_write_header(struct letw_jd_out *f, uint32_t elf_mach, uint32_t pid, uint64_t ts)
 {
-	if (put32(f, JITHEADER_MAGIC) || put32(f, JITHEADER_VERSION) ||
+	if (put32(f, LETW_JD_MAGIC) || put32(f, LETW_JD_VERSION) ||
 	    put32(f, LETW_JD_HEADER_SIZE) || put32(f, elf_mach) ||
 	    put32(f, 0) /* pad1 */ || put32(f, pid) || put64(f, ts) ||
 	    put64(f, 0) /* flags: timestamps are CLOCK_MONOTONIC ns */)
@@ -243,16 +236,16 @@ int letw_jd_write_load(struct letw_jd_out *f, uint64_t ts, uint32_t pid, uint32_
 		       const uint8_t *code)
 {
 	size_t name_len = strlen(name) + 1;
-	uint64_t total = LOAD_FIXED + name_len + code_size;
+	uint64_t total = LETW_JD_LOAD_FIXED + name_len + code_size;
 
-	unsigned char fixed[LOAD_FIXED], *at = fixed;
+	unsigned char fixed[LETW_JD_LOAD_FIXED], *at = fixed;
 
 	if (total > UINT32_MAX)
 		return -E2BIG;
 	/* The fixed part laid out here and copied once: a LOAD per region,
 	 * 10^5 of them in a large trace, and put()'s buffer check per field
 	 * showed in the profile (4% of `lttng-etw jitdump`). */
-	at = fill32(at, JIT_CODE_LOAD);
+	at = fill32(at, LETW_JD_CODE_LOAD);
 	at = fill32(at, (uint32_t)total);
 	at = fill64(at, ts);
 	at = fill32(at, pid);
@@ -290,7 +283,7 @@ int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_a
 			     uint32_t elf_text_offset)
 {
 	static const uint8_t zeros[8];
-	uint64_t total = DEBUG_FIXED;
+	uint64_t total = LETW_JD_DEBUG_FIXED;
 	size_t pad;
 
 	for (size_t i = 0; i < n; i++)
@@ -301,7 +294,7 @@ int letw_jd_write_debug_info(struct letw_jd_out *f, uint64_t ts, uint64_t code_a
 	total += pad;
 	if (total > UINT32_MAX)
 		return -E2BIG;
-	if (put_prefix(f, JIT_CODE_DEBUG_INFO, (uint32_t)total, ts) ||
+	if (put_prefix(f, LETW_JD_CODE_DEBUG_INFO, (uint32_t)total, ts) ||
 	    put64(f, code_addr) || put64(f, n))
 		return failure(f);
 	for (size_t i = 0; i < n; i++) {
@@ -323,5 +316,5 @@ int letw_jd_write_raw(struct letw_jd_out *f, const void *rec, size_t n)
 
 int letw_jd_write_close(struct letw_jd_out *f, uint64_t ts)
 {
-	return put_prefix(f, JIT_CODE_CLOSE, PREFIX_SIZE, ts);
+	return put_prefix(f, LETW_JD_CODE_CLOSE, LETW_JD_PREFIX_SIZE, ts);
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -335,4 +336,39 @@ Test(jdmerge, a_process_that_fails_does_not_stop_the_others)
 	free(p);
 	free(f);
 	rmtree(dir);
+}
+
+/* Only this run's dumps are merged: one older than the chunk's run (a
+ * dump of an earlier run, of a process this chunk no longer holds), or
+ * dated in the future (copied, planted), is left out; an untouched one,
+ * the control, is in. */
+Test(jdmerge, dumps_not_of_this_run_left_out)
+{
+	static const long shift[] = { 0, -3600, 3600 };
+	const struct load c1[] = { { 1500, 0x2000, "fn_0", 0, 0 } };
+	const struct load c2[] = { { 3500, 0x4000, "fn_9", 0, 0 } };
+
+	for (size_t k = 0; k < sizeof(shift) / sizeof(shift[0]); k++) {
+		char *dir = tmpdir(), *p;
+		struct letw_jd_chunk_out c[2];
+		struct timespec now, t[2];
+		int merged;
+
+		two_chunks(c, dir, 62, 1000, c1, 1, 3000, c2, 1);
+		clock_gettime(CLOCK_REALTIME, &now);
+		c[0].began = c[1].began = now;
+		c[0].began.tv_sec -= 1;
+		c[1].began.tv_sec -= 1;
+		t[0] = t[1] = now;
+		t[0].tv_sec += shift[k];
+		t[1].tv_sec += shift[k];
+		p = dump_path(c[1].dir);
+		cr_assert_eq(utimensat(AT_FDCWD, p, t, 0), 0);
+		free(p);
+		cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0, "%s", said);
+		cr_assert_eq(merged, 1, "%s", said);
+		cr_assert(strstr(said, k ? "1 LOAD record(s)" : "2 LOAD record(s)"),
+			  "mtime shifted %ld s: %s", shift[k], said);
+		rmtree(dir);
+	}
 }
