@@ -36,6 +36,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -187,7 +188,7 @@ static int in_our_code(const struct letw_graph_shared *sh)
  * must still be stopped). */
 static int writing(const struct letw_graph_shared *sh)
 {
-	return in_our_code(sh) && sh->result.stage == LETW_STAGE_WRITING;
+	return sh->phase == LETW_PHASE_RUNNING && sh->result.stage == LETW_STAGE_WRITING;
 }
 
 static void print_crash(const struct letw_graph_opts *o,
@@ -217,17 +218,29 @@ static void print_crash(const struct letw_graph_opts *o,
  * had put in place stays. */
 static void remove_child_temps(const struct letw_graph_opts *o, pid_t pid)
 {
-	const bt_value *v = o->sink == LETW_SINK_REPORT || !o->params ? NULL :
-		bt_value_map_borrow_entry_value_const(o->params, "output-dir");
+	const bt_value *dv = NULL, *fv = NULL;
+	char *copy = NULL;
+	const char *dir;
 	int n;
 
-	if (!v || !bt_value_is_string(v))
+	/* Where the sink writes: its output directory, or the directory of
+	 * the report's output file. */
+	if (o->params && bt_value_is_map(o->params)) {
+		dv = bt_value_map_borrow_entry_value_const(o->params, "output-dir");
+		fv = bt_value_map_borrow_entry_value_const(o->params, "output");
+	}
+	if (dv && bt_value_is_string(dv)) {
+		dir = bt_value_string_get(dv);
+	} else if (fv && bt_value_is_string(fv) && (copy = strdup(bt_value_string_get(fv)))) {
+		dir = dirname(copy);
+	} else {
 		return;
-	n = letw_remove_temps(bt_value_string_get(v),
-			      o->sink == LETW_SINK_JITDUMP ? ".jit-" : "perf-", pid);
+	}
+	n = letw_remove_temps(dir, pid);
 	if (n < 0)
 		letw_note("warning: cannot remove the unfinished output the reader left in `%s`: %s",
-			 bt_value_string_get(v), strerror(-n));
+			 dir, strerror(-n));
+	free(copy);
 }
 
 static int wait_child(pid_t pid, int *status)

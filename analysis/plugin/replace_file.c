@@ -106,15 +106,15 @@ int letw_temp_path(const char *path, char **tmp)
 	return 0;
 }
 
-/* Whether name is "PREFIX....tmp.PID.XXXXXX", the random part as
- * letw_create_temp() makes it. */
-static int temp_of(const char *name, const char *prefix, pid_t pid)
+/* Whether name is "NAME.tmp.PID.XXXXXX" (letw_temp_path), the random
+ * part as letw_create_temp() makes it. */
+static int temp_of(const char *name, pid_t pid)
 {
-	size_t len = strlen(name), plen = strlen(prefix);
+	size_t len = strlen(name);
 	char mid[32];
 	int mlen = snprintf(mid, sizeof(mid), ".tmp.%ld.", (long)pid);
 
-	if (mlen <= 0 || len < plen + (size_t)mlen + 6 || strncmp(name, prefix, plen) != 0 ||
+	if (mlen <= 0 || len < (size_t)mlen + 7 ||
 	    memcmp(name + len - 6 - (size_t)mlen, mid, (size_t)mlen) != 0)
 		return 0;
 	for (size_t i = len - 6; i < len; i++)
@@ -125,7 +125,7 @@ static int temp_of(const char *name, const char *prefix, pid_t pid)
 
 /* letw_remove_temps() in the directory open as dfd (closed here); its
  * pidns-* subdirectories too when sub. */
-static int remove_temps_at(int dfd, const char *prefix, pid_t pid, int sub, int *err)
+static int remove_temps_at(int dfd, pid_t pid, int sub, int *err)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *de;
@@ -147,10 +147,10 @@ static int remove_temps_at(int dfd, const char *prefix, pid_t pid, int sub, int 
 			fd = openat(dirfd(d), de->d_name,
 				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0)
-				removed += remove_temps_at(fd, prefix, pid, 0, err);
+				removed += remove_temps_at(fd, pid, 0, err);
 			continue;
 		}
-		if (!temp_of(de->d_name, prefix, pid) ||
+		if (!temp_of(de->d_name, pid) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
 			continue;
@@ -163,13 +163,13 @@ static int remove_temps_at(int dfd, const char *prefix, pid_t pid, int sub, int 
 	return removed;
 }
 
-int letw_remove_temps(const char *dir, const char *prefix, pid_t pid)
+int letw_remove_temps(const char *dir, pid_t pid)
 {
 	int err = 0, removed, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	removed = remove_temps_at(fd, prefix, pid, 1, &err);
+	removed = remove_temps_at(fd, pid, 1, &err);
 	return err ? err : removed;
 }
 

@@ -34,13 +34,13 @@ int letw_create_temp(char *tmpl);
 int letw_temp_path(const char *path, char **tmp);
 
 /* Remove, in dir and in its pidns-* subdirectories, the temporary files
- * process pid left, whose names start with prefix (".jit-", "perf-"):
- * regular files of the caller's named by letw_temp_path() with that pid.
+ * process pid left (every sink's output): regular files of the caller's
+ * named by letw_temp_path() with that pid.
  * For a supervisor, after its child died by a signal: a live writer's
  * file must not go. Links are neither followed nor removed. Returns the
  * number removed, or the negative errno of the first that could not be
  * (the others are still removed). */
-int letw_remove_temps(const char *dir, const char *prefix, pid_t pid);
+int letw_remove_temps(const char *dir, pid_t pid);
 
 /* Is path written into in place rather than replaced: a character or
  * block device, a FIFO or a socket (`-o /dev/null`: replaced, the device

@@ -51,6 +51,7 @@ static int open_temp(struct letw_report *r)
 {
 	const char *slash = strrchr(r->output_path, '/');
 	int dlen = slash ? (int)(slash - r->output_path + 1) : 0, fd, e;
+	char *hidden;
 	struct stat st;
 	/* lstat: a link still here is another user's, not followed
 	 * (letw_output_target): it is replaced, and what it names lends
@@ -66,12 +67,17 @@ static int open_temp(struct letw_report *r)
 					  strerror(e));
 		return -e;
 	}
-	if (asprintf(&r->tmp_path, "%.*s.%s.tmp.XXXXXX", dlen, r->output_path,
-		     r->output_path + dlen) < 0) {
+	/* Named with the writer's pid (letw_temp_path): a supervisor
+	 * removes it should the writer die. */
+	if (asprintf(&hidden, "%.*s.%s", dlen, r->output_path, r->output_path + dlen) < 0)
+		hidden = NULL;
+	if (!hidden || letw_temp_path(hidden, &r->tmp_path)) {
+		free(hidden);
 		r->tmp_path = NULL;
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -ENOMEM;
 	}
+	free(hidden);
 	fd = letw_create_temp(r->tmp_path);
 	if (fd < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s` (to become `%s`): %s",

@@ -100,6 +100,17 @@ for cmd in perfmap jitdump; do
 		[ -z "$left" ] || letw_fail "$cmd, writer $how: temporary file(s) left: $left"
 	done
 done
+# report -o FILE too: its temporary file beside FILE is named and removed
+# the same way (it was left, named without the writer's pid). Its file is
+# opened while the graph is set up, so the crash is not said as ours.
+dir=$T/crash.report
+mkdir "$dir"
+rc=0
+LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=segv "$LETW_CLI" report "$TRACE" -o "$dir/r.txt" \
+	--no-progress >/dev/null 2>"$T/crash.err" || rc=$?
+[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "report -o, writer segv: exit $rc, expected 1"; }
+left=$(find "$dir" -name '*.tmp.*')
+[ -z "$left" ] || letw_fail "report -o, writer segv: temporary file(s) left: $left"
 
 # A long write is no hang: bytes written while the sink writes its output
 # are progress (tmp_crash.c's slow mode spends 2 s of CPU time in the
