@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "ctf_index.h"
 #include "fdlimit.h"
+#include "grow.h"
 
 /* Descriptors the reader needs besides one per stream: stdio, the pipe
  * to the supervisor, the metadata and index files it reads while
@@ -100,18 +101,11 @@ static long count_streams(const char *dir)
 			streams++;
 			continue;
 		}
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct sid *g = realloc(ids, ncap * sizeof(*ids));
-
-			if (!g) {
-				/* Counted as files: more, never fewer. */
-				streams += 1 + (long)n;
-				n = 0;
-				continue;
-			}
-			ids = g;
-			cap = ncap;
+		if (letw_grow_small((void **)&ids, &cap, n + 1, sizeof(*ids))) {
+			/* Counted as files: more, never fewer. */
+			streams += 1 + (long)n;
+			n = 0;
+			continue;
 		}
 		ids[n++] = id;
 	}

@@ -165,18 +165,25 @@ static long long archive_index(const char *rel)
 	return *end ? -1 : v;
 }
 
-/* Chunks in the order they were recorded: by index, which the names'
- * order is not once two rotations fall in one second ("...-10" before
- * "...-9": an audit's merged dump named 10 of 84,305 samples wrong);
- * by name when one does not say. */
-static int cmp_archive(const void *a, const void *b)
+/* Names x and y carrying the numbers nx and ny (-1: none), in the order
+ * of their numbers, by name when one does not say: chunks and snapshots
+ * in the order they were recorded, which the names' order is not ("...-10"
+ * sorts before "...-9"). */
+static int by_number(const char *x, long long nx, const char *y, long long ny)
 {
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	long long nx = archive_index(x), ny = archive_index(y);
-
 	if (nx >= 0 && ny >= 0 && nx != ny)
 		return (nx > ny) - (nx < ny);
 	return strcmp(x, y);
+}
+
+/* Archived chunks by index: two rotations in one second give names of
+ * the same times (an audit's merged dump named 10 of 84,305 samples
+ * wrong with chunk 10 read before chunk 9). */
+static int cmp_archive(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	return by_number(x, archive_index(x), y, archive_index(y));
 }
 
 /* "archives/NAME", malloc()ed (NULL: out of memory). */
@@ -294,9 +301,8 @@ static long long snapshot_number(const char *name)
 static int cmp_snapshot(const void *a, const void *b)
 {
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	long long nx = snapshot_number(x), ny = snapshot_number(y);
 
-	return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
+	return by_number(x, snapshot_number(x), y, snapshot_number(y));
 }
 
 /*

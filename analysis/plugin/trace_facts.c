@@ -108,9 +108,12 @@ int letw_facts_message(struct letw_trace_facts *f, const bt_message *msg)
 			 * which file holds a record (one read per packet),
 			 * and for finish to count each file's packets. */
 			sf->pkt_raw = bt_clock_snapshot_get_value(cs);
-			if (letw_grow(&sf->pkt_at, sizeof(uint64_t), sf->npkt_at + 1))
-				return -ENOMEM;
-			((uint64_t *)sf->pkt_at.p)[sf->npkt_at++] = sf->pkt_raw;
+			/* Out of memory, the list stops: finish then counts
+			 * the stream as a whole (npkt_at != packets), as for a
+			 * stream of one file; no reason to fail the run. */
+			if (sf->npkt_at + 1 == sf->packets &&
+			    !letw_grow(&sf->pkt_at, sizeof(uint64_t), sf->npkt_at + 1))
+				((uint64_t *)sf->pkt_at.p)[sf->npkt_at++] = sf->pkt_raw;
 			if (sf->packets == 1) {
 				sf->first_ns = letw_clock_ns(cs, &ok);
 				sf->first_raw = sf->pkt_raw;
@@ -250,7 +253,7 @@ static int say_discarded(const struct letw_trace_facts *f, struct letw_stream_fa
 	if (!ret && sf->discarded_events)
 		ret = letw_facts_say(&sf->problem, "%" PRIu64 " event(s) discarded by the tracer%s%s",
 				     sf->discarded_events, in, files);
-	else if (!ret && !sf->discarded_back)
+	else if (!ret) /* the caller's: uncounted, the counter never went back */
 		ret = letw_facts_say(&sf->problem, "events discarded by the tracer (count unknown)%s%s",
 				     in, files);
 	free(where);
