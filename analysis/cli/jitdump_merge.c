@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,16 +230,21 @@ static int map_dump(struct dump *dp)
  * saying why. */
 static char *out_dir(const struct merge *m, uint64_t ino)
 {
-	struct stat st;
+	char why[PATH_MAX + 128];
 	char *d;
 
 	if (!m->many)
 		return strdup(m->dir);
 	if (asprintf(&d, "%s/pidns-%llu", m->dir, (unsigned long long)ino) < 0)
 		return NULL;
-	if ((mkdir(d, 0755) != 0 && errno != EEXIST) || lstat(d, &st) != 0 ||
-	    !S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid())) {
-		letw_err("jitdump: cannot use `%s` for the merged dumps: not a directory of ours", d);
+	/* The sink's rule for the pidns-INO directories it writes into. */
+	if (mkdir(d, 0755) != 0 && errno != EEXIST) {
+		letw_err("jitdump: cannot create `%s` for the merged dumps: %s", d, strerror(errno));
+		free(d);
+		return NULL;
+	}
+	if (letw_own_dir_check(d, why, sizeof(why))) {
+		letw_err("jitdump: %s (for the merged dumps)", why);
 		free(d);
 		return NULL;
 	}

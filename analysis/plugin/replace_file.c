@@ -271,3 +271,27 @@ int letw_close_output(FILE *f, int close)
 		e = errno ? errno : EIO;
 	return e;
 }
+
+int letw_own_dir_check(const char *dir, char *why, size_t len)
+{
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		snprintf(why, len, "cannot use `%s`: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(why, len, "refusing to use `%s`: it is a symbolic link, not a directory (remove it)", dir);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "cannot use `%s`: not a directory", dir);
+		return -1;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(why, len, "refusing to use `%s`: it belongs to another user (uid %u; remove it)",
+			 dir, (unsigned)st.st_uid);
+		return -1;
+	}
+	return 0;
+}

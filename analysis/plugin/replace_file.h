@@ -42,6 +42,13 @@ int letw_temp_path(const char *path, char **tmp);
  * (the others are still removed). */
 int letw_remove_temps(const char *dir, pid_t pid);
 
+/* A directory we create our outputs in (pidns-INO/) and find in place is
+ * used only if it is a directory (not a symlink: lstat) of ours or root's:
+ * in an output directory others can write to (a /tmp), another user's
+ * directory or link would have root write its files wherever that user
+ * chose. 0, or -1 with the message to print in why (naming dir). */
+int letw_own_dir_check(const char *dir, char *why, size_t len);
+
 /* Is path written into in place rather than replaced: a character or
  * block device, a FIFO or a socket (`-o /dev/null`: replaced, the device
  * node would become a file), or a symbolic link, of root's or the

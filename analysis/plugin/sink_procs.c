@@ -7,12 +7,14 @@
  * Called while writing the outputs, never per event.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replace_file.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (s->self)
@@ -45,23 +47,10 @@ const char *letw_sink_proc_label(const struct letw_sink *s, int64_t key,
  */
 static int pidns_dir_check(struct letw_sink *s, const char *dir)
 {
-	struct stat st;
+	char why[PATH_MAX + 128];
 
-	if (lstat(dir, &st)) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot use `%s`: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		BT_COMP_LOGE_APPEND_CAUSE("refusing to use `%s`: it is a symbolic link, not a directory (remove it)", dir);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot use `%s`: not a directory", dir);
-		return -1;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		BT_COMP_LOGE_APPEND_CAUSE("refusing to use `%s`: it belongs to another user (uid %u; remove it)",
-					  dir, (unsigned)st.st_uid);
+	if (letw_own_dir_check(dir, why, sizeof(why))) {
+		BT_COMP_LOGE_APPEND_CAUSE("%s", why);
 		return -1;
 	}
 	return 0;
