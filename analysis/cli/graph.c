@@ -278,6 +278,9 @@ int letw_graph_run_here(const struct letw_graph_opts *o, char **dirs,
 		fail(sh, "cannot create the muxer");
 		goto out;
 	}
+	/* Our code, not the reader's: a crash or a spin here is said as
+	 * lttng-etw's (supervise.c), never as a damaged trace. */
+	sh->phase = LETW_PHASE_SINK;
 	if (bt_graph_add_sink_component_with_initialize_method_data(g, sink_cls,
 		    "etw", o->params, &sh->result, sink_lvl, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		fail(sh, "cannot create the sink");

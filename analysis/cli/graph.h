@@ -120,6 +120,7 @@ int letw_graph_verdict(const char *cmd, const struct letw_graph_opts *o,
 
 enum letw_graph_phase {
 	LETW_PHASE_START = 0,
+	LETW_PHASE_SINK,     /* creating our sink: it opens report -o's file */
 	LETW_PHASE_OPENING,  /* adding the source of `current` */
 	LETW_PHASE_RUNNING,  /* the graph runs: see result.stage */
 	LETW_PHASE_DONE,

@@ -176,11 +176,13 @@ static const char *signame(int sig)
 	return buf;
 }
 
-/* The child is in our sink's code, not in the reader's. */
+/* The child is in our sink's code, not in the reader's: creating it
+ * (report -o opens its file then), or handling and writing. */
 static int in_our_code(const struct letw_graph_shared *sh)
 {
-	return sh->phase == LETW_PHASE_RUNNING &&
-	       (sh->result.stage == LETW_STAGE_ANALYSING || sh->result.stage == LETW_STAGE_WRITING);
+	return sh->phase == LETW_PHASE_SINK ||
+	       (sh->phase == LETW_PHASE_RUNNING &&
+		(sh->result.stage == LETW_STAGE_ANALYSING || sh->result.stage == LETW_STAGE_WRITING));
 }
 
 /* Writing its output: its writes are progress then. Not before, when
@@ -378,6 +380,7 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 			if (in_our_code(sh))
 				letw_err("lttng-etw's analysis of `%s` made no progress for %.3g s of CPU time while %s: stopped (a bug in lttng-etw: please report it with the trace; LETW_STALL_TIMEOUT or --stall-timeout sets the limit)",
 					 o->trace, limit,
+					 sh->phase == LETW_PHASE_SINK ? "opening its output" :
 					 sh->result.stage == LETW_STAGE_WRITING ? "writing its output" :
 					 "handling the trace's events");
 			else

@@ -102,15 +102,26 @@ for cmd in perfmap jitdump; do
 done
 # report -o FILE too: its temporary file beside FILE is named and removed
 # the same way (it was left, named without the writer's pid). Its file is
-# opened while the graph is set up, so the crash is not said as ours.
-dir=$T/crash.report
-mkdir "$dir"
-rc=0
-LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=segv "$LETW_CLI" report "$TRACE" -o "$dir/r.txt" \
-	--no-progress >/dev/null 2>"$T/crash.err" || rc=$?
-[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "report -o, writer segv: exit $rc, expected 1"; }
-left=$(find "$dir" -name '*.tmp.*')
-[ -z "$left" ] || letw_fail "report -o, writer segv: temporary file(s) left: $left"
+# opened while the sink is created, before any trace is opened: a crash or
+# a spin there is ours, not a damaged trace (it was said as the reader's).
+for how in segv spin; do
+	dir=$T/crash.report.$how
+	mkdir "$dir"
+	rc=0
+	LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how "$LETW_CLI" report "$TRACE" -o "$dir/r.txt" \
+		--no-progress --stall-timeout 1 >/dev/null 2>"$T/crash.err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "report -o, writer $how: exit $rc, expected 1"; }
+	case $how in
+	segv) want="analysis crashed on .*SIGSEGV" ;;
+	*) want="analysis of .* made no progress .* while opening its output" ;;
+	esac
+	grep -q "$want" "$T/crash.err" ||
+		{ cat "$T/crash.err" >&2; letw_fail "report -o, writer $how: not said as /$want/"; }
+	! grep -Ei "trace is damaged|CTF reader" "$T/crash.err" >&2 ||
+		letw_fail "report -o, writer $how: blamed on the trace or the reader (above)"
+	left=$(find "$dir" -name '*.tmp.*')
+	[ -z "$left" ] || letw_fail "report -o, writer $how: temporary file(s) left: $left"
+done
 
 # A long write is no hang: bytes written while the sink writes its output
 # are progress (tmp_crash.c's slow mode spends 2 s of CPU time in the
