@@ -183,31 +183,41 @@ int letw_facts_locate(const struct letw_trace_facts *f, const struct letw_stream
 	return ret;
 }
 
-/* Whether one of sf's absurd records' packets begins in [from, to). */
-static int absurd_between(const struct letw_stream_facts *sf, uint64_t from, uint64_t to,
-			  int to_end)
-{
-	for (size_t k = 0; k < sf->nabsurd_at; k++)
-		if (sf->absurd_at[k] >= from && (to_end || sf->absurd_at[k] < to))
-			return 1;
-	return 0;
-}
-
 /* Whether file i of a stream's n walked files v (the reader's order) is
  * one to name; detail: what to say after its name ("" for nothing). */
 typedef int (*file_pick)(const struct letw_file_walk *const *v, size_t i, size_t n,
 			 const void *arg, char *detail, size_t len);
 
+/* Which of a stream's n walked files v (the reader's order) holds the
+ * packet that begins at t: a file holds the packets from its first one's
+ * beginning up to the next file's, so a packet at the very time the next
+ * file begins is that file's first. n: t is before them all. */
+static size_t file_at(const struct letw_file_walk *const *v, size_t n, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid]->w.first_ts <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : n;
+}
+
 static int pick_absurd(const struct letw_file_walk *const *v, size_t i, size_t n,
 		       const void *arg, char *detail, size_t len)
 {
+	const struct letw_stream_facts *sf = arg;
+
 	(void)detail;
 	(void)len;
-	/* A file holds the packets from its first one's beginning up to the
-	 * next file's (the reader's order): a packet at the very time the
-	 * next file begins is that file's first. */
-	return absurd_between(arg, v[i]->w.first_ts, i + 1 < n ? v[i + 1]->w.first_ts : 0,
-			      i + 1 == n);
+	for (size_t k = 0; k < sf->nabsurd_at; k++)
+		if (file_at(v, n, sf->absurd_at[k]) == i)
+			return 1;
+	return 0;
 }
 
 static int pick_discarded(const struct letw_file_walk *const *v, size_t i, size_t n,
@@ -310,21 +320,11 @@ int letw_facts_check_packets_read(const struct letw_trace_facts *f,
 	}
 	if (!(r.n = calloc(n, sizeof(*r.n))))
 		ret = -ENOMEM;
-	/* Each packet read in the file whose first packet begins last at or
-	 * before it (the reader's order; see pick_absurd()). */
 	for (k = 0; !ret && k < sf->npkt_at; k++) {
-		size_t lo = 0, hi = n;
+		size_t i = file_at(v, n, at[k]);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (v[mid]->w.first_ts <= at[k])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo)
-			r.n[lo - 1]++;
+		if (i < n)
+			r.n[i]++;
 	}
 	free(v);
 	if (!ret)
