@@ -43,14 +43,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <urcu/uatomic.h>
@@ -58,6 +54,7 @@
 #include <lttng-etw/lttng-etw.h>
 
 #include "harness.h"
+#include "perfrec.h"
 #include "session.h"
 #include "taskstat.h"
 
@@ -287,70 +284,17 @@ static unsigned layout(const struct bench_opts *o, struct bench_channel ch[2], i
 	return 0;
 }
 
-/*
- * perf on the JIT threads: sched_switch with DWARF call graphs (glibc and
- * the library are built without frame pointers), CLOCK_MONOTONIC stamps
- * so the windows can be matched. Its pid goes to FILE.pid for run.sh's
- * cleanup, should we die before stopping it.
- */
+/* The threads perf records: the JIT threads and the walker. */
 static pid_t perf_start(const char *out, const struct jit *jits, unsigned n, pid_t walker)
 {
-	char tids[64 * 12] = "", log[600], pidfile[600];
-	posix_spawn_file_actions_t fa;
-	size_t len = 0;
-	pid_t pid;
-	FILE *f;
+	pid_t tids[BENCH_PERF_MAX_TIDS];
+	unsigned k = 0;
 
-	for (unsigned i = 0; i < n && len < sizeof(tids) - 12; i++)
-		len += (size_t)snprintf(tids + len, sizeof(tids) - len, "%s%d",
-					i ? "," : "", (int)jits[i].tid);
+	for (unsigned i = 0; i < n && k < BENCH_PERF_MAX_TIDS - 1; i++)
+		tids[k++] = jits[i].tid;
 	if (walker > 0)
-		snprintf(tids + len, sizeof(tids) - len, ",%d", (int)walker);
-	char *argv[] = { "perf", "record", "-q", "-e", "sched:sched_switch",
-			 "-e", "page-faults", "-c", "1", "--call-graph", "dwarf,16384",
-			 "-k", "mono", "-t", tids, "-o", (char *)out, NULL };
-	snprintf(log, sizeof(log), "%s.log", out);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, log,
-					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (posix_spawnp(&pid, "perf", &fa, NULL, argv, NULL)) {
-		posix_spawn_file_actions_destroy(&fa);
-		fprintf(stderr, "bench: cannot run perf\n");
-		return -1;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	snprintf(pidfile, sizeof(pidfile), "%s.pid", out);
-	if ((f = fopen(pidfile, "w"))) {
-		fprintf(f, "%d\n", (int)pid);
-		fclose(f);
-	}
-	/* perf writes its header once the events are open. */
-	for (int i = 0; i < 100; i++) {
-		struct stat sb;
-
-		if (!stat(out, &sb) && sb.st_size > 0)
-			break;
-		bench_sleep_ns(50000000);
-	}
-	bench_sleep_ns(200000000);
-	return pid;
-}
-
-static int perf_stop(pid_t pid, const char *out)
-{
-	char pidfile[600];
-	int status = 0;
-
-	if (pid <= 0)
-		return -1;
-	kill(pid, SIGINT);
-	waitpid(pid, &status, 0);
-	snprintf(pidfile, sizeof(pidfile), "%s.pid", out);
-	unlink(pidfile);
-	/* perf re-raises the SIGINT it handled once the data is written. */
-	return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
-	       (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ? 0 : -1;
+		tids[k++] = walker;
+	return bench_perf_start(out, tids, k);
 }
 
 struct window {
@@ -546,7 +490,7 @@ out_threads:
 	if (threads_started)
 		pthread_join(sampler, NULL);
 	if (perf > 0) {
-		if (perf_stop(perf, o->perf_out))
+		if (bench_perf_stop(perf, o->perf_out))
 			bench_note("stall %s N=%lu: perf record failed, see %s.log", o->variant,
 				   o->methods, o->perf_out);
 		write_windows(o->perf_out, win, nwin, jits, o->threads, walker, longs, nlong);
