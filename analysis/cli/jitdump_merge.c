@@ -310,6 +310,7 @@ static int merge_proc(struct merge *m, struct proc *p)
 	GArray *units = g_array_new(FALSE, TRUE, sizeof(struct letw_jdm_unit));
 	GArray *order = NULL;
 	struct dump *first = NULL;
+	struct letw_jdm_part *part;
 	uint64_t start = UINT64_MAX, close_ts = 0, since;
 	char *dir = NULL, *path = NULL;
 	int ret = 0;
@@ -349,11 +350,15 @@ static int merge_proc(struct merge *m, struct proc *p)
 	/* Code there before the first chunk: from the process's start, as
 	 * one dump of the whole trace dates it (jitdump.c). */
 	since = letw_jd_process_since(path, p->pid, start);
-	for (guint i = 1; i < p->dumps->len; i++) {
+	part = g_new(struct letw_jdm_part, p->dumps->len);
+	for (guint i = 0; i < p->dumps->len; i++) {
 		const struct dump *dp = &g_array_index(p->dumps, struct dump, i);
 
-		letw_jdm_dedup_chunk(units, (uint32_t)dp->chunk, dp->h.timestamp, &m->repeats);
+		part[i].chunk = (uint32_t)dp->chunk;
+		part[i].start = dp->h.timestamp;
 	}
+	letw_jdm_dedup(units, part, p->dumps->len, &m->repeats);
+	g_free(part);
 	order = letw_jdm_order(units, since, &close_ts);
 	ret = write_merged(dir, path, p->pid, units, order, first, since ? since : start, close_ts);
 	if (!ret) {

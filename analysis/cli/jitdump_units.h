@@ -33,10 +33,19 @@ struct letw_jdm_unit {
 int letw_jdm_read_units(const uint8_t *buf, size_t len, uint32_t chunk, GArray *units,
 			struct letw_jd_header *h, uint64_t *close_ts, const char **why);
 
-/* Chunk k's LOADs (start: its dump's header time) against what comes
- * before them: repeats marked dropped (counted in *repeats), code there
- * before the chunk dated after the earlier chunks' code at its addresses. */
-void letw_jdm_dedup_chunk(GArray *units, uint32_t k, uint64_t start, uint64_t *repeats);
+/* One dump read into units: its chunk and its header's time (the
+ * chunk's start). */
+struct letw_jdm_part {
+	uint32_t chunk;
+	uint64_t start;
+};
+
+/* Every chunk's LOADs against what comes before them, the n parts in the
+ * order their units were read: repeats marked dropped (counted in
+ * *repeats), code there before the chunk dated after the earlier chunks'
+ * code at its addresses. */
+void letw_jdm_dedup(GArray *units, const struct letw_jdm_part *part, size_t n,
+		    uint64_t *repeats);
 
 /* The units to write, in time order (a GArray of indexes, caller frees):
  * times up to since (the process's start, 0: unknown) moved just after
