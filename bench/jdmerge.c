@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 
 		c[k].written = c[k].clock_known = 1;
 		c[k].began = began;
-		strcpy(c[k].clock_name, "monotonic");
+		strcpy(c[k].clock.name, "monotonic");
 		if (asprintf(&c[k].name, "c%u", k) < 0 ||
 		    asprintf(&c[k].dir, "%s/c%u", argv[1], k) < 0 || mkdir(c[k].dir, 0755) ||
 		    asprintf(&path, "%s/jit-%u.dump", c[k].dir, PID) < 0) {

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "graph.h"
+#include "grow.h"
 #include "jitdump_merge.h"
 #include "jitdump_write.h"
 
@@ -76,14 +77,14 @@ struct jitdump_args {
 	char *out; /* this run's output directory, for done() */
 	/* A chunked trace: what each chunk's run wrote, for the merge. */
 	struct letw_jd_chunk_out *chunk;
-	size_t nchunks;
+	size_t nchunks, cap;
 };
 
 static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
 {
 	struct jitdump_args *a = data;
 	bt_value *p = bt_value_map_create();
-	struct letw_jd_chunk_out *nv;
+	int grown = 1;
 
 	free(a->out);
 	/* A rotated session: each chunk is a trace of its own, with its own
@@ -93,11 +94,11 @@ static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
 	a->out = c->name ? NULL : strdup(a->dir);
 	if (c->name && asprintf(&a->out, "%s/%s", a->dir, c->name) < 0)
 		a->out = NULL;
-	nv = c->name ? realloc(a->chunk, (a->nchunks + 1) * sizeof(*nv)) : a->chunk;
-	if (nv)
-		a->chunk = nv;
-	if (nv && c->name) {
-		struct letw_jd_chunk_out *o = &nv[a->nchunks];
+	if (c->name)
+		grown = letw_grow_small((void **)&a->chunk, &a->cap, a->nchunks + 1,
+					sizeof(*a->chunk)) == 0;
+	if (grown && c->name) {
+		struct letw_jd_chunk_out *o = &a->chunk[a->nchunks];
 
 		memset(o, 0, sizeof(*o));
 		o->name = strdup(c->name);
@@ -107,9 +108,9 @@ static bt_value *jitdump_params(const struct letw_chunk *c, void *data)
 		clock_gettime(CLOCK_REALTIME_COARSE, &o->began);
 		a->nchunks++;
 		if (!o->name || !o->dir)
-			nv = NULL;
+			grown = 0;
 	}
-	if (!p || !a->out || (c->name && !nv) ||
+	if (!p || !a->out || !grown ||
 	    bt_value_map_insert_string_entry(p, "output-dir", a->out) ||
 	    bt_value_map_insert_unsigned_integer_entry(p, "elf-text-offset", a->offset) ||
 	    bt_value_map_insert_bool_entry(p, "fail-on-incomplete", BT_FALSE)) {
@@ -131,11 +132,8 @@ static void jitdump_done(const struct letw_chunk *c, const struct letw_sink_resu
 		o->written = 1;
 		o->many_pidns = r->pid_namespaces > 1;
 		o->pidns_only = r->pidns_only;
-		memcpy(o->clock_name, r->clock_name, sizeof(o->clock_name));
-		o->clock_name[sizeof(o->clock_name) - 1] = '\0';
-		memcpy(o->clock_uuid, r->clock_uuid, sizeof(o->clock_uuid));
+		o->clock = r->clock;
 		o->clock_known = r->clock_known;
-		o->clock_has_uuid = r->clock_has_uuid;
 		o->clocks_mixed = r->clocks_mixed;
 	}
 	letw_note("wrote %d jitdump(s) into %s%s: %llu LOAD record(s), %llu with code bytes, %llu with line tables",

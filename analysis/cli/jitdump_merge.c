@@ -74,13 +74,6 @@ static int stop_now(void *unused)
 	return letw_interrupted != 0;
 }
 
-static int same_clock(const struct letw_jd_chunk_out *a, const struct letw_jd_chunk_out *b)
-{
-	return strcmp(a->clock_name, b->clock_name) == 0 &&
-	       a->clock_has_uuid == b->clock_has_uuid &&
-	       (!a->clock_has_uuid || memcmp(a->clock_uuid, b->clock_uuid, 16) == 0);
-}
-
 /* The times of every chunk with dumps are raw values of one clock (the
  * dumps hold CLOCK_MONOTONIC ns only if each chunk's clock class is
  * LTTng's `monotonic` of this boot): else nothing is merged, said. */
@@ -98,9 +91,9 @@ static int clocks_agree(const struct letw_jd_chunk_out *c, size_t n)
 		}
 		if (!first) {
 			first = &c[i];
-		} else if (!same_clock(first, &c[i])) {
+		} else if (!letw_clock_id_same(&first->clock, &c[i].clock)) {
 			letw_note("jitdump: chunk %s dates its events with clock `%s` and chunk %s with another (`%s`, or the same name of another boot): their times cannot be put in one order, so the chunks' dumps are not merged (each is in DIR/<chunk>/)",
-				  first->name, first->clock_name, c[i].name, c[i].clock_name);
+				  first->name, first->clock.name, c[i].name, c[i].clock.name);
 			return 0;
 		}
 	}
@@ -251,57 +244,36 @@ static char *out_dir(const struct merge *m, uint64_t ino)
 	return d;
 }
 
-/* Write path from units through a temporary file put in place atomically,
- * as the sink writes its dumps. */
-static int write_merged(const char *dir, const char *path, uint32_t pid,
-			GArray *units, GArray *order, const struct dump *first,
-			uint64_t header_ts, uint64_t close_ts)
-{
-	struct letw_jd_out o = { .fd = -1 };
-	char *tmp = NULL, *hidden = NULL;
-	int fd, err, close_err;
+/* What a merged dump is written from (write_merged's fill). */
+struct merged_fill {
+	GArray *units, *order;
+	const struct letw_jd_header *h;
+	uint64_t header_ts, close_ts;
+};
 
-	/* Named as the sink names its temporary dumps (letw_temp_path). */
-	if (asprintf(&hidden, "%s/.jit-%u.dump", dir, pid) < 0)
-		hidden = NULL;
-	if (!hidden || letw_temp_path(hidden, &tmp)) {
-		free(hidden);
+static int fill_merged(struct letw_jd_out *o, void *data)
+{
+	const struct merged_fill *f = data;
+
+	return letw_jdm_write(o, f->units, f->order, f->h, f->header_ts, f->close_ts);
+}
+
+/* Write path from units as the sink writes its dumps (letw_jd_write_file). */
+static int write_merged(const char *path, struct merged_fill *f)
+{
+	struct letw_jd_file_err e;
+	int err = letw_jd_write_file(path, fill_merged, stop_now, f, &e);
+
+	if (err == -ENOMEM && !strcmp(e.step, "name"))
 		letw_err("out of memory");
-		return -EIO;
-	}
-	free(hidden);
-	fd = letw_create_temp(tmp);
-	if (fd < 0) {
-		letw_err("jitdump: cannot create `%s`: %s", tmp, strerror(-fd));
-		free(tmp);
-		return -EIO;
-	}
-	err = letw_jd_out_init(&o, fd);
-	o.stop = stop_now;
-	if (!err)
-		err = letw_jdm_write(&o, units, order, &first->h, header_ts, close_ts);
-	close_err = letw_jd_out_close(&o);
-	if (close_err)
-		err = close_err;
-	if (close(fd) != 0 && !err)
-		err = -errno;
-	if (!err && letw_interrupted)
-		err = -EINTR;
-	if (!err) {
-		/* The runtime's placeholder stays mapped (its inode lives
-		 * on); perf inject opens the new file. */
-		err = letw_replace_file(tmp, path);
-		if (err > 0) {
-			letw_note("jitdump: %s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
-				  path, tmp, strerror(err));
-			err = 0;
-		}
-	}
-	if (err && err != -EINTR)
+	else if (err && !strcmp(e.step, "create"))
+		letw_err("jitdump: cannot create `%s`: %s", e.tmp, strerror(-err));
+	else if (err && err != -EINTR)
 		letw_err("jitdump: cannot write the merged dump `%s`: %s", path, strerror(-err));
-	if (err)
-		unlink(tmp);
-	free(tmp);
+	else if (e.kept)
+		letw_note("jitdump: %s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
+			  path, e.tmp, strerror(e.kept));
+	free(e.tmp);
 	return err == -EINTR ? -EINTR : err ? -EIO : 0;
 }
 
@@ -311,6 +283,7 @@ static int merge_proc(struct merge *m, struct proc *p)
 	GArray *order = NULL;
 	struct dump *first = NULL;
 	struct letw_jdm_part *part;
+	struct merged_fill f;
 	uint64_t start = UINT64_MAX, close_ts = 0, since;
 	char *dir = NULL, *path = NULL;
 	int ret = 0;
@@ -360,7 +333,8 @@ static int merge_proc(struct merge *m, struct proc *p)
 	letw_jdm_dedup(units, part, p->dumps->len, &m->repeats);
 	g_free(part);
 	order = letw_jdm_order(units, since, &close_ts);
-	ret = write_merged(dir, path, p->pid, units, order, first, since ? since : start, close_ts);
+	f = (struct merged_fill){ units, order, &first->h, since ? since : start, close_ts };
+	ret = write_merged(path, &f);
 	if (!ret) {
 		m->merged++;
 		for (guint k = 0; k < order->len; k++)

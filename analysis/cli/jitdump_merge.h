@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock_id.h"
+
 /* What a chunk's run wrote, as cmd_jitdump.c saw it. */
 struct letw_jd_chunk_out {
 	char *name;           /* the chunk's name */
@@ -25,9 +27,8 @@ struct letw_jd_chunk_out {
 	uint64_t pidns_only;  /* else the one pid namespace they are of (0:
 			       * not known) */
 	/* The clock its times are raw values of (struct letw_sink_result). */
-	char clock_name[64];
-	uint8_t clock_uuid[16];
-	int clock_known, clock_has_uuid, clocks_mixed;
+	struct letw_clock_id clock;
+	int clock_known, clocks_mixed;
 };
 
 /* Merge the dumps of the n chunks (in chunk order) into dir. What cannot be

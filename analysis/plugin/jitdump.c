@@ -27,12 +27,9 @@
 #endif
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <glib.h>
 
@@ -42,7 +39,6 @@
 #include "jitdump_read.h"
 #include "jitdump_write.h"
 #include "names.h"
-#include "replace_file.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (jd->base.self)
@@ -243,131 +239,97 @@ static int write_regions(struct jitdump *jd, struct letw_jd_out *f, struct letw_
 	return 0;
 }
 
-static int interrupted(void *jd)
+/* What one process's dump is written from (write_dump's fill). */
+struct dump_fill {
+	struct jitdump *jd;
+	struct letw_jd_proc *p;
+	GArray *order;
+	uint64_t since;
+	struct dump_counts n;
+};
+
+static int interrupted(void *data)
 {
-	return letw_sink_interrupted(&((struct jitdump *)jd)->base);
+	return letw_sink_interrupted(&((struct dump_fill *)data)->jd->base);
+}
+
+static int fill_dump(struct letw_jd_out *o, void *data)
+{
+	struct dump_fill *d = data;
+	struct letw_jd_proc *p = d->p;
+	int err = letw_jd_write_header(o, LETW_ELF_MACH, (uint32_t)letw_proc_vpid(p->vpid),
+				       d->since ? d->since : p->first_ns);
+
+	if (!err)
+		err = write_regions(d->jd, o, p, d->order, &d->n);
+	return err ? err : letw_jd_write_close(o, p->last_ns);
 }
 
 static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 {
-	GArray *order = NULL;
-	uint64_t since = 0;
-	struct dump_counts n = { 0 };
-	char *path = NULL, *tmp = NULL, *hidden = NULL;
-	struct letw_jd_out o = { .fd = -1, .buf = NULL };
-	int ret = -1, fd = -1, err, close_err;
-
-	char *dir = NULL, label[LETW_PROC_LABEL_MAX];
+	struct dump_fill d = { .jd = jd, .p = p };
+	struct dump_counts *n = &d.n;
+	struct letw_jd_file_err e = { 0 };
+	char *path = NULL, *dir = NULL, label[LETW_PROC_LABEL_MAX];
 	long long vpid = (long long)letw_proc_vpid(p->vpid);
+	int ret = -1, err;
 
 	if (letw_sink_proc_dir(&jd->base, p->vpid, jd->output_dir, &dir))
 		goto out;
 	letw_sink_proc_label(&jd->base, p->vpid, label);
-	/* The temporary file hidden (src.ctf.fs skips dot files), and
-	 * named by our pid: the supervisor removes it should we die before
-	 * the rename (replace_file.h). */
-	if (asprintf(&path, "%s/jit-%lld.dump", dir, vpid) < 0)
+	if (asprintf(&path, "%s/jit-%lld.dump", dir, vpid) < 0) {
 		path = NULL;
-	else if (asprintf(&hidden, "%s/.jit-%lld.dump", dir, vpid) < 0)
-		hidden = NULL;
-	if (!hidden || letw_temp_path(hidden, &tmp)) {
-		free(hidden);
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		goto out;
 	}
-	free(hidden);
-	since = letw_jd_process_since(path, vpid, p->first_ns);
-	order = letw_jd_proc_finish(p, since ? since + 1 : LETW_JD_BEFORE_TRACE_NS);
-	/* A fresh name nobody can guess: the directory may be a /tmp that
-	 * others write to, and a link planted there is never followed. */
-	fd = letw_create_temp(tmp);
-	if (fd < 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", tmp, strerror(-fd));
-		fd = -1;
-		/* Not ours to remove: the name may be another's file. */
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	err = letw_jd_out_init(&o, fd);
-	o.stop = interrupted;
-	o.stop_data = jd;
-	if (!err)
-		err = letw_jd_write_header(&o, LETW_ELF_MACH, (uint32_t)vpid,
-					   since ? since : p->first_ns);
-	if (!err)
-		err = write_regions(jd, &o, p, order, &n);
-	if (!err)
-		err = letw_jd_write_close(&o, p->last_ns);
-	/* Always: it flushes the buffer and frees it. Its error, when there
-	 * is one, is the failed write's own errno (ENOSPC...): said rather
-	 * than what a record writer may have returned in consequence. */
-	close_err = letw_jd_out_close(&o);
-	if (close_err)
-		err = close_err;
+	d.since = letw_jd_process_since(path, vpid, p->first_ns);
+	d.order = letw_jd_proc_finish(p, d.since ? d.since + 1 : LETW_JD_BEFORE_TRACE_NS);
+	err = letw_jd_write_file(path, fill_dump, interrupted, &d, &e);
 	if (err == -EINTR) {
 		letw_sink_say_interrupted(&jd->base, path);
 		goto out;
 	}
 	if (err) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(-err));
+		if (!strcmp(e.step, "name"))
+			BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+		else if (!strcmp(e.step, "rename"))
+			BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", e.tmp, path,
+						  strerror(-err));
+		else
+			BT_COMP_LOGE_APPEND_CAUSE("cannot %s `%s`: %s", e.step, e.tmp,
+						  strerror(-err));
 		goto out;
 	}
-	err = close(fd);
-	fd = -1;
-	if (err != 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", tmp, strerror(errno));
-		goto out;
-	}
-	/* The last moment a SIGTERM can still leave the old dump in place. */
-	if (interrupted(jd)) {
-		letw_sink_say_interrupted(&jd->base, path);
-		goto out;
-	}
-	/* A new file under the final name: the process's placeholder stays
-	 * mapped (its inode lives on), perf inject opens the new one. */
-	err = letw_replace_file(tmp, path);
-	if (err < 0) {
-		BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", tmp, path,
-					  strerror(-err));
-		goto out;
-	}
-	if (err > 0) {
+	if (e.kept)
 		BT_COMP_LOGW("%s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
-			     path, tmp, strerror(err));
-		err = 0;
-	}
+			     path, e.tmp, strerror(e.kept));
 	BT_COMP_LOGI("wrote %s: %llu LOAD(s) (%llu from loads, %llu from rundown records, %llu from unloads), %llu with code bytes, %llu with line tables",
-		     path, (unsigned long long)n.loads, (unsigned long long)p->stats.loads,
+		     path, (unsigned long long)n->loads, (unsigned long long)p->stats.loads,
 		     (unsigned long long)p->stats.rundown_new,
-		     (unsigned long long)p->stats.unload_only, (unsigned long long)n.code,
-		     (unsigned long long)n.lines);
-	if (n.too_big)
+		     (unsigned long long)p->stats.unload_only, (unsigned long long)n->code,
+		     (unsigned long long)n->lines);
+	if (n->too_big)
 		BT_COMP_LOGW("process %s: %llu code region(s) larger than %u MiB left out (perf would need that many bytes each)",
-			     label, (unsigned long long)n.too_big,
+			     label, (unsigned long long)n->too_big,
 			     LETW_JD_LOAD_MAX >> 20);
-	if (n.code_partial || n.lines_partial || p->stats.orphan_chunks || p->stats.bad_chunks)
+	if (n->code_partial || n->lines_partial || p->stats.orphan_chunks || p->stats.bad_chunks)
 		BT_COMP_LOGW("process %s: %llu code version(s) with only part of their bytes (filler written), %llu with part of their line table (no DEBUG_INFO), %llu chunk(s) of code the trace does not name, %llu inconsistent chunk(s): events lost?",
-			     label, (unsigned long long)n.code_partial,
-			     (unsigned long long)n.lines_partial,
+			     label, (unsigned long long)n->code_partial,
+			     (unsigned long long)n->lines_partial,
 			     (unsigned long long)p->stats.orphan_chunks,
 			     (unsigned long long)p->stats.bad_chunks);
 	if (jd->base.result) {
-		jd->base.result->jit_loads += n.loads;
-		jd->base.result->jit_code += n.code;
-		jd->base.result->jit_lines += n.lines;
+		jd->base.result->jit_loads += n->loads;
+		jd->base.result->jit_code += n->code;
+		jd->base.result->jit_lines += n->lines;
 	}
 	ret = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	if (ret && tmp)
-		unlink(tmp);
 	free(dir);
 	free(path);
-	free(tmp);
-	if (order)
-		g_array_free(order, TRUE);
+	free(e.tmp);
+	if (d.order)
+		g_array_free(d.order, TRUE);
 	return ret;
 }
 

@@ -95,6 +95,26 @@ int letw_jd_write_close(struct letw_jd_out *f, uint64_t ts);
  * and record types this writer does not make). */
 int letw_jd_write_raw(struct letw_jd_out *f, const void *rec, size_t n);
 
+/* What letw_jd_write_file() did not do, for the caller's message. */
+struct letw_jd_file_err {
+	const char *step; /* "name" (no memory), "create", "write", "rename" */
+	char *tmp;        /* the temporary file's name (malloc()ed: the caller
+			   * frees it); with kept, the file path held */
+	int kept;         /* path replaced, but the file it held (now tmp)
+			   * could not be removed: its errno */
+};
+
+/*
+ * Write the dump at path through a temporary file (hidden, named for the
+ * supervisor: replace_file.h) that replaces path once whole, so that a
+ * reader never sees half a dump. fill writes every record, header to
+ * CLOSE; stop (may be NULL) is asked before each write and once more
+ * before the rename. Returns 0 (see e->kept), -EINTR when stop said so
+ * (path left as it was), or a negative errno with e->step.
+ */
+int letw_jd_write_file(const char *path, int (*fill)(struct letw_jd_out *o, void *data),
+		       int (*stop)(void *data), void *data, struct letw_jd_file_err *e);
+
 /* The filler letw_jd_write_load writes for code == NULL (for tests). */
 void letw_jd_filler(uint8_t *buf, uint32_t size, uint64_t code_index, uint32_t pid);
 

@@ -418,6 +418,7 @@ letw_sink_graph_is_configured(bt_self_component_sink *self)
  */
 static void note_clock(struct letw_sink_result *r, const bt_clock_class *cc)
 {
+	struct letw_clock_id id = { .name = "" };
 	const char *name;
 	const uint8_t *uuid;
 
@@ -425,20 +426,16 @@ static void note_clock(struct letw_sink_result *r, const bt_clock_class *cc)
 		return;
 	name = bt_clock_class_get_name(cc);
 	uuid = bt_clock_class_get_uuid(cc);
-	if (!name)
-		name = "";
+	snprintf(id.name, sizeof(id.name), "%s", name ? name : "");
+	id.has_uuid = uuid != NULL;
+	if (uuid)
+		memcpy(id.uuid, uuid, sizeof(id.uuid));
 	if (!r->clock_known) {
 		r->clock_known = 1;
-		snprintf(r->clock_name, sizeof(r->clock_name), "%s", name);
-		r->clock_has_uuid = uuid != NULL;
-		if (uuid)
-			memcpy(r->clock_uuid, uuid, sizeof(r->clock_uuid));
-		return;
-	}
-	if (strncmp(r->clock_name, name, sizeof(r->clock_name) - 1) != 0 ||
-	    r->clock_has_uuid != (uuid != NULL) ||
-	    (uuid && memcmp(r->clock_uuid, uuid, sizeof(r->clock_uuid)) != 0))
+		r->clock = id;
+	} else if (!letw_clock_id_same(&r->clock, &id)) {
 		r->clocks_mixed = 1;
+	}
 }
 
 static int handle(struct letw_sink *s, const bt_message *msg)

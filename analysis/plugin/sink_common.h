@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
+#include "clock_id.h"
 #include "codemap.h"
 #include "event.h"
 #include "names.h"
@@ -59,9 +60,8 @@ struct letw_sink_result {
 	 * clock class, noted at each stream's beginning), so that the CLI
 	 * merges only the jitdumps of chunks on one clock; clocks_mixed:
 	 * streams on several. */
-	char clock_name[64];
-	uint8_t clock_uuid[16];
-	int clock_known, clock_has_uuid, clocks_mixed;
+	struct letw_clock_id clock;
+	int clock_known, clocks_mixed;
 };
 
 struct letw_sink;

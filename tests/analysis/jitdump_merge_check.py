@@ -12,26 +12,11 @@ address where it is already the latest code (a region live across a
 rotation, re-enumerated by the next chunk's rundown, written once). Each
 NAME (e.g. fn_0) must be the name of some LOAD. Prints the figures.
 """
-import struct
+import os
 import sys
 
-
-def parse(path):
-    data = open(path, 'rb').read()
-    magic, version, total, mach, _, pid, ts, flags = struct.unpack_from('<IIIIIIQQ', data, 0)
-    assert magic == 0x4A695444 and version == 1, '%s: not a jitdump' % path
-    recs, at = [], total
-    while at < len(data):
-        rid, size, rts = struct.unpack_from('<IIQ', data, at)
-        assert size >= 16 and at + size <= len(data), '%s: record past the end' % path
-        r = dict(id=rid, ts=rts)
-        if rid == 0:
-            _, _, _, addr, csize, index = struct.unpack_from('<IIQQQQ', data, at + 16)
-            name = data[at + 56:at + size - csize].split(b'\0')[0].decode()
-            r.update(addr=addr, size=csize, index=index, name=name)
-        recs.append(r)
-        at += size
-    return dict(mach=mach, pid=pid, ts=ts, flags=flags), recs
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jitdump_parse import parse  # noqa: E402
 
 
 def main():
@@ -39,7 +24,7 @@ def main():
     names = args[args.index('--') + 1:] if '--' in args else []
     paths = args[:args.index('--')] if '--' in args else args
     hdr, recs = parse(paths[0])
-    loads = [r for r in recs if r['id'] == 0]
+    loads = [r for r in recs if r['kind'] == 'load']
     ok = True
 
     def fail(msg):
@@ -54,14 +39,14 @@ def main():
         fail('code_index not unique: %d LOADs, %d indexes' % (len(idx), len(set(idx))))
     if [r['ts'] for r in recs] != sorted(r['ts'] for r in recs):
         fail('records not in time order')
-    if [r['id'] for r in recs].count(3) != 1 or recs[-1]['id'] != 3:
+    if [r['kind'] for r in recs].count('close') != 1 or recs[-1]['kind'] != 'close':
         fail('not one CLOSE, at the end')
     have = {(r['addr'], r['size'], r['name']) for r in loads}
     for p in paths[1:]:
         h, rs = parse(p)
         if h['mach'] != hdr['mach'] or h['pid'] != hdr['pid']:
             fail('%s: header differs from the merged one' % p)
-        miss = [(r['addr'], r['name']) for r in rs if r['id'] == 0 and
+        miss = [(r['addr'], r['name']) for r in rs if r['kind'] == 'load' and
                 (r['addr'], r['size'], r['name']) not in have]
         if miss:
             fail('%s: %d LOAD(s) not in the merged dump, e.g. %s' % (p, len(miss), miss[:3]))
@@ -77,7 +62,7 @@ def main():
             fail('no LOAD named %s' % n)
     print('merged: %d LOADs from %d chunk dump(s) of %s LOADs, %d code_index, %d repeats'
           % (len(loads), len(paths) - 1,
-             '+'.join(str(sum(r['id'] == 0 for r in parse(p)[1])) for p in paths[1:]),
+             '+'.join(str(sum(r['kind'] == 'load' for r in parse(p)[1])) for p in paths[1:]),
              len(set(idx)), repeats))
     sys.exit(0 if ok else 1)
 

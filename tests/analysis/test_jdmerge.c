@@ -120,7 +120,7 @@ static void chunk(struct letw_jd_chunk_out *c, const char *dir, int i)
 	cr_assert_eq(mkdir(c->dir, 0755), 0);
 	c->written = 1;
 	c->clock_known = 1;
-	strcpy(c->clock_name, "monotonic");
+	strcpy(c->clock.name, "monotonic");
 }
 
 static char *dump_path(const char *dir)
@@ -289,7 +289,7 @@ Test(jdmerge, refused_with_the_chunk_named)
 
 	/* Another clock: nothing merged, both chunks named. */
 	c[1].written = 1;
-	strcpy(c[1].clock_name, "realtime");
+	strcpy(c[1].clock.name, "realtime");
 	said[0] = '\0';
 	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0);
 	cr_assert_eq(merged, 0);
