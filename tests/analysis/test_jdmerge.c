@@ -7,7 +7,8 @@
  * start, code_index
  * renumbered (filler bytes made anew for it), DEBUG_INFO still right
  * before its LOAD; the placeholder's process start kept; chunks on two
- * clocks, or whose dumps disagree, left unmerged with the chunk named. */
+ * clocks, or whose dumps disagree, left unmerged with the chunk named;
+ * MOVE records naming their LOAD by its new code_index. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
 #endif
@@ -371,4 +372,96 @@ Test(jdmerge, dumps_not_of_this_run_left_out)
 			  "mtime shifted %ld s: %s", shift[k], said);
 		rmtree(dir);
 	}
+}
+
+/* A dump of LOADs (with their own code_index) and MOVEs naming them. */
+struct rec {
+	int move;
+	uint64_t ts, addr, index;
+	const char *name; /* LOAD */
+};
+
+static void write_moves(const char *path, uint64_t start, const struct rec *r, size_t n)
+{
+	struct letw_jd_out o;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(letw_jd_out_init(&o, fd), 0);
+	cr_assert_eq(letw_jd_write_header(&o, 62, PID, start), 0);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t m[LETW_JD_MOVE_FIXED];
+		uint32_t u32[4] = { LETW_JD_CODE_MOVE, sizeof(m), PID, PID };
+		/* vma, old_code_addr, new_code_addr, code_size, code_index */
+		uint64_t u64[5] = { r[i].addr, r[i].addr, r[i].addr, 16, r[i].index };
+
+		if (!r[i].move) {
+			cr_assert_eq(letw_jd_write_load(&o, r[i].ts, PID, PID, r[i].addr, 16,
+							r[i].index, r[i].name, CODE), 0);
+			continue;
+		}
+		memcpy(m, u32, 8);
+		memcpy(m + 8, &r[i].ts, 8);
+		memcpy(m + 16, u32 + 2, 8);
+		memcpy(m + 24, u64, sizeof(u64));
+		cr_assert_eq(letw_jd_write_raw(&o, m, sizeof(m)), 0);
+	}
+	cr_assert_eq(letw_jd_write_close(&o, start + 5000), 0);
+	cr_assert_eq(letw_jd_out_close(&o), 0);
+	close(fd);
+}
+
+/* Every LOAD gets a new code_index in the merged file: a MOVE must name
+ * its LOAD by the new one (perf looks the code up by it), also when its
+ * LOAD was a repeat written once (the one written in its place). The
+ * chunks' own numbers are chosen unlike the merged ones, so that a MOVE
+ * keeping its old index is seen. */
+Test(jdmerge, moves_name_their_load_by_its_new_index)
+{
+	char *dir = tmpdir(), *p;
+	struct letw_jd_chunk_out c[2];
+	const struct rec c1[] = {
+		{ 0, 1500, 0x1000, 7, "fn_a" },
+		{ 0, 1600, 0x2000, 9, "fn_b" },
+		{ 1, 1700, 0x2000, 9, NULL },
+	};
+	/* Its rundown's fn_b is c1's, written once: its MOVE names c1's. */
+	const struct rec c2[] = {
+		{ 0, 1, 0x2000, 4, "fn_b" },
+		{ 0, 3500, 0x3000, 5, "fn_c" },
+		{ 1, 3600, 0x2000, 4, NULL },
+		{ 1, 3700, 0x3000, 5, NULL },
+	};
+	/* (id, code_index) in the merged file's order */
+	const uint64_t want[][2] = {
+		{ LETW_JD_CODE_LOAD, 1 }, { LETW_JD_CODE_LOAD, 2 }, { LETW_JD_CODE_MOVE, 2 },
+		{ LETW_JD_CODE_LOAD, 3 }, { LETW_JD_CODE_MOVE, 2 }, { LETW_JD_CODE_MOVE, 3 },
+		{ LETW_JD_CODE_CLOSE, 0 },
+	};
+	struct got g;
+	int merged;
+
+	for (int i = 0; i < 2; i++) {
+		chunk(&c[i], dir, i);
+		p = dump_path(c[i].dir);
+		write_moves(p, 1000 + 2000 * (uint64_t)i, i ? c2 : c1, i ? 4 : 3);
+		free(p);
+	}
+	said[0] = '\0';
+	cr_assert_eq(letw_jd_merge_chunks(dir, c, 2, &merged), 0, "%s", said);
+	cr_assert_eq(merged, 1, "%s", said);
+	p = dump_path(dir);
+	read_dump(p, &g);
+	free(p);
+	cr_assert_eq(g.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < g.n; i++) {
+		cr_assert_eq(g.rec[i].id, want[i][0], "record %zu", i);
+		if (g.rec[i].id != LETW_JD_CODE_CLOSE)
+			cr_assert_eq(g.rec[i].code_index, want[i][1],
+				     "record %zu (%s at %llu): code_index %llu, not %llu", i,
+				     g.rec[i].id ? "MOVE" : "LOAD", (unsigned long long)g.rec[i].ts,
+				     (unsigned long long)g.rec[i].code_index,
+				     (unsigned long long)want[i][1]);
+	}
+	rmtree(dir);
 }
