@@ -290,7 +290,9 @@ static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
 		"perfmap: process %s: %zu address range(s) held different code over time (%zu regions); mode=%s %s",
 		letw_sink_proc_label(&pm->base, m->vpid, label), r->ranges, r->regions,
 		pm->mode == LETW_MAP_ALL ? "all" : "latest",
-		pm->mode == LETW_MAP_ALL ? "wrote every region" : "wrote the most recent code of each");
+		/* Said before the map is written: "writes", not "wrote", a
+		 * claim the crash or failure of that write would make false. */
+		pm->mode == LETW_MAP_ALL ? "writes every region" : "writes the most recent code of each");
 	if (pm->mode == LETW_MAP_LATEST)
 		fprintf(stderr, ", %zu older region(s) omitted", r->omitted);
 	fprintf(stderr, "; e.g. at");
