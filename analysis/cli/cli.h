@@ -35,6 +35,11 @@ int letw_cmd_watch(int argc, char **argv);
  * failed write (a closed pipe: -EPIPE, SIGPIPE being ignored), remembered
  * and said at exit. */
 int letw_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for one line holding names (sessions): written as letw_err()
+ * writes them, control characters escaped (letw_text_str), so a session
+ * named with an escape sequence neither splits the line nor drives the
+ * terminal; the newline is added. */
+int letw_out_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The signal that interrupted the command, once letw_catch_interrupts()
  * caught SIGINT, SIGTERM or SIGHUP; 0 before. Control requests (ctl.c)
@@ -42,6 +47,12 @@ int letw_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * command says what it leaves and exits LETW_EXIT_INTERRUPTED. */
 extern volatile sig_atomic_t letw_interrupted;
 void letw_catch_interrupts(void);
+/* What the command may leave if a second SIGINT/SIGTERM/SIGHUP kills it
+ * from now on (the first sets letw_interrupted; the second, meant to
+ * escape a hung lttng-sessiond, writes this line on stderr and kills the
+ * command with the signal). Formatted now, as letw_err() would write it:
+ * the handler may only write(2). No note set: it dies unsaid. */
+void letw_set_kill_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Install sa for sig unless sig is ignored (*old: the disposition found,
  * to restore). Every command's interrupt handling goes through it: a
  * signal ignored on entry stays so, `nohup lttng-etw jitdump ... &` is to

@@ -161,6 +161,8 @@ enum left {
 	LEFT_DCEND_ON,    /* stop: DCEnd events enabled, no pass asked for */
 	LEFT_DCEND_ASKED, /* stop: DCEnd passes asked for, not waited for */
 	LEFT_NO_SNAPSHOT, /* snapshot: statedump regenerated, none recorded */
+	LEFT_STOPPED,     /* stop: the work done, interrupted during `lttng stop` */
+	LEFT_RECORDED,    /* snapshot: interrupted while recording, recorded */
 };
 
 /* Say in one line what the command leaves and how to go on; the exit
@@ -207,11 +209,45 @@ static int interrupted(const char *cmd, const struct session_opts *o, enum left 
 		letw_err("snapshot: interrupted: no snapshot of `%s` recorded (its statedump regenerated, the passes not waited for); run `%s` again",
 			 o->session, a);
 		break;
+	/* The signal came during the last call, which liblttng-ctl does
+	 * not cut short: the work is done, but the user interrupted, and a
+	 * script reads 130 as the other commands' "interrupted" (exit 0
+	 * told it nothing had happened). */
+	case LEFT_STOPPED:
+		letw_err("stop: interrupted after session `%s` was stopped (its DCEnd passes done): nothing left to do",
+			 o->session);
+		break;
+	case LEFT_RECORDED:
+		letw_err("snapshot: interrupted after the snapshot of `%s` was recorded: nothing left to do",
+			 o->session);
+		break;
 	}
 	free(again);
 	free(qs);
 	free(qc);
 	return LETW_EXIT_INTERRUPTED;
+}
+
+/* From now on, what a second signal leaves (letw_set_kill_note): the
+ * session may be started (start) or still active with the DCEnd events on
+ * (stop), since the call in progress may or may not have been done; a
+ * snapshot may be missing. Said with the commands to look and to clean
+ * up, the session as a shell word. */
+static void set_kill_note(const char *cmd, const struct session_opts *o)
+{
+	char *q = letw_shell_quote(o->session);
+	const char *s = q ? q : o->session;
+
+	if (!strcmp(cmd, "start"))
+		letw_set_kill_note("start: killed by a second signal: session `%s` may be started, its DCStart passes not waited for (`lttng list %s` says); to undo: `lttng stop %s`",
+				   o->session, s, s);
+	else if (!strcmp(cmd, "stop"))
+		letw_set_kill_note("stop: killed by a second signal: session `%s` may still be active, with DCEnd events enabled (`lttng list %s` says); to stop it: `lttng stop %s`",
+				   o->session, s, s);
+	else
+		letw_set_kill_note("snapshot: killed by a second signal: the snapshot of `%s` may be missing or cut (its statedump may have been regenerated); run `%s snapshot %s` again",
+				   o->session, letw_prog, s);
+	free(q);
 }
 
 static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
@@ -287,6 +323,8 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 		return ret < 0 ? LETW_EXIT_OK : ret;
 	}
 	letw_catch_interrupts();
+	letw_set_kill_note("%s: killed by a second signal: nothing changed in session `%s`",
+			   cmd, o->session);
 	/* Before anything is asked of it: sessiond refuses a command on a
 	 * session that does not exist with "Fatal error of the session
 	 * daemon" for some (enable-event) and liblttng-ctl prints a PERROR. */
@@ -399,6 +437,7 @@ int letw_cmd_start(int argc, char **argv)
 		failed = 1;
 		goto out;
 	}
+	set_kill_note("start", &o);
 	if (letw_lttng_start(o.session)) {
 		failed = 1;
 		goto out;
@@ -492,6 +531,7 @@ int letw_cmd_stop(int argc, char **argv)
 	 * channel cannot be added to a started session, and a blocking or
 	 * large channel chosen for the rundown should serve DCEnd too. */
 	channel = o.channel ? o.channel : (chan = letw_session_rundown_channel(o.session));
+	set_kill_note("stop", &o);
 	ret = letw_lttng_enable_dcend(o.session, channel, filter);
 	if (!ret && !letw_interrupted) {
 		ret = letw_lttng_regenerate(o.session, 0);
@@ -540,8 +580,13 @@ int letw_cmd_stop(int argc, char **argv)
 		status = interrupted("stop", &o, asked ? LEFT_DCEND_ASKED : LEFT_DCEND_ON);
 		goto out;
 	}
-	if (letw_lttng_stop(o.session))
+	if (letw_lttng_stop(o.session)) {
 		failed = 1;
+		if (letw_interrupted)
+			status = interrupted("stop", &o, LEFT_DCEND_ASKED);
+	} else if (letw_interrupted) {
+		status = interrupted("stop", &o, LEFT_STOPPED);
+	}
 out:
 	if (status < 0)
 		status = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
@@ -587,6 +632,7 @@ int letw_cmd_snapshot(int argc, char **argv)
 	ret = begin(argc, argv, "snapshot", snapshot_usage, 0, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
+	set_kill_note("snapshot", &o);
 	if (letw_lttng_regenerate(o.session, 0)) {
 		failed = 1;
 	} else {
@@ -597,10 +643,13 @@ int letw_cmd_snapshot(int argc, char **argv)
 	if (letw_interrupted) { /* a snapshot now might hold a cut pass: none */
 		ret = interrupted("snapshot", &o, LEFT_NO_SNAPSHOT);
 	} else if (letw_lttng_snapshot(o.session)) {
-		ret = LETW_EXIT_ERROR;
+		ret = letw_interrupted ? interrupted("snapshot", &o, LEFT_NO_SNAPSHOT)
+				       : LETW_EXIT_ERROR;
 	} else {
-		printf("snapshot of `%s` recorded\n", o.session);
+		letw_out_line("snapshot of `%s` recorded", o.session);
 		ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
+		if (letw_interrupted)
+			ret = interrupted("snapshot", &o, LEFT_RECORDED);
 	}
 	free(v);
 	free(o.pids);

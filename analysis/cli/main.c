@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json_out.h"
@@ -56,23 +57,83 @@ void letw_note(const char *fmt, ...)
 
 volatile sig_atomic_t letw_interrupted;
 
+/* What a second signal leaves (letw_set_kill_note): two buffers, the one
+ * in use named by kill_note, so the handler never reads one being
+ * written (the main thread fills the other, then switches). */
+static char kill_notes[2][1024];
+static volatile size_t kill_note_lens[2];
+static volatile sig_atomic_t kill_note = -1;
+
 static void on_interrupt(int sig)
 {
-	letw_interrupted = sig;
+	int i = kill_note;
+
+	if (!letw_interrupted) {
+		letw_interrupted = sig;
+		return;
+	}
+	/* The second: a call into liblttng-ctl is not cut short, and the
+	 * user is escaping a hung sessiond. Say what may be left (write(2),
+	 * all a handler may use), then die of the signal: it is blocked
+	 * while we run, so the raise takes effect on return. */
+	if (i >= 0 && write(STDERR_FILENO, kill_notes[i], kill_note_lens[i]) < 0) {
+		/* nothing more to try: dying anyway */
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void letw_set_kill_note(const char *fmt, ...)
+{
+	int next = kill_note == 0 ? 1 : 0;
+	char *body = NULL;
+	va_list ap;
+	FILE *f;
+	long len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&body, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return; /* the note in place stays: less precise, not wrong */
+	/* As say() writes: prefixed, escaped, one line. */
+	f = fmemopen(kill_notes[next], sizeof(kill_notes[next]) - 1, "w");
+	if (f) {
+		fprintf(f, "%s: ", letw_prog);
+		letw_text_str(f, body);
+		fputc('\n', f);
+		fflush(f);
+		len = ftell(f);
+		fclose(f);
+		if (len > 0) {
+			if ((size_t)len >= sizeof(kill_notes[next]) - 1) { /* cut: still a line */
+				len = (long)sizeof(kill_notes[next]) - 1;
+				kill_notes[next][len - 1] = '\n';
+			}
+			kill_note_lens[next] = (size_t)len;
+			kill_note = next;
+		}
+	}
+	free(body);
 }
 
 /* SIGHUP too: a closed terminal or ssh session is an interrupt, as for the
- * analysis commands (supervise.c). Once only (SA_RESETHAND): a call into
- * liblttng-ctl is not cut short, so if sessiond hangs, a second signal
- * still ends the command at once. A signal ignored on entry stays so:
+ * analysis commands (supervise.c). Once only: a call into liblttng-ctl is
+ * not cut short, so if sessiond hangs, a second signal still ends the
+ * command at once, after the note of what it may leave
+ * (letw_set_kill_note). A signal ignored on entry stays so:
  * `nohup lttng-etw stop ...` is to outlive the terminal, and a script's
  * `lttng-etw stop ... &` its Ctrl-C. */
 void letw_catch_interrupts(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_interrupt, .sa_flags = SA_RESETHAND }, old;
+	struct sigaction sa = { .sa_handler = on_interrupt }, old;
 
+	/* The three blocked while one is handled: a SIGTERM just after a
+	 * SIGINT is the second signal, not a race on letw_interrupted. */
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		letw_catch_unless_ignored(sigs[i], &sa, &old);
 }
@@ -196,7 +257,9 @@ static void usage(FILE *f)
 		"Exit status: 0 ok, 1 error, 2 usage error, 3 (report, perfmap, jitdump) the trace\n"
 		"or a pass in it is not complete (the output is still written), 130 interrupted\n"
 		"by SIGINT, SIGTERM or SIGHUP (what is left is said; no half-written output is\n"
-		"put in place). watch stops on those signals: exit 0.\n",
+		"put in place; start, stop and snapshot finish a call into lttng-sessiond first,\n"
+		"and a second signal kills them at once, saying what may be left). watch stops\n"
+		"on those signals: exit 0.\n",
 		letw_prog, letw_prog);
 }
 
@@ -220,6 +283,28 @@ int letw_out(const char *fmt, ...)
 		return 0;
 	stdout_errno = errno ? errno : EIO;
 	return -stdout_errno;
+}
+
+int letw_out_line(const char *fmt, ...)
+{
+	va_list ap;
+	char *body = NULL;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&body, fmt, ap);
+	va_end(ap);
+	if (ret < 0) {
+		letw_err("out of memory");
+		return -ENOMEM;
+	}
+	ret = letw_out("%s", ""); /* the error of an earlier write, if any */
+	if (!ret) {
+		letw_text_str(stdout, body);
+		ret = letw_out("\n");
+	}
+	free(body);
+	return ret;
 }
 
 /* What the command printed must have reached standard output: a full
