@@ -45,6 +45,12 @@
  *    reason a failed subscription keeps its registered trigger in the
  *    table, to go by the rule above.
  *
+ * lttng-sessiond going away (stopped, crashed) takes its sessions and
+ * every trigger with it: watch forgets its table (nothing to unregister or
+ * leave), says so, and waits for a sessiond to come back, whose sessions
+ * it then watches anew (sessiond_gone(), reconnect()). It used to exit 1
+ * saying it left triggers registered that no longer existed.
+ *
  * Single-threaded: lttng_notification_channel_has_pending_notification
  * never blocks, so the loop polls it every POLL_MS between signal checks.
  */
@@ -407,8 +413,8 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 	if (ret == 0) {
 		if (x)
 			x->last_regen_s = letw_now_s();
-		if (letw_out("session `%s`: rotation %llu began, statedump regenerated\n",
-			     session, (unsigned long long)id))
+		if (letw_out_line("session `%s`: rotation %llu began, statedump regenerated",
+				  session, (unsigned long long)id))
 			w->out_failed = 1; /* said at exit (main.c) */
 		if (v)
 			capture_polling(session, v, n);
@@ -439,6 +445,52 @@ static int drain(struct watch *w)
 			lttng_notification_destroy(nt);
 		}
 	}
+}
+
+/* How long a broken channel waits for lttng-sessiond to be seen gone
+ * (it closes its clients before it removes its socket). */
+#define GONE_WAIT_MS 2000
+
+/*
+ * The notification channel or the session list failed: if lttng-sessiond
+ * went away, its sessions and every trigger went with it (a new one
+ * starts with none: triggers are not saved). Nothing is left to
+ * unregister or to leave: the table is forgotten, the channel closed, and
+ * watch waits for a sessiond (main loop), whose sessions it then watches
+ * anew. Returns 1 then, 0 if sessiond still answers (a real failure).
+ */
+static int sessiond_gone(struct watch *w)
+{
+	for (long waited = 0; lttng_session_daemon_alive() == 1; waited += POLL_MS) {
+		if (waited >= GONE_WAIT_MS)
+			return 0;
+		letw_sleep_ms(POLL_MS);
+	}
+	while (w->n) {
+		struct watched *x = &w->v[--w->n];
+
+		for (int k = 0; k < 2; k++) {
+			lttng_trigger_destroy(x->trigger[k]);
+			lttng_condition_destroy(x->cond[k]);
+		}
+		free(x->session);
+	}
+	lttng_notification_channel_destroy(w->chan);
+	w->chan = NULL;
+	letw_note("watch: lttng-sessiond went away, its sessions and this watch's triggers with it (none is left registered); waiting for an lttng-sessiond to watch again");
+	return 1;
+}
+
+/* Back to a sessiond (sessiond_gone): 0 once the channel is open. */
+static int reconnect(struct watch *w)
+{
+	if (lttng_session_daemon_alive() != 1)
+		return -1;
+	w->chan = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
+	if (!w->chan)
+		return -1;
+	letw_note("watch: lttng-sessiond is back: watching again");
+	return 0;
 }
 
 #define EXIT_WAIT_MS 10000
@@ -497,7 +549,9 @@ static void usage(FILE *f)
 		"(`lttng rotate`, or a rotation schedule), regenerate that session's\n"
 		"statedump, so every lttng-etw process writes a rundown pass into the new\n"
 		"trace chunk and each chunk can be symbolized on its own. Watches every\n"
-		"session (new ones within a second), or only the --session ones.\n"
+		"session (new ones within a second), or only the --session ones. If\n"
+		"lttng-sessiond goes away (its sessions and triggers with it), watch says so\n"
+		"and waits for one to come back, then watches its sessions anew.\n"
 		"\n"
 		"  -s, --session NAME  watch this session (repeatable)\n"
 		"  -v, --verbose       say which sessions are watched\n"
@@ -561,8 +615,19 @@ int letw_cmd_watch(int argc, char **argv)
 		return LETW_EXIT_ERROR;
 	}
 	while (!quit && !w.out_failed) {
+		if (!w.chan) { /* sessiond went away: tried every refresh */
+			if (since_refresh >= REFRESH_MS) {
+				since_refresh = reconnect(&w) ? 0 : REFRESH_MS;
+				continue;
+			}
+			letw_sleep_ms(POLL_MS);
+			since_refresh += POLL_MS;
+			continue;
+		}
 		if (since_refresh >= REFRESH_MS) {
 			if (refresh(&w)) {
+				if (sessiond_gone(&w))
+					continue;
 				failed = 1;
 				break;
 			}
@@ -576,6 +641,8 @@ int letw_cmd_watch(int argc, char **argv)
 			announced = 1;
 		}
 		if (drain(&w)) {
+			if (sessiond_gone(&w))
+				continue;
 			letw_err("watch: the notification channel to lttng-sessiond broke");
 			failed = 1;
 			break;
@@ -583,9 +650,10 @@ int letw_cmd_watch(int argc, char **argv)
 		letw_sleep_ms(POLL_MS);
 		since_refresh += POLL_MS;
 	}
-	finish(&w, !failed);
+	finish(&w, !failed && w.chan);
 	free(w.v);
-	lttng_notification_channel_destroy(w.chan);
+	if (w.chan)
+		lttng_notification_channel_destroy(w.chan);
 	free(only);
 	if (quit && w.verbose)
 		letw_note("watch: stopped by signal %d", (int)quit);
