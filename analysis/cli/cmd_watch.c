@@ -70,6 +70,7 @@
 #include "cli.h"
 #include "procs.h"
 #include "watch_hold.h"
+#include "watch_peer.h"
 
 #define POLL_MS 50
 #define REFRESH_MS 1000
@@ -551,7 +552,9 @@ static void usage(FILE *f)
 		"trace chunk and each chunk can be symbolized on its own. Watches every\n"
 		"session (new ones within a second), or only the --session ones. If\n"
 		"lttng-sessiond goes away (its sessions and triggers with it), watch says so\n"
-		"and waits for one to come back, then watches its sessions anew.\n"
+		"and waits for one to come back, then watches its sessions anew. Refuses to\n"
+		"start (exit status 1) while another lttng-etw watch watches one of its\n"
+		"sessions (two would give each chunk two passes).\n"
 		"\n"
 		"  -s, --session NAME  watch this session (repeatable)\n"
 		"  -v, --verbose       say which sessions are watched\n"
@@ -611,6 +614,12 @@ int letw_cmd_watch(int argc, char **argv)
 	w.chan = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
 	if (!w.chan) {
 		letw_err("watch: cannot open a notification channel to lttng-sessiond");
+		free(only);
+		return LETW_EXIT_ERROR;
+	}
+	/* Before any trigger of ours (watch_peer.h). */
+	if (letw_watch_refuse_peer(w.only, w.nonly)) {
+		lttng_notification_channel_destroy(w.chan);
 		free(only);
 		return LETW_EXIT_ERROR;
 	}

@@ -35,6 +35,22 @@ end_watch() {
 
 traced_minijit rotate 1000 'letw_runtime:*,letw_rundown:*dcstart*'
 pid=$MJ_PID s=$MJ_SESSION
+# The triggers an earlier watch left registered (killed here; one that
+# exits leaves them too while the session exists): each trigger notifies
+# every subscriber, and the watch used to regenerate twice per rotation
+# (two passes per chunk). They go with the cleanup, after the destroy.
+# Killed before the watch starts: a live one would make it refuse to
+# start (watch_twice_e2e); a dead one's triggers do not.
+"$LETW_CLI" watch --session "$s" >"$T/watch2.out" 2>&1 &
+watch2=$!
+letw_track "$watch2"
+watch2_registered() { [ "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2-" | wc -l)" = 2 ]; }
+letw_wait_for watch2_registered ||
+	letw_fail "the second watch did not register: $(cat "$T/watch2.out")"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2-" >>"$T/triggers"
+kill -KILL "$watch2"
+wait "$watch2" 2>/dev/null
+letw_untrack "$watch2"
 # A trigger already holding the name an older watch would give this one
 # (lttng-etw-watch.<pid>.0: a watch of the same pid, reused or in another
 # pid namespace, left it): the old names collided, "Trigger already
@@ -54,20 +70,6 @@ letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 "$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch-" >>"$T/triggers"
 ! grep -q "cannot register" "$T/watch.out" || letw_fail "watch: $(cat "$T/watch.out")"
 ! grep -q "no session" "$T/watch.out" || letw_fail "watch calls an existing session missing"
-# The triggers an earlier watch left registered (killed here; one that
-# exits leaves them too while the session exists): each trigger notifies
-# every subscriber, and the watch used to regenerate twice per rotation
-# (two passes per chunk). They go with the cleanup, after the destroy.
-"$LETW_CLI" watch --session "$s" >"$T/watch2.out" 2>&1 &
-watch2=$!
-letw_track "$watch2"
-watch2_registered() { [ "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2-" | wc -l)" = 2 ]; }
-letw_wait_for watch2_registered ||
-	letw_fail "the second watch did not register: $(cat "$T/watch2.out")"
-"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch2-" >>"$T/triggers"
-kill -KILL "$watch2"
-wait "$watch2" 2>/dev/null
-letw_untrack "$watch2"
 # A session not there (yet) is waited for, and said so.
 timeout -s TERM 3 "$LETW_CLI" watch --session "letw-no-such-session-$$" >"$T/watch-none.out" 2>&1
 grep -q "no session \`letw-no-such-session-$$\` yet" "$T/watch-none.out" ||
