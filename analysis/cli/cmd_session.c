@@ -34,116 +34,8 @@
 #include "ctl.h"
 #include "procs.h"
 
-#define POLL_MS 20
 /* How long listing waits for one process before taking it for busy. */
 #define LIST_REPLY_S 1.0
-
-/* What a command sends a polling process the statedump does not reach,
- * given its STATUS reply r; for one first heard from in wait_passes. */
-typedef int (*late_capture_fn)(struct letw_proc *p, const struct letw_ctl_reply *r,
-			       double timeout_s);
-
-/*
- * After a session command: wait until each live process is done with it,
- * until deadline (letw_now_s() time; timeout_s is for the message).
- * A statedump-served process is done when it has no statedump pass queued
- * or running. A polling process is done when it completed a pass of the
- * flavour after list_procs, or, after give_up_s, if its live mask still
- * lacks the flavour's keyword (the session does not trace it). With named
- * (the user's --pid list), a process done without a pass of the flavour
- * is said and counted: the session does not trace it, or does not enable
- * the flavour's events, and the user asked for its pass. A process busy
- * while listed is learned of at its first reply: a polling one is then
- * sent late_fn()'s capture-state.
- */
-static int wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
-		       double deadline, double give_up_s, int named, late_capture_fn late_fn)
-{
-	uint64_t kw = dcend ? LETW_KW_RUNDOWN_END : LETW_KW_RUNDOWN_START;
-	double t0 = letw_now_s();
-	int i, pending, late = 0, late_failed = 0, ret;
-
-	for (;;) {
-		if (letw_interrupted)
-			return 0; /* nothing said of the processes: see interrupted() */
-		pending = 0;
-		for (i = 0; i < n; i++) {
-			struct letw_ctl_reply r;
-			uint64_t last;
-
-			if (!v[i].alive || v[i].done)
-				continue;
-			ret = letw_proc_status(v[i].pid, &r, letw_left_s(deadline, 1.0));
-			if (letw_proc_gone(ret)) {
-				v[i].alive = 0; /* exited: nothing left to wait for */
-				v[i].exited = 1;
-				continue;
-			}
-			if (ret) { /* busy in a walk, or a transient error */
-				pending++;
-				continue;
-			}
-			last = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
-			if (v[i].busy) {
-				/* Its state before the command is lost: a
-				 * hook process is done when no statedump pass
-				 * is left (last_before 0: any pass of the
-				 * flavour counts as ran); a polling one gets
-				 * its capture-state now, as it would have. */
-				v[i].busy = 0;
-				v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
-				v[i].mask_before = r.rundown_mask;
-				if (!v[i].hook) {
-					v[i].last_before = last;
-					if (late_fn && late_fn(&v[i], &r, letw_left_s(deadline, timeout_s))) {
-						v[i].alive = 0; /* said; not waited for */
-						late_failed++;
-						continue;
-					}
-					if (v[i].done)
-						continue;
-				}
-			}
-			if (v[i].hook) {
-				v[i].done = r.pending_statedumps == 0;
-				v[i].ran = last > v[i].last_before;
-				pending += !v[i].done;
-				continue;
-			}
-			if (last > v[i].last_before ||
-			    (!(r.rundown_mask & kw) && letw_now_s() - t0 > give_up_s)) {
-				v[i].done = 1;
-				v[i].ran = last > v[i].last_before;
-				continue;
-			}
-			pending++;
-		}
-		if (!pending)
-			break;
-		if (letw_now_s() >= deadline)
-			break;
-		letw_sleep_ms(POLL_MS);
-	}
-	for (i = 0; i < n; i++) {
-		if (v[i].alive && !v[i].done) {
-			letw_err("pid %d: %s not done within %.0f s", (int)v[i].pid,
-				 dcend ? "DCEnd pass" : "rundown pass", timeout_s);
-			late++;
-		} else if (named && v[i].exited) {
-			/* Its pass, if one began, is cut: the report says
-			 * "truncated (process exited)"; the command did not
-			 * do what was asked for it. */
-			letw_err("pid %d: exited before its %s pass was done", (int)v[i].pid,
-				 dcend ? "DCEnd" : "rundown");
-			late++;
-		} else if (named && v[i].alive && !v[i].ran) {
-			letw_err("pid %d: ran no %s pass: is it traced by the session (lttng track), with letw_rundown:*%s* enabled?",
-				 (int)v[i].pid, dcend ? "DCEnd" : "DCStart", dcend ? "dcend" : "dcstart");
-			late++;
-		}
-	}
-	return late + late_failed;
-}
 
 struct session_opts {
 	const char *session, *channel;
@@ -456,7 +348,7 @@ int letw_cmd_start(int argc, char **argv)
 			continue;
 		failed |= start_capture(&v[i], NULL, letw_left_s(o.deadline, o.timeout_s)) != 0;
 	}
-	failed |= wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
+	failed |= letw_procs_wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 			      start_capture) != 0;
 out:
 	ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
@@ -554,7 +446,7 @@ int letw_cmd_stop(int argc, char **argv)
 	 * a capture-state, as at start, of the DCEnd flavour only, and only
 	 * where some session now records DCEnd for it. Where none does, a
 	 * forced DCEnd walk would write into no session and still look like
-	 * an answer: wait_passes gives up on it and says so for a --pid. */
+	 * an answer: letw_procs_wait_passes gives up on it and says so for a --pid. */
 	for (i = 0; i < n; i++) {
 		struct letw_ctl_reply r;
 
@@ -567,13 +459,13 @@ int letw_cmd_stop(int argc, char **argv)
 			continue;
 		}
 		if (ret == -ETIMEDOUT) {
-			v[i].busy = 1; /* asked when it answers (wait_passes) */
+			v[i].busy = 1; /* asked when it answers (letw_procs_wait_passes) */
 			continue;
 		}
 		if (!ret)
 			failed |= stop_capture(&v[i], &r, letw_left_s(o.deadline, o.timeout_s)) != 0;
 	}
-	failed |= wait_passes(v, n, 1, o.timeout_s, o.deadline, 1.0, o.npids > 0,
+	failed |= letw_procs_wait_passes(v, n, 1, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 			      stop_capture) != 0;
 	/* Interrupted, the loops above asked nothing more: not stopped. */
 	if (letw_interrupted) {
@@ -637,7 +529,7 @@ int letw_cmd_snapshot(int argc, char **argv)
 		failed = 1;
 	} else {
 		failed |= letw_procs_capture_polling(v, n, o.timeout_s, o.deadline) != 0;
-		failed |= wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
+		failed |= letw_procs_wait_passes(v, n, 0, o.timeout_s, o.deadline, 1.0, o.npids > 0,
 				      snapshot_capture) != 0;
 	}
 	if (letw_interrupted) { /* a snapshot now might hold a cut pass: none */

@@ -71,246 +71,18 @@
 #include "procs.h"
 #include "watch_hold.h"
 #include "watch_peer.h"
+#include "watch_table.h"
 
 #define POLL_MS 50
 #define REFRESH_MS 1000
 #define CAPTURE_TIMEOUT_S 5.0
 #define LIST_REPLY_S 0.2
 #define LIST_TOTAL_S 1.0
-struct watched {
-	char *session;
-	/* [0]: rotation ongoing (regenerates the statedump); [1]: rotation
-	 * completed (tells when dropping becomes safe, see the top comment). */
-	struct lttng_condition *cond[2];
-	struct lttng_trigger *trigger[2];
-	int seen;	/* in the last session list */
-	int gone;	/* refreshes since it left the session list, 0: listed */
-	int rotating;	/* an ONGOING seen, its COMPLETED not yet */
-	uint64_t rotation_id; /* of that ONGOING */
-	int failed;	/* no trigger registered (said once): not retried
-			 * until the session leaves the list */
-	double last_regen_s; /* letw_now_s() of its last regenerate, 0: none */
-};
-
-struct watch {
-	struct lttng_notification_channel *chan;
-	struct watched *v;
-	int n, cap;
-	unsigned next_id;
-	char tag[48];	/* lttng-etw-watch.<pid>-<start ns>: unique per run, so
-			 * a later watch with the same pid (pid reuse, another
-			 * pid namespace) does not collide with the triggers an
-			 * earlier one left registered */
-	int reg_failed;	/* a session could not be watched: exit status 1 */
-	int out_failed;	/* a line could not be written (a closed pipe, a full
-			 * disk): stopped as on a signal, since what it is run
-			 * for, telling which rotations were handled, is lost */
-	const char *const *only; /* --session names, or NULL: every session */
-	int nonly;
-	int verbose;
-};
-
 static volatile sig_atomic_t quit;
 
 static void on_signal(int sig)
 {
 	quit = sig;
-}
-
-static void leave(struct watch *w, int i);
-
-/* Only when the notification thread can no longer walk the triggers (top
- * comment): the session is gone, none of its rotations is in progress, and
- * its name is not listed again. Returns 1 when dropped, 0 when the name is
- * back (the entry then serves the new session: seen, not gone). */
-static int drop(struct watch *w, int i)
-{
-	struct watched *x = &w->v[i];
-
-	/* Listed now, or unknown (the triggers then stay: the safe way). */
-	if (letw_lttng_session_exists(x->session) != 0) {
-		x->seen = 1;
-		x->gone = 0;
-		return 0;
-	}
-	for (int k = 0; k < 2; k++) {
-		if (x->cond[k])
-			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
-		if (x->trigger[k]) {
-			int ret = lttng_unregister_trigger(x->trigger[k]);
-
-			if (ret < 0)
-				letw_err("watch: cannot unregister a trigger of `%s`: %s",
-					 x->session, lttng_strerror(ret));
-			lttng_trigger_destroy(x->trigger[k]);
-		}
-		lttng_condition_destroy(x->cond[k]);
-	}
-	if (w->verbose && !x->failed)
-		letw_note("watch: `%s` is gone, its triggers unregistered", x->session);
-	free(x->session);
-	w->v[i] = w->v[--w->n];
-	return 1;
-}
-
-/* Forget a session's triggers without unregistering them (exit while the
- * session exists: unregistering would crash a 2.13 sessiond later). */
-static void leave(struct watch *w, int i)
-{
-	struct watched *x = &w->v[i];
-
-	for (int k = 0; k < 2; k++) {
-		const char *name = NULL;
-
-		if (x->trigger[k] && lttng_trigger_get_name(x->trigger[k], &name) ==
-					     LTTNG_TRIGGER_STATUS_OK && name)
-			letw_note("watch: leaving trigger %s of `%s` registered: lttng-sessiond 2.13 "
-				  "crashes at a later rotation of a session whose rotation trigger was "
-				  "removed; `lttng remove-trigger %s` once the session is destroyed",
-				  name, x->session, name);
-	}
-	for (int k = 0; k < 2; k++) {
-		if (x->cond[k])
-			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
-		lttng_trigger_destroy(x->trigger[k]);
-		lttng_condition_destroy(x->cond[k]);
-	}
-	free(x->session);
-	w->v[i] = w->v[--w->n];
-}
-
-static int add_trigger(struct watch *w, struct watched *x, int k)
-{
-	struct lttng_action *notify = lttng_action_notify_create();
-	char name[64];
-	int ret;
-
-	x->cond[k] = k ? lttng_condition_session_rotation_completed_create()
-		       : lttng_condition_session_rotation_ongoing_create();
-	if (!notify || !x->cond[k] ||
-	    lttng_condition_session_rotation_set_session_name(x->cond[k], x->session) !=
-		    LTTNG_CONDITION_STATUS_OK ||
-	    !(x->trigger[k] = lttng_trigger_create(x->cond[k], notify))) {
-		lttng_action_destroy(notify);
-		letw_err("out of memory");
-		return -1;
-	}
-	lttng_action_destroy(notify); /* the trigger holds its own reference */
-	snprintf(name, sizeof(name), "%s.%u", w->tag, w->next_id++);
-	ret = lttng_register_trigger_with_name(x->trigger[k], name);
-	if (ret != LTTNG_OK) {
-		w->reg_failed = 1;
-		letw_err("watch: cannot register a rotation trigger for `%s`: %s",
-			 x->session, lttng_strerror(-ret));
-		lttng_trigger_destroy(x->trigger[k]);
-		x->trigger[k] = NULL;
-		return -1;
-	}
-	if (lttng_notification_channel_subscribe(w->chan, x->cond[k]) !=
-	    LTTNG_NOTIFICATION_CHANNEL_STATUS_OK) {
-		letw_err("watch: cannot subscribe to the rotations of `%s`", x->session);
-		w->reg_failed = 1;
-		return -1;
-	}
-	return 0;
-}
-
-static int add(struct watch *w, const char *session)
-{
-	struct watched x = { .session = strdup(session) };
-	int ret;
-
-	if (w->n == w->cap) {
-		int ncap = w->cap ? w->cap * 2 : 8;
-		struct watched *nv = realloc(w->v, (size_t)ncap * sizeof(*nv));
-
-		if (!nv) {
-			free(x.session);
-			letw_err("out of memory");
-			return -1;
-		}
-		w->v = nv;
-		w->cap = ncap;
-	}
-	if (!x.session) {
-		letw_err("out of memory");
-		return -1;
-	}
-	ret = add_trigger(w, &x, 0);
-	if (!ret)
-		ret = add_trigger(w, &x, 1);
-	if (ret && !x.trigger[0] && !x.trigger[1]) {
-		/* Nothing registered: nothing the sessiond can walk. Kept in
-		 * the table, so that the failure is said once rather than at
-		 * every refresh; a session of that name created anew after
-		 * this one left the list is tried again. */
-		for (int k = 0; k < 2; k++) {
-			lttng_condition_destroy(x.cond[k]);
-			x.cond[k] = NULL;
-		}
-		x.failed = 1;
-	}
-	/* Registered triggers stay in the table even on failure: they go by
-	 * the rule of the top comment, like every other. */
-	x.seen = 1;
-	w->v[w->n++] = x;
-	if (!ret && w->verbose)
-		letw_note("watch: watching the rotations of `%s`", session);
-	return ret;
-}
-
-static int wanted(const struct watch *w, const char *session)
-{
-	if (!w->nonly)
-		return 1;
-	for (int i = 0; i < w->nonly; i++)
-		if (!strcmp(w->only[i], session))
-			return 1;
-	return 0;
-}
-
-static struct watched *find(struct watch *w, const char *session)
-{
-	for (int i = 0; i < w->n; i++)
-		if (!strcmp(w->v[i].session, session))
-			return &w->v[i];
-	return NULL;
-}
-
-/* Watch new sessions; drop vanished ones once it is safe (top comment). */
-static int refresh(struct watch *w)
-{
-	char **names = NULL;
-	int n = letw_lttng_sessions(&names), i, k;
-
-	if (n < 0)
-		return -1;
-	for (i = 0; i < w->n; i++)
-		w->v[i].seen = 0;
-	for (k = 0; k < n; k++) {
-		struct watched *x = find(w, names[k]);
-
-		if (x) {
-			x->seen = 1;
-			x->gone = 0; /* a new session of that name: same list */
-		} else if (wanted(w, names[k])) {
-			(void)add(w, names[k]);
-		}
-		free(names[k]);
-	}
-	free(names);
-	for (i = w->n - 1; i >= 0; i--) {
-		struct watched *x = &w->v[i];
-
-		if (x->seen)
-			continue;
-		/* The ONGOING of the destroy's rotation was queued before the
-		 * session left the list: by the next refresh it is here. */
-		/* gone 2: out of the list for two refreshes (top comment). */
-		if (++x->gone >= 2 && !x->rotating)
-			(void)drop(w, i);
-	}
-	return 0;
 }
 
 /* A process that polls (LETW_STATEDUMP=0, an lttng-ust without the
@@ -369,16 +141,16 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 			  LTTNG_CONDITION_STATUS_OK)
 		return;
 	type = lttng_condition_get_type(c);
-	x = find(w, session);
+	x = letw_wt_find(w, session);
 	if (type == LTTNG_CONDITION_TYPE_SESSION_ROTATION_COMPLETED) {
 		if (!x)
 			return;
 		x->rotating = 0;
 		/* The notification thread handled its last command walking
 		 * this session's triggers: a gone session's can go, once out
-		 * of the list long enough (refresh()). */
+		 * of the list long enough (letw_wt_refresh()). */
 		if (x->gone >= 2)
-			(void)drop(w, (int)(x - w->v));
+			(void)letw_wt_drop(w, (int)(x - w->v));
 		return;
 	}
 	if (type != LTTNG_CONDITION_TYPE_SESSION_ROTATION_ONGOING)
@@ -387,7 +159,7 @@ static void on_rotation(struct watch *w, struct lttng_notification *nt)
 			  LTTNG_EVALUATION_STATUS_OK)
 		e = NULL; /* no id: handled, as before */
 	/* Each trigger on the condition notifies: an earlier watch's (a
-	 * watch leaves its triggers registered, see leave()) doubled every
+	 * watch leaves its triggers registered, see letw_wt_leave()) doubled every
 	 * ONGOING, so every chunk got two passes. One statedump per
 	 * rotation: the ONGOING of the rotation under way is skipped (only
 	 * while it is under way: a session of the same name created again
@@ -508,8 +280,8 @@ static void finish(struct watch *w, int channel_ok)
 
 	if (channel_ok) {
 		/* Two refreshes: a session seen vanishing now gets the delay
-		 * its last ONGOING needs (see refresh()). */
-		for (int r = 0; r < 2 && !refresh(w); r++) {
+		 * its last ONGOING needs (see letw_wt_refresh()). */
+		for (int r = 0; r < 2 && !letw_wt_refresh(w); r++) {
 			if (drain(w))
 				channel_ok = 0;
 			if (!r)
@@ -521,11 +293,11 @@ static void finish(struct watch *w, int channel_ok)
 
 		for (int i = w->n - 1; i >= 0; i--) {
 			if (w->v[i].seen)
-				leave(w, i);
+				letw_wt_leave(w, i);
 			else if (w->v[i].rotating)
 				waiting = 1;
-			else if (!drop(w, i))
-				leave(w, i); /* its name is back */
+			else if (!letw_wt_drop(w, i))
+				letw_wt_leave(w, i); /* its name is back */
 		}
 		if (!waiting || !channel_ok || waited >= EXIT_WAIT_MS)
 			break;
@@ -535,8 +307,8 @@ static void finish(struct watch *w, int channel_ok)
 			channel_ok = 0;
 	}
 	while (w->n) /* rotations that never completed: the sessions are gone */
-		if (!drop(w, w->n - 1))
-			leave(w, w->n - 1);
+		if (!letw_wt_drop(w, w->n - 1))
+			letw_wt_leave(w, w->n - 1);
 }
 
 static void usage(FILE *f)
@@ -634,7 +406,7 @@ int letw_cmd_watch(int argc, char **argv)
 			continue;
 		}
 		if (since_refresh >= REFRESH_MS) {
-			if (refresh(&w)) {
+			if (letw_wt_refresh(&w)) {
 				if (sessiond_gone(&w))
 					continue;
 				failed = 1;
@@ -644,7 +416,7 @@ int letw_cmd_watch(int argc, char **argv)
 			/* A daemon started before its session is fine, but
 			 * silence would look like a typo's effect. */
 			for (int i = 0; !announced && i < w.nonly; i++)
-				if (!find(&w, w.only[i]))
+				if (!letw_wt_find(&w, w.only[i]))
 					letw_note("watch: no session `%s` yet: watched once it exists",
 						  w.only[i]);
 			announced = 1;

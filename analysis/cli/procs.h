@@ -71,4 +71,29 @@ int letw_procs_capture_polling(struct letw_proc *v, int n, double cap_s, double 
  */
 char *letw_procs_vpid_filter(const struct letw_proc *v, int n, int *oom);
 
+/* ---- procs_wait.c ---- */
+
+/* What a command sends a polling process the statedump does not reach,
+ * given its STATUS reply r; for one first heard from in
+ * letw_procs_wait_passes. */
+typedef int (*letw_late_capture_fn)(struct letw_proc *p, const struct letw_ctl_reply *r,
+				    double timeout_s);
+
+/*
+ * After a session command: wait until each live process is done with it,
+ * until deadline (letw_now_s() time; timeout_s is for the message).
+ * A statedump-served process is done when it has no statedump pass queued
+ * or running. A polling process is done when it completed a pass of the
+ * flavour after list_procs, or, after give_up_s, if its live mask still
+ * lacks the flavour's keyword (the session does not trace it). With named
+ * (the user's --pid list), a process done without a pass of the flavour
+ * is said and counted: the session does not trace it, or does not enable
+ * the flavour's events, and the user asked for its pass. A process busy
+ * while listed is learned of at its first reply: a polling one is then
+ * sent late_fn()'s capture-state.
+ */
+int letw_procs_wait_passes(struct letw_proc *v, int n, int dcend, double timeout_s,
+			   double deadline, double give_up_s, int named,
+			   letw_late_capture_fn late_fn);
+
 #endif /* LETW_CLI_PROCS_H */
