@@ -87,9 +87,11 @@ int letw_lttng_stop(const char *session);
 int letw_lttng_regenerate(const char *session, int quiet);
 int letw_lttng_snapshot(const char *session);
 /* Enable letw_rundown:*dcend* in SESSION's user-space CHANNEL (NULL: the
- * default), with an optional filter; 0 also when it was enabled. */
+ * default), with an optional filter; 0 also when it was enabled, or when
+ * the session's own rules (CHANNEL's alone if explicit_channel) record
+ * every DCEnd event already: theirs, filters included, decide. */
 int letw_lttng_enable_dcend(const char *session, const char *channel,
-			    const char *filter);
+			    const char *filter, int explicit_channel);
 /* The channel of SESSION's user-space domain that holds letw_rundown event
  * rules, else one holding other letw_ rules, else its only channel;
  * malloc()ed; NULL when none or on error. */

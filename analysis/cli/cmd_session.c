@@ -369,7 +369,10 @@ static void stop_usage(FILE *f)
 		"regenerates its statedump (each process then runs a DCEnd pass into SESSION\n"
 		"only: the session gained the DCEnd keyword), waits until each process is done\n"
 		"(or exits, or the timeout passes), then stops the session. If the DCEnd events\n"
-		"were already enabled, the statedump runs a capture-state of both flavours.\n"
+		"were already enabled, the statedump runs a capture-state of both flavours;\n"
+		"when the session's own rules record every DCEnd event (`letw_rundown:*`, with\n"
+		"or without a filter; with --channel, that channel's), none is added: they\n"
+		"and their filters decide what is recorded.\n"
 		"A session not started or a --channel it lacks is refused with nothing\n"
 		"changed; if enabling the events or the regenerate fails, SESSION is left\n"
 		"running (stopping it would lose its DCEnd for good): exit status 1.\n"
@@ -424,7 +427,7 @@ int letw_cmd_stop(int argc, char **argv)
 	 * large channel chosen for the rundown should serve DCEnd too. */
 	channel = o.channel ? o.channel : (chan = letw_session_rundown_channel(o.session));
 	set_kill_note("stop", &o);
-	ret = letw_lttng_enable_dcend(o.session, channel, filter);
+	ret = letw_lttng_enable_dcend(o.session, channel, filter, o.channel != NULL);
 	if (!ret && !letw_interrupted) {
 		ret = letw_lttng_regenerate(o.session, 0);
 		asked = !ret;

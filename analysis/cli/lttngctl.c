@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,8 +66,56 @@ static struct lttng_handle *ust_handle(const char *session)
 	return lttng_create_handle(session, &dom);
 }
 
+/* The DCEnd events (tracepoints/letw_rundown_tp.h): what
+ * `letw_rundown:*dcend*` enables. */
+static const char *const dcend_events[] = {
+	"letw_rundown:dcend_init", "letw_rundown:dcend_complete", "letw_rundown:method_dcend",
+	"letw_rundown:stub_dcend", "letw_rundown:module_dcend",
+};
+#define N_DCEND (sizeof(dcend_events) / sizeof(dcend_events[0]))
+
+/*
+ * Whether the session's own enabled rules, in `channel` (NULL: any), record
+ * every DCEnd event already: then stop adds none. A rule of ours beside
+ * them is one more way in: LTTng records an event any rule lets through,
+ * so an unfiltered (or --pid) rule of ours let in what the session's
+ * filter keeps out (an audit: a session filtered to `$ctx.vpid == 1` got a
+ * process's whole DCEnd pass). Only plain rules count (no exclusion, any
+ * log level): anything else may leave a DCEnd event out, and ours is
+ * then added as before. LTTng's patterns have `*` alone as a wildcard;
+ * fnmatch() reads `?` and `[` too, which event names do not hold.
+ */
+static int dcend_covered(struct lttng_handle *h, const char *channel)
+{
+	struct lttng_channel *chans = NULL;
+	int covered[N_DCEND] = { 0 }, n = lttng_list_channels(h, &chans), all = 1;
+
+	for (int i = 0; i < n; i++) {
+		struct lttng_event *evs = NULL;
+		int ne;
+
+		if (channel && strcmp(chans[i].name, channel))
+			continue;
+		ne = lttng_list_events(h, chans[i].name, &evs);
+		for (int k = 0; k < ne; k++) {
+			const struct lttng_event *e = &evs[k];
+
+			if (!e->enabled || e->type != LTTNG_EVENT_TRACEPOINT || e->exclusion ||
+			    e->loglevel_type != LTTNG_EVENT_LOGLEVEL_ALL)
+				continue;
+			for (size_t d = 0; d < N_DCEND; d++)
+				covered[d] |= fnmatch(e->name, dcend_events[d], 0) == 0;
+		}
+		free(evs);
+	}
+	free(chans);
+	for (size_t d = 0; d < N_DCEND; d++)
+		all &= covered[d];
+	return n > 0 && all;
+}
+
 int letw_lttng_enable_dcend(const char *session, const char *channel,
-			    const char *filter)
+			    const char *filter, int explicit_channel)
 {
 	struct lttng_handle *h = ust_handle(session);
 	struct lttng_event *ev = lttng_event_create();
@@ -77,6 +126,14 @@ int letw_lttng_enable_dcend(const char *session, const char *channel,
 		lttng_event_destroy(ev);
 		letw_err("out of memory");
 		return -1;
+	}
+	/* The session's rules decide what it records (with their filters):
+	 * nothing to add. A --channel asks for that channel, where only its
+	 * own rules count. */
+	if (dcend_covered(h, explicit_channel ? channel : NULL)) {
+		lttng_event_destroy(ev);
+		lttng_destroy_handle(h);
+		return 0;
 	}
 	ev->type = LTTNG_EVENT_TRACEPOINT;
 	ev->loglevel = -1;

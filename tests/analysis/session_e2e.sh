@@ -116,6 +116,24 @@ got=$(passes_of "$T/c.json")
 all_complete || letw_fail "session C: a pass is not complete: $got"
 [ "$(count dcend)" -ge 2 ] ||
 	letw_fail "session C: expected the start pass's DCEnd and the stop's DCEnd: $got"
+# The session's own rules decide what it records: one recording every
+# DCEnd event through a filter that keeps the process out gets no DCEnd
+# pass of it from `stop --pid` (stop added a rule of its own beside it,
+# filtered to the --pid process, and LTTng records what any rule lets
+# through: the whole pass, against the session's filter). The unfiltered
+# dcstart_init proves the process was traced into this session.
+e=$(letw_session_create sess-e) || exit 1
+letw_session_track "$e" "$pid"
+lttng enable-event -u -s "$e" 'letw_rundown:*' --filter '$ctx.vpid == 1' >/dev/null ||
+	letw_fail "enable-event, session E"
+lttng enable-event -u -s "$e" 'letw_rundown:dcstart_init' >/dev/null || letw_fail "enable-event dcstart_init, session E"
+"$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || letw_fail "start E: $(cat "$T/start-e.out")"
+"$LETW_CLI" stop "$e" --pid "$pid" >"$T/stop-e.out" 2>&1 || letw_fail "stop E: $(cat "$T/stop-e.out")"
+babeltrace2 "$(anl_trace "$e")" >"$T/e.txt" 2>"$T/e.err" || letw_fail "babeltrace2, session E: $(cat "$T/e.err")"
+grep -q 'letw_rundown:dcstart_init' "$T/e.txt" || letw_fail "session E recorded no dcstart_init: not traced?"
+! grep -q 'dcend' "$T/e.txt" ||
+	letw_fail "session E's filter keeps the process out, yet stop recorded its DCEnd pass: $(grep -c dcend "$T/e.txt") event(s)"
+letw_destroy_session "$e"
 # A --pid that is an lttng-etw process the session does not trace (D
 # tracks $pid only): it answers, but runs no pass into D. Said, exit 1;
 # start and stop used to exit 0 (and stop's filter then kept the traced
