@@ -317,6 +317,34 @@ void letw_jdm_dedup(GArray *units, const struct letw_jdm_part *part, size_t n,
 	g_array_free(seen, TRUE);
 }
 
+/* The line and unwinding records before a LOAD, dated as the LOAD is: one
+ * the dedup moved to its chunk's start (code known only from the chunk's
+ * rundown) would otherwise keep its old time, the placeholder's, and break
+ * the merged dump's time order. perf attaches them to the next LOAD
+ * whatever their time; our readers and a jitdump's contract want order. */
+static int write_pre(struct letw_jd_out *o, const struct letw_jdm_unit *u)
+{
+	size_t at = 0;
+	int err = 0;
+
+	if (u->rec.id != LETW_JD_CODE_LOAD || u->ts == u->rec.ts)
+		return letw_jd_write_raw(o, u->pre, u->pre_len);
+	/* The reader checked each record's size (letw_jd_reader_next). */
+	while (!err && at + 16 <= u->pre_len) {
+		uint8_t head[16];
+		uint32_t size;
+
+		memcpy(head, u->pre + at, sizeof(head));
+		memcpy(&size, head + 4, 4);
+		memcpy(head + 8, &u->ts, 8);
+		err = letw_jd_write_raw(o, head, sizeof(head));
+		if (!err)
+			err = letw_jd_write_raw(o, u->pre + at + 16, size - 16);
+		at += size;
+	}
+	return err;
+}
+
 int letw_jdm_write(struct letw_jd_out *o, GArray *units, GArray *order,
 		   const struct letw_jd_header *h, uint64_t ts, uint64_t close_ts)
 {
@@ -326,7 +354,7 @@ int letw_jdm_write(struct letw_jd_out *o, GArray *units, GArray *order,
 		const struct letw_jdm_unit *u = U(g_array_index(order, guint, k));
 
 		if (u->pre_len)
-			err = letw_jd_write_raw(o, u->pre, u->pre_len);
+			err = write_pre(o, u);
 		if (err || u->rec.id == UINT32_MAX)
 			continue;
 		if (u->rec.id == LETW_JD_CODE_LOAD) {

@@ -191,7 +191,7 @@ Test(jdmerge, rotation_in_time_order_once_each)
 	const struct load c2[] = {
 		{ 1, 0x1000, "early", 0, 0 },
 		{ 1, 0x2000, "fn_0", 1, 1 },
-		{ 1, 0x3000, "other", 0, 0 },
+		{ 1, 0x3000, "other", 0, 1 },
 		{ 3500, 0x2000, "fn_3", 0, 1 },
 	};
 	const struct { uint64_t ts, addr; const char *name; } want[] = {
@@ -234,13 +234,20 @@ Test(jdmerge, rotation_in_time_order_once_each)
 			cr_assert_eq(memcmp(r->code, fill, 16), 0,
 				     "filler made for the new code_index (unique build id)");
 		}
-		/* fn_0 and fn_3 have line tables: right before them. */
+		/* fn_0, other and fn_3 have line tables: right before them. */
 		cr_assert_eq(i > 0 && g.rec[i - 1].id == LETW_JD_CODE_DEBUG_INFO,
-			     !strcmp(r->name, "fn_0") || !strcmp(r->name, "fn_3"),
+			     !strcmp(r->name, "fn_0") || !strcmp(r->name, "fn_3") ||
+				     !strcmp(r->name, "other"),
 			     "DEBUG_INFO before %s", r->name);
 		k++;
 	}
 	cr_assert_eq(k, 5);
+	/* In time order, other's DEBUG_INFO too: dated with its LOAD at the
+	 * second chunk's start (it kept the placeholder's 1, before tmp). */
+	for (size_t i = 1; i < g.n; i++)
+		cr_assert_geq(g.rec[i].ts, g.rec[i - 1].ts, "record %zu (id %u) at %llu, before %llu",
+			      i, g.rec[i].id, (unsigned long long)g.rec[i].ts,
+			      (unsigned long long)g.rec[i - 1].ts);
 	cr_assert_eq(g.rec[g.n - 1].id, LETW_JD_CODE_CLOSE, "one CLOSE, last");
 	cr_assert_eq(g.rec[g.n - 1].ts, 8000u, "at the last chunk's CLOSE");
 	rmtree(dir);
