@@ -454,9 +454,15 @@ int letw_trace_chunks(const char *root, struct letw_traces *t)
 	if (!d) {
 		/* No archives/: snapshots, or a plain trace (letw_traces_find
 		 * judges it). */
-		ret = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-		if (ret)
-			letw_err("cannot read `%s`: %s", dir, strerror(errno));
+		int e = errno;
+
+		ret = e == ENOENT || e == ENOTDIR ? 0 : -1;
+		/* A TRACE the user may not search fails here first: name it,
+		 * not an archives/ it may not even hold. */
+		if (ret && e == EACCES && access(root, R_OK | X_OK) != 0)
+			letw_err("cannot read `%s`: %s", root, strerror(e));
+		else if (ret)
+			letw_err("cannot read `%s`: %s", dir, strerror(e));
 		free(dir);
 		return ret ? ret : snapshot_chunks(root, t);
 	}

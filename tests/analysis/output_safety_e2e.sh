@@ -9,7 +9,8 @@
 #    pidns-INO directory that is nobody's, or a link, is refused by name;
 # b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
 #    even when FILE is the trace's own metadata, and no temporary file;
-#    `-o -` is standard output;
+#    `-o -` is standard output; a trace `nobody` may not read is named as
+#    given by report, perfmap and jitdump (before: as TRACE/archives);
 # c. a full disk is said as "No space left on device", not "Input/output
 #    error" (jitdump's record writers), with no temporary file left;
 # d. (before c, which needs a tmpfs) a device, a FIFO, or a link of root's
@@ -241,6 +242,16 @@ as_nobody "$LETW_CLI" report "$T/one" -o "$T/shared/ro.txt" --no-progress 2>"$T/
 [ $rc = 1 ] && grep -q "Permission denied" "$T/ro.err" ||
 	letw_fail "report -o READ-ONLY-FILE as its owner: exit $rc: $(cat "$T/ro.err")"
 [ "$(cat "$T/shared/ro.txt")" = "read only" ] || letw_fail "report -o replaced a read-only file"
+# A trace the user may not read is named as given (before: "cannot read
+# `TRACE/archives`", a directory the trace does not hold).
+cp -r "$T/one" "$T/private" && chmod 700 "$T/private" || letw_fail "cannot copy the trace"
+for cmd in report "perfmap -o $T/shared/pm" "jitdump -o $T/shared/jd"; do
+	rc=0
+	# shellcheck disable=SC2086 # cmd holds the command and its options
+	as_nobody "$LETW_CLI" $cmd "$T/private" --no-progress 2>"$T/priv.err" || rc=$?
+	[ $rc = 1 ] && grep -qx "lttng-etw: cannot read \`$T/private\`: Permission denied" "$T/priv.err" ||
+		letw_fail "$cmd UNREADABLE-TRACE as nobody: exit $rc: $(cat "$T/priv.err")"
+done
 letw_log "b: -o into a trace refused; through links as \`>\`; modes kept; read-only files kept"
 
 # --- d. devices, FIFOs and links to them as outputs; a full output --------
