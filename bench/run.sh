@@ -6,8 +6,15 @@
 #
 #   bench/run.sh [--quick] [--build-dir DIR] [--out DIR] [--keep-tmp]
 #
-# Needs root (a root lttng-sessiond), lttng-tools, babeltrace2, gnuplot and
-# /usr/bin/python3. Not part of the test command; nothing here gates on time.
+#   --quick          table sizes 10^4 and 10^5 only, shorter phases (~2 min)
+#   --build-dir DIR  build tree to use (default build-bench/, configured
+#                    and built when missing)
+#   --out DIR        where the results go (default bench/results/)
+#   --keep-tmp       keep the run's temporary directory (traces, logs)
+#
+# Needs root (a root lttng-sessiond), lttng-tools, babeltrace2, perf, gnuplot
+# and /usr/bin/python3. Not part of the test command; nothing here gates on
+# time.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +24,9 @@ QUICK=0
 KEEP_TMP=0
 
 usage() {
-	sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+	# The header comment from its first sentence to its end: a fixed
+	# line range cut the help off mid-sentence once the header grew.
+	sed -n '3,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
