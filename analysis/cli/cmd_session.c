@@ -305,7 +305,11 @@ static void start_usage(FILE *f)
 		"                   PID that is not an lttng-etw process is said, ignored, and\n"
 		"                   makes the exit status 1; when none answers, the session\n"
 		"                   is not started\n"
-		"  -h, --help\n", letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 started and every process's pass waited for, 1 otherwise\n"
+		"(said on stderr), 2 usage error, 130 interrupted by SIGINT, SIGTERM or\n"
+		"SIGHUP (what is left, and how to go on, is said).\n", letw_prog);
 }
 
 static int start_capture(struct letw_proc *p, const struct letw_ctl_reply *r, double timeout_s)
@@ -389,7 +393,11 @@ static void stop_usage(FILE *f)
 		"                     (default: the channel holding the session's\n"
 		"                     letw_rundown events, else its other letw_ events,\n"
 		"                     else its only channel, else channel0)\n"
-		"  -h, --help\n", letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 every process's DCEnd pass waited for and SESSION stopped, 1\n"
+		"otherwise (said on stderr), 2 usage error, 130 interrupted by SIGINT, SIGTERM\n"
+		"or SIGHUP (what is left, and how to go on, is said).\n", letw_prog);
 }
 
 static int stop_capture(struct letw_proc *p, const struct letw_ctl_reply *r, double timeout_s)
@@ -507,7 +515,11 @@ static void snapshot_usage(FILE *f)
 		"  -t, --timeout S  wait at most S seconds for the passes (default 30); the\n"
 		"                   snapshot is recorded anyway, and the exit status is 1\n"
 		"  -p, --pid PID    only wait for these processes\n"
-		"  -h, --help\n", letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 a snapshot holding every process's pass recorded, 1 otherwise\n"
+		"(said on stderr), 2 usage error, 130 interrupted by SIGINT, SIGTERM or\n"
+		"SIGHUP (whether a snapshot was recorded is said).\n", letw_prog);
 }
 
 static int snapshot_capture(struct letw_proc *p, const struct letw_ctl_reply *r,

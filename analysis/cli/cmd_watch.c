@@ -330,7 +330,12 @@ static void usage(FILE *f)
 		"\n"
 		"  -s, --session NAME  watch this session (repeatable)\n"
 		"  -v, --verbose       say which sessions are watched\n"
-		"  -h, --help\n", letw_prog);
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 stopped by SIGINT, SIGTERM or SIGHUP, 1 error (said on\n"
+		"stderr: no notification channel, or it broke while lttng-sessiond still\n"
+		"answers; a trigger not registered; standard output closed), 2 usage error.\n"
+		"lttng-sessiond going away is no error: watch waits for the next one.\n", letw_prog);
 }
 
 int letw_cmd_watch(int argc, char **argv)

@@ -43,7 +43,10 @@ cli=$p/bin/lttng-etw
 [ -x "$cli" ] || fail "lttng-etw not installed in bin/"
 env -u LD_LIBRARY_PATH "$cli" --help | grep -q "capture-state" || fail "installed lttng-etw --help"
 for c in perfmap report jitdump capture-state status start stop snapshot watch; do
-	env -u LD_LIBRARY_PATH "$cli" "$c" --help >/dev/null || fail "lttng-etw $c --help"
+	# Every command's help says its exit statuses (start, stop, snapshot
+	# and watch said none).
+	env -u LD_LIBRARY_PATH "$cli" "$c" --help | grep -q "^Exit status: 0 " ||
+		fail "lttng-etw $c --help: exit 1 or no \"Exit status:\" paragraph"
 done
 out=$(env -u LD_LIBRARY_PATH "$cli" report "$stage/none" 2>&1)
 [ $? = 1 ] && echo "$out" | grep -q "No such file" || fail "installed lttng-etw report on a missing trace: $out"
