@@ -44,8 +44,9 @@ static void usage(FILE *out, const char *prog)
 		"                       library's diagnostics on stderr\n"
 		"  -h, --help           show this help\n"
 		"\n"
-		"Environment: LETW_DISABLE=1 runs untraced; LETW_POLL_MS sets the\n"
-		"rundown polling period.\n",
+		"Environment: LETW_DISABLE=1 runs untraced; LETW_STATEDUMP=0 turns\n"
+		"lttng-ust's statedump hook off (sessions are then found by polling, every\n"
+		"LETW_POLL_MS); the library's other variables are in its README.\n",
 		prog);
 }
 
