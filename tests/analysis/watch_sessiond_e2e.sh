@@ -8,14 +8,20 @@
 # registered. The sessions' names hold an ESC: watch's stdout line escapes
 # it (it was printed raw, driving the terminal).
 #
-# This test stops the shared lttng-sessiond: it is started again on every
-# way out (success, failure, signal), for the tests that follow.
+# This test stops the shared root lttng-sessiond (as the reliability
+# sessiond_kill fault does, and like it, in the plain build only: the
+# sanitizer sub-builds do not run this folder): it is started again on
+# every way out (success, failure, signal), once the stopped one is gone,
+# for the tests that follow.
 . "$(dirname "$0")/common.sh"
 
+sd=
+# The stopped daemon gone (a new one started while it still shuts down
+# would fail on its sockets), then one that answers (letw_ensure_sessiond).
 sessiond_back() {
-	pgrep -x lttng-sessiond >/dev/null ||
-		env -i PATH="$PATH" lttng-sessiond --daemonize >/dev/null 2>&1
-	letw_wait_for lttng list >/dev/null
+	[ -z "$sd" ] || letw_wait_for sh -c "! kill -0 $sd 2>/dev/null" ||
+		letw_fail "lttng-sessiond $sd did not stop"
+	letw_ensure_sessiond
 }
 trap 'sessiond_back; letw_cleanup' EXIT
 
@@ -46,29 +52,38 @@ mk "$s1"
 "$LETW_CLI" watch -v --session "$s1" --session "$s2" >"$T/w.out" 2>"$T/w.err" &
 wp=$!
 letw_track "$wp"
-letw_wait_for grep -q "watching the rotations of" "$T/w.err" ||
+# Its triggers recorded for the cleanup as soon as they can exist, so a
+# failure anywhere after leaves none registered (watch leaves them on its
+# SIGTERM while the session exists).
+letw_wait_for grep -q "watching the rotations of" "$T/w.err"
+"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$wp-" >>"$T/triggers"
+grep -q "watching the rotations of" "$T/w.err" ||
 	letw_fail "watch did not register: $(cat "$T/w.err")"
 lttng rotate "$s1" >/dev/null || letw_fail "rotate $s1"
 letw_wait_for rotated "$s1" ||
 	letw_fail "no escaped rotation line for the first session: $(od -c "$T/w.out" | head -5)"
 ! grep -q $'\x1b' "$T/w.out" "$T/w.err" || letw_fail "watch printed a raw ESC"
 
-sd=$(pgrep -o -x lttng-sessiond) || letw_fail "no lttng-sessiond"
+# The root daemon by its pid file (its first line; faults.sh says why),
+# not any lttng-sessiond of the machine.
+sd=$(head -n 1 /var/run/lttng/lttng-sessiond.pid 2>/dev/null) &&
+	[ "$(cat "/proc/$sd/comm" 2>/dev/null)" = lttng-sessiond ] || letw_fail "no root lttng-sessiond"
 kill -TERM "$sd"
-letw_wait_for eval '! pgrep -x lttng-sessiond' || letw_fail "lttng-sessiond $sd did not stop"
+letw_wait_for sh -c "! kill -0 $sd 2>/dev/null" || letw_fail "lttng-sessiond $sd did not stop"
 letw_wait_for grep -q "lttng-sessiond went away" "$T/w.err" ||
 	letw_fail "watch did not say lttng-sessiond went away: $(cat "$T/w.err")"
 letw_running "$wp" || letw_fail "watch ended when lttng-sessiond went away: $(cat "$T/w.err")"
 ! grep -q "leaving trigger" "$T/w.err" ||
 	letw_fail "watch claims triggers that died with lttng-sessiond: $(cat "$T/w.err")"
 
-sessiond_back || letw_fail "lttng-sessiond did not come back"
+sessiond_back
 letw_wait_for grep -q "lttng-sessiond is back" "$T/w.err" ||
 	letw_fail "watch did not see lttng-sessiond back: $(cat "$T/w.err")"
 mk "$s2"
-letw_wait_for grep -q "watching the rotations of \`$(pat "$s2")\`" "$T/w.err" ||
-	letw_fail "watch did not watch the new sessiond's session: $(cat "$T/w.err")"
+letw_wait_for grep -q "watching the rotations of \`$(pat "$s2")\`" "$T/w.err"
 "$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$wp-" >>"$T/triggers"
+grep -q "watching the rotations of \`$(pat "$s2")\`" "$T/w.err" ||
+	letw_fail "watch did not watch the new sessiond's session: $(cat "$T/w.err")"
 lttng rotate "$s2" >/dev/null || letw_fail "rotate $s2"
 letw_wait_for rotated "$s2" ||
 	letw_fail "no rotation line for the new sessiond's session: $(cat "$T/w.out" "$T/w.err")"

@@ -34,7 +34,8 @@
  * Never ours: the root lttng-sessiond named by /var/run/lttng's pid file and
  * its own children (consumerd, run-as). That daemon is shared
  * infrastructure: scripts/deps.sh starts one if none runs, and the
- * sessiond-kill fault test restarts it from inside a test (the restarted
+ * sessiond-kill fault test and analysis.watch_sessiond_e2e, which stop
+ * it, restart it from inside a test (the restarted
  * daemon is then our descendant and carries our marker). It is left alone
  * on purpose. A sessiond or relayd a test starts for itself (its own
  * LTTNG_HOME / rundir) is not exempt and must be killed by that test.
