@@ -55,11 +55,16 @@ enum left {
 	LEFT_NO_SNAPSHOT, /* snapshot: statedump regenerated, none recorded */
 	LEFT_STOPPED,     /* stop: the work done, interrupted during `lttng stop` */
 	LEFT_RECORDED,    /* snapshot: interrupted while recording, recorded */
+	LEFT_STOP_FAILED, /* stop: passes waited for, `lttng stop` failed */
+	LEFT_RECORD_FAILED, /* snapshot: passes waited for, the record failed */
 };
 
 /* Say in one line what the command leaves and how to go on; the exit
- * status. The command to run again keeps the user's --pid and --channel. */
-static int interrupted(const char *cmd, const struct session_opts *o, enum left left)
+ * status. The command to run again keeps the user's --pid and --channel.
+ * short_: a process's pass was not done (said above), for the cases where
+ * the work was otherwise done. */
+static int interrupted(const char *cmd, const struct session_opts *o, enum left left,
+		       int short_)
 {
 	char *again = NULL;
 	size_t len;
@@ -106,12 +111,27 @@ static int interrupted(const char *cmd, const struct session_opts *o, enum left 
 	 * script reads 130 as the other commands' "interrupted" (exit 0
 	 * told it nothing had happened). */
 	case LEFT_STOPPED:
-		letw_err("stop: interrupted after session `%s` was stopped (its DCEnd passes done): nothing left to do",
-			 o->session);
+		if (short_)
+			letw_err("stop: interrupted after session `%s` was stopped, but not every process's DCEnd pass was done (said above)",
+				 o->session);
+		else
+			letw_err("stop: interrupted after session `%s` was stopped (its DCEnd passes done): nothing left to do",
+				 o->session);
 		break;
 	case LEFT_RECORDED:
-		letw_err("snapshot: interrupted after the snapshot of `%s` was recorded: nothing left to do",
-			 o->session);
+		letw_err("snapshot: interrupted after the snapshot of `%s` was recorded%s",
+			 o->session, short_ ? ", but not every process's pass was done (said above)"
+			 : ": nothing left to do");
+		break;
+	/* The last call failed (said above) and the signal came meanwhile:
+	 * the passes were waited for. */
+	case LEFT_STOP_FAILED:
+		letw_err("stop: interrupted: session `%s` not stopped (`lttng stop` failed), its DCEnd passes waited for; run `lttng stop %s`",
+			 o->session, s);
+		break;
+	case LEFT_RECORD_FAILED:
+		letw_err("snapshot: interrupted: no snapshot of `%s` recorded (the record failed), its passes waited for; run `%s` again",
+			 o->session, a);
 		break;
 	}
 	free(again);
@@ -259,7 +279,7 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 	o->deadline = letw_now_s() + o->timeout_s;
 	*v = letw_procs_list(o->pids, o->npids, n, dcend, LIST_REPLY_S, o->deadline, 0);
 	if (!*v || letw_interrupted) {
-		ret = *v ? interrupted(cmd, o, LEFT_NOTHING) : LETW_EXIT_ERROR;
+		ret = *v ? interrupted(cmd, o, LEFT_NOTHING, 0) : LETW_EXIT_ERROR;
 		free(*v);
 		free(o->pids);
 		return ret;
@@ -357,7 +377,7 @@ int letw_cmd_start(int argc, char **argv)
 out:
 	ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 	if (letw_interrupted)
-		ret = interrupted("start", &o, started ? LEFT_STARTED : LEFT_NOTHING);
+		ret = interrupted("start", &o, started ? LEFT_STARTED : LEFT_NOTHING, 0);
 	free(v);
 	free(o.pids);
 	return ret;
@@ -458,7 +478,8 @@ int letw_cmd_stop(int argc, char **argv)
 	 * where some session now records DCEnd for it. Where none does, a
 	 * forced DCEnd walk would write into no session and still look like
 	 * an answer: letw_procs_wait_passes gives up on it and says so for a --pid. */
-	for (i = 0; i < n; i++) {
+	/* Interrupted: nothing more asked (the message says what was). */
+	for (i = 0; i < n && !letw_interrupted; i++) {
 		struct letw_ctl_reply r;
 
 		if (!v[i].alive || v[i].hook)
@@ -480,15 +501,15 @@ int letw_cmd_stop(int argc, char **argv)
 			      stop_capture) != 0;
 	/* Interrupted, the loops above asked nothing more: not stopped. */
 	if (letw_interrupted) {
-		status = interrupted("stop", &o, asked ? LEFT_DCEND_ASKED : LEFT_DCEND_ON);
+		status = interrupted("stop", &o, asked ? LEFT_DCEND_ASKED : LEFT_DCEND_ON, 0);
 		goto out;
 	}
 	if (letw_lttng_stop(o.session)) {
 		failed = 1;
 		if (letw_interrupted)
-			status = interrupted("stop", &o, LEFT_DCEND_ASKED);
+			status = interrupted("stop", &o, LEFT_STOP_FAILED, 0);
 	} else if (letw_interrupted) {
-		status = interrupted("stop", &o, LEFT_STOPPED);
+		status = interrupted("stop", &o, LEFT_STOPPED, failed || o.missing);
 	}
 out:
 	if (status < 0)
@@ -548,15 +569,15 @@ int letw_cmd_snapshot(int argc, char **argv)
 				      snapshot_capture) != 0;
 	}
 	if (letw_interrupted) { /* a snapshot now might hold a cut pass: none */
-		ret = interrupted("snapshot", &o, LEFT_NO_SNAPSHOT);
+		ret = interrupted("snapshot", &o, LEFT_NO_SNAPSHOT, 0);
 	} else if (letw_lttng_snapshot(o.session)) {
-		ret = letw_interrupted ? interrupted("snapshot", &o, LEFT_NO_SNAPSHOT)
+		ret = letw_interrupted ? interrupted("snapshot", &o, LEFT_RECORD_FAILED, 0)
 				       : LETW_EXIT_ERROR;
 	} else {
 		letw_out_line("snapshot of `%s` recorded", o.session);
 		ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 		if (letw_interrupted)
-			ret = interrupted("snapshot", &o, LEFT_RECORDED);
+			ret = interrupted("snapshot", &o, LEFT_RECORDED, failed || o.missing);
 	}
 	free(v);
 	free(o.pids);

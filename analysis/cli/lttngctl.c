@@ -94,7 +94,8 @@ static int dcend_covered(struct lttng_handle *h, const char *channel)
 		struct lttng_event *evs = NULL;
 		int ne;
 
-		if (channel && strcmp(chans[i].name, channel))
+		/* A disabled channel records nothing, whatever its rules. */
+		if (!chans[i].enabled || (channel && strcmp(chans[i].name, channel)))
 			continue;
 		ne = lttng_list_events(h, chans[i].name, &evs);
 		for (int k = 0; k < ne; k++) {
