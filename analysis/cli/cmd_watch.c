@@ -220,9 +220,11 @@ static int drain(struct watch *w)
 	}
 }
 
-/* How long a broken channel waits for lttng-sessiond to be seen gone
- * (it closes its clients before it removes its socket). */
+/* How long a broken channel waits for lttng-sessiond to be seen gone (it
+ * closes its clients before it removes its socket) before it asks whether
+ * the one answering is a new daemon, and in all. */
 #define GONE_WAIT_MS 2000
+#define GONE_GIVE_UP_MS 10000
 
 /*
  * The notification channel or the session list failed: if lttng-sessiond
@@ -234,20 +236,24 @@ static int drain(struct watch *w)
  */
 static int sessiond_gone(struct watch *w)
 {
+	int ours = 0;
+
+	for (int i = 0; i < w->n; i++)
+		ours |= w->v[i].trigger[0] || w->v[i].trigger[1];
 	for (long waited = 0; lttng_session_daemon_alive() == 1; waited += POLL_MS) {
-		if (waited >= GONE_WAIT_MS)
+		/* Still answering after GONE_WAIT_MS: a new daemon already
+		 * (ours went with the old one: none of our triggers is there),
+		 * or the old one shutting down slowly (many sessions, a
+		 * consumer flushing: waited for up to GONE_GIVE_UP_MS), or a
+		 * channel that broke under a live daemon, an error. */
+		if (waited >= GONE_WAIT_MS && ours && letw_watch_tag_registered(w->tag) == 0)
+			break;
+		if (waited >= GONE_GIVE_UP_MS)
 			return 0;
 		letw_sleep_ms(POLL_MS);
 	}
-	while (w->n) {
-		struct watched *x = &w->v[--w->n];
-
-		for (int k = 0; k < 2; k++) {
-			lttng_trigger_destroy(x->trigger[k]);
-			lttng_condition_destroy(x->cond[k]);
-		}
-		free(x->session);
-	}
+	while (w->n)
+		letw_wt_forget(w, w->n - 1);
 	lttng_notification_channel_destroy(w->chan);
 	w->chan = NULL;
 	letw_note("watch: lttng-sessiond went away, its sessions and this watch's triggers with it (none is left registered); waiting for an lttng-sessiond to watch again");

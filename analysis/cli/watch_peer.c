@@ -61,7 +61,7 @@ static pid_t tag_pid(const char *name)
 	return errno || *end != '-' || v <= 0 || v > 0x7fffffff ? 0 : (pid_t)v;
 }
 
-static int wanted(const char *const *only, int nonly, const char *session)
+int letw_watch_wanted(const char *const *only, int nonly, const char *session)
 {
 	if (!nonly)
 		return 1;
@@ -93,7 +93,7 @@ int letw_watch_peer(const char *const *only, int nonly, pid_t self, pid_t *peer,
 		pid = tag_pid(name);
 		if (!pid || pid == self ||
 		    lttng_condition_session_rotation_get_session_name(c, &s) !=
-			    LTTNG_CONDITION_STATUS_OK || !s || !wanted(only, nonly, s) ||
+			    LTTNG_CONDITION_STATUS_OK || !s || !letw_watch_wanted(only, nonly, s) ||
 		    !watch_alive(pid))
 			continue;
 		if (!(*session = strdup(s))) {
@@ -122,4 +122,25 @@ int letw_watch_refuse_peer(const char *const *only, int nonly)
 	if (p < 0)
 		letw_note("watch: cannot list the triggers: another watch of the same sessions would go unnoticed");
 	return 0;
+}
+
+int letw_watch_tag_registered(const char *tag)
+{
+	struct lttng_triggers *all = NULL;
+	unsigned int n = 0;
+	int found = 0;
+
+	if (lttng_list_triggers(&all) != LTTNG_OK || !all)
+		return -EIO;
+	if (lttng_triggers_get_count(all, &n) != LTTNG_TRIGGER_STATUS_OK)
+		n = 0;
+	for (unsigned int i = 0; i < n && !found; i++) {
+		const struct lttng_trigger *t = lttng_triggers_get_at_index(all, i);
+		const char *name = NULL;
+
+		found = t && lttng_trigger_get_name(t, &name) == LTTNG_TRIGGER_STATUS_OK && name &&
+			!strncmp(name, tag, strlen(tag));
+	}
+	lttng_triggers_destroy(all);
+	return found;
 }

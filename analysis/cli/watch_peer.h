@@ -24,4 +24,11 @@ int letw_watch_peer(const char *const *only, int nonly, pid_t self, pid_t *peer,
  * cannot be read is said too: a peer then goes unnoticed). */
 int letw_watch_refuse_peer(const char *const *only, int nonly);
 
+/* Whether session is one of only[0..nonly) (nonly 0: every session). */
+int letw_watch_wanted(const char *const *only, int nonly, const char *session);
+
+/* Whether lttng-sessiond holds a trigger whose name begins with tag: 1, 0,
+ * or a negative errno when the triggers cannot be listed. */
+int letw_watch_tag_registered(const char *tag);
+
 #endif /* LETW_CLI_WATCH_PEER_H */

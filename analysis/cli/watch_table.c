@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "watch_peer.h"
 #include "watch_table.h"
 
 /* Only when the notification thread can no longer walk the triggers (top
@@ -57,9 +58,17 @@ void letw_wt_leave(struct watch *w, int i)
 				  "removed; `lttng remove-trigger %s` once the session is destroyed",
 				  name, x->session, name);
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2; k++)
 		if (x->cond[k])
 			(void)lttng_notification_channel_unsubscribe(w->chan, x->cond[k]);
+	letw_wt_forget(w, i);
+}
+
+void letw_wt_forget(struct watch *w, int i)
+{
+	struct watched *x = &w->v[i];
+
+	for (int k = 0; k < 2; k++) {
 		lttng_trigger_destroy(x->trigger[k]);
 		lttng_condition_destroy(x->cond[k]);
 	}
@@ -147,16 +156,6 @@ static int add(struct watch *w, const char *session)
 	return ret;
 }
 
-static int wanted(const struct watch *w, const char *session)
-{
-	if (!w->nonly)
-		return 1;
-	for (int i = 0; i < w->nonly; i++)
-		if (!strcmp(w->only[i], session))
-			return 1;
-	return 0;
-}
-
 struct watched *letw_wt_find(struct watch *w, const char *session)
 {
 	for (int i = 0; i < w->n; i++)
@@ -181,7 +180,7 @@ int letw_wt_refresh(struct watch *w)
 		if (x) {
 			x->seen = 1;
 			x->gone = 0; /* a new session of that name: same list */
-		} else if (wanted(w, names[k])) {
+		} else if (letw_watch_wanted(w->only, w->nonly, names[k])) {
 			(void)add(w, names[k]);
 		}
 		free(names[k]);

@@ -51,6 +51,9 @@ struct watch {
 int letw_wt_drop(struct watch *w, int i);
 /* Forgets session i's triggers, leaving them registered (said). */
 void letw_wt_leave(struct watch *w, int i);
+/* Forgets session i and its triggers, unsaid: they went with their
+ * lttng-sessiond (no channel to unsubscribe from either). */
+void letw_wt_forget(struct watch *w, int i);
 struct watched *letw_wt_find(struct watch *w, const char *session);
 /* Watches the sessions newly listed (those wanted), drops the vanished
  * ones once it is safe. 0, or -1 when the list could not be had. */
