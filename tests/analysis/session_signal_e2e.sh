@@ -50,12 +50,16 @@ hang_killed() {
 	letw_untrack "$p"
 }
 
-# interrupted_during CMD SESSION: CMD of SESSION, a SIGINT raised inside
-# its last lttng call; must exit 130 (rc), its output in $T/CMD.out/err.
+# interrupted_during CMD SESSION [ARGS...]: CMD of SESSION, a SIGINT
+# raised inside its last lttng call; must exit 130 (rc), its output in
+# $T/CMD.out/err.
 interrupted_during() {
+	local cmd=$1 sess=$2
+	shift 2
 	rc=0
-	LD_PRELOAD=$SO LETW_CTL_SIGNAL=$1:during "$LETW_CLI" "$1" "$2" --pid "$pid" \
-		>"$T/$1.out" 2>"$T/$1.err" || rc=$?
+	LD_PRELOAD=$SO LETW_CTL_SIGNAL=$cmd:during "$LETW_CLI" "$cmd" "$sess" --pid "$pid" "$@" \
+		>"$T/$cmd.out" 2>"$T/$cmd.err" || rc=$?
+	set -- "$cmd"
 	[ "$rc" = 130 ] || letw_fail "$1 interrupted during its last call: exit $rc (expected 130): $(cat "$T/$1.err")"
 }
 
@@ -63,9 +67,23 @@ interrupted_during() {
 a=$(anl_session sig-a "$pid" "" 'letw_rundown:*dcstart*') || exit 1
 lttng start "$a" >/dev/null || letw_fail "lttng start $a"
 interrupted_during stop "$a"
-grep -q "stop: interrupted after session \`$a\` was stopped" "$T/stop.err" ||
+grep -q "stop: interrupted after session \`$a\` was stopped (its DCEnd passes done): nothing left to do" "$T/stop.err" ||
 	letw_fail "stop interrupted during lttng stop did not say the session was stopped: $(cat "$T/stop.err")"
 ! active "$a" || letw_fail "stop interrupted during lttng stop: $a still active"
+# 1b. The same with a --pid that ran no pass (not an lttng-etw process):
+# the work was not all done, and the message must not say it was.
+sleep 300 &
+other=$!
+letw_track "$other"
+a2=$(anl_session sig-a2 "$pid" "" 'letw_rundown:*dcstart*') || exit 1
+lttng start "$a2" >/dev/null || letw_fail "lttng start $a2"
+interrupted_during stop "$a2" --pid "$other"
+grep -q "stop: interrupted after session \`$a2\` was stopped, but not every process's DCEnd pass was done" "$T/stop.err" &&
+	! grep -q "nothing left to do" "$T/stop.err" ||
+	letw_fail "stop interrupted during lttng stop, a --pid without a pass: $(cat "$T/stop.err")"
+kill "$other"
+wait "$other" 2>/dev/null
+letw_untrack "$other"
 
 # 2. snapshot, SIGINT during `lttng snapshot record`: recorded, said, 130;
 # the session's name (with an ESC) escaped on stdout.
