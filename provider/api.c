@@ -585,7 +585,7 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out)
 	st.max_section_ns = uatomic_read(&letw_g.max_section_ns);
 	st.last_pass_sections = uatomic_read(&letw_g.last_pass_sections);
 	st.last_pass_max_section_start_ns = uatomic_read(&letw_g.last_pass_max_section_start_ns);
-	letw_hook_counts(&st.statedumps_coalesced, &st.statedumps_dropped);
+	letw_hook_counts(&st.statedumps_coalesced, &st.statedumps_overflowed);
 	/* The caller's size, read once: st.size is what lands in out->size,
 	 * so a struct reused for the next call keeps the caller's size. */
 	st.size = out->size < sizeof(st) ? out->size : sizeof(st);

@@ -9,7 +9,9 @@
  *    answer it with a pass into that session alone, with ETW's keyword
  *    semantics per session (sessions.c, letw_sessmem_statedump). Sessions
  *    already started when the hook was connected (their statedump came
- *    before it) are adopted once, with an ENABLE pass each;
+ *    before it) are adopted once, with an ENABLE pass each. Statedumps
+ *    beyond the hook's queue are answered together by one capture-state
+ *    into every session (statedump.c, overflow);
  *  - polling, the fallback where the hook is unavailable: a tracepoint's
  *    enabled state flips when a session that enabled it starts, and back at
  *    stop; we poll each provider's live keyword mask every poll_ms and
@@ -292,8 +294,17 @@ static void serve_statedumps(void)
 	pthread_mutex_lock(&letw_g.pass_lock);
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
-		serve_session_locked(&r.target, r.merged);
-		letw_hook_done(r.seq);
+		if (r.all_sessions)
+			/* The overflow (statedump.c): a capture-state into
+			 * every session, of the folded event sets' union. The
+			 * folded sessions are not remembered as served (not
+			 * known here): their next statedump is an ENABLE. */
+			letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE,
+					      letw_rd_events_mask(r.target.events),
+					      LETW_PROVIDER_RUNDOWN, &r.target, NULL);
+		else
+			serve_session_locked(&r.target, r.merged);
+		letw_hook_done(&r);
 	}
 	pthread_mutex_unlock(&letw_g.pass_lock);
 }

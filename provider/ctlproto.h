@@ -56,9 +56,10 @@ struct letw_ctl_request {
  * statedump`); without it the process polls (fallback) and answers
  * statedumps with nothing. */
 #define LETW_CTL_STATUS_HOOK 0x1u
-/* ... and this one when it dropped a session's statedump since letw_init
- * (64 other sessions each waiting for a pass; statedump.c). */
-#define LETW_CTL_STATUS_DROPPED 0x2u
+/* ... and this one when a session's statedump since letw_init was served
+ * by an all-sessions capture-state (64 other sessions each waiting for a
+ * pass; statedump.c). Until 2026-12-07 the same bit said it was dropped. */
+#define LETW_CTL_STATUS_OVERFLOW 0x2u
 /* ... and this one when `emitted` is the records the last completed pass
  * wrote (0: no pass yet), summed over its flavours, and `skipped_raced`
  * their payload bytes (line tables and code bytes included; without the

@@ -192,7 +192,7 @@ static int handle_request(int fd)
 		break;
 	case LETW_CTL_STATUS: {
 		uint32_t pending;
-		uint64_t coalesced, dropped;
+		uint64_t coalesced, overflowed;
 
 		/* hook_lock only under pass_lock on this thread (control.c,
 		 * serve_statedumps); read once: it moves. */
@@ -202,9 +202,9 @@ static int handle_request(int fd)
 
 		r = reply_for(req.type, 0, req.request_id);
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
-		letw_hook_counts(&coalesced, &dropped);
+		letw_hook_counts(&coalesced, &overflowed);
 		r.passes = (letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0) |
-			   (dropped ? LETW_CTL_STATUS_DROPPED : 0) | LETW_CTL_STATUS_EMITTED;
+			   (overflowed ? LETW_CTL_STATUS_OVERFLOW : 0) | LETW_CTL_STATUS_EMITTED;
 		r.emitted = uatomic_read(&letw_g.last_pass_emitted);
 		r.skipped_raced = uatomic_read(&letw_g.last_pass_bytes);
 		r.pending_statedumps = (uint16_t)(pending > 0xffff ? 0xffff : pending);

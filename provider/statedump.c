@@ -28,13 +28,24 @@
  * that pass starts after both arrived and a statedump asks for the state
  * at or after it. So a burst of `lttng regenerate statedump` during a long
  * pass costs one more pass, not one each, and the queue holds at most one
- * request per session: only QUEUE_LEN sessions each waiting for a pass
- * fill it, and a further session's request is then dropped (counted in
- * letw_store_stats and the socket's STATUS, logged by the control thread).
+ * request per session.
  *
- * hook_lock guards the queue, `serving`, the done counter and the drop
- * count not yet logged. Taken, each time for a few stores, a scan of at
- * most QUEUE_LEN entries or a condition wait, by:
+ * Overflow: only QUEUE_LEN sessions each waiting for a pass fill the
+ * queue. A further session's statedump is then folded into one overflow
+ * request (the union of the folded event sets; later ones merge into it
+ * while it is not taken), which the control thread serves as a
+ * capture-state into every session, like the control socket's: the
+ * callback cannot allocate, and the listener may bring any number of
+ * sessions. It is taken after the requests queued before it was made
+ * (ovf_after), and its callbacks wait for it as the others do for
+ * theirs. The other sessions recording those events get one more pass
+ * (one that records fewer of them than the union sees fewer records than
+ * its Complete counts). Counted in letw_store_stats and the socket's
+ * STATUS, and logged by the control thread.
+ *
+ * hook_lock guards the queue, the overflow request, `serving`, the done
+ * counters and the overflow count not yet logged. Taken, each time for a
+ * few stores, a scan of at most QUEUE_LEN entries or a condition wait, by:
  *  - the listener (holding ust_lock and ust_fork_mutex), in the callback;
  *  - the control thread, always under pass_lock (letw_hook_take/done
  *    around each pass it serves, letw_hook_pending for the socket's
@@ -89,9 +100,15 @@ static pthread_cond_t hook_cond;
 static struct letw_hook_req queue[QUEUE_LEN];
 static uint64_t q_head, q_tail;  /* seq of the next request to take / to give */
 static uint64_t done_seq;        /* every request <= done_seq is over */
-static uint64_t dropped;         /* not logged yet */
+/* The overflow request (top of the file); its seqs count apart from the
+ * queue's, since it is not served in the queue's order. */
+static uint32_t ovf_events;      /* folded event sets; 0: none waits to be taken */
+static uint64_t ovf_seq;         /* the last overflow request made */
+static uint64_t ovf_done;        /* every overflow request <= ovf_done is over */
+static uint64_t ovf_after;       /* q_tail when it was made: taken after those */
+static uint64_t overflowed;      /* not logged yet */
 /* Since letw_init; written under hook_lock, read with atomics anywhere. */
-static uint64_t total_coalesced, total_dropped;
+static uint64_t total_coalesced, total_overflowed;
 
 static void init_cond(void)
 {
@@ -103,9 +120,24 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
-uint64_t letw_hook_request(struct lttng_ust_session *session, uint32_t events)
+/* Under hook_lock: fold a statedump into the overflow request. */
+static struct letw_hook_ticket fold_overflow(uint32_t events)
 {
-	uint64_t seq = 0, one = 1;
+	if (!ovf_events) { /* none waiting to be taken: a new one */
+		ovf_seq++;
+		ovf_after = q_tail;
+	}
+	ovf_events |= events;
+	overflowed++;
+	__atomic_add_fetch(&total_overflowed, 1, __ATOMIC_RELAXED);
+	return (struct letw_hook_ticket){ .seq = ovf_seq, .overflow = 1 };
+}
+
+struct letw_hook_ticket letw_hook_request(struct lttng_ust_session *session,
+					  uint32_t events)
+{
+	struct letw_hook_ticket t = { 0, 0 };
+	uint64_t one = 1;
 
 	/* The wake-up is written under hook_lock: letw_hook_serving(0) takes
 	 * it before the control thread's eventfd is closed, so a callback never
@@ -119,33 +151,38 @@ uint64_t letw_hook_request(struct lttng_ust_session *session, uint32_t events)
 		if (r->target.session == session) {
 			r->target.events = events;
 			r->merged = 1;
-			seq = s;
+			t.seq = s;
 			__atomic_add_fetch(&total_coalesced, 1, __ATOMIC_RELAXED);
 			break;
 		}
 	}
-	if (!seq) {
+	if (!t.seq) {
 		if (q_tail - q_head == QUEUE_LEN) { /* QUEUE_LEN other sessions */
-			dropped++;
-			__atomic_add_fetch(&total_dropped, 1, __ATOMIC_RELAXED);
-			pthread_mutex_unlock(&hook_lock);
-			return 0;
+			t = fold_overflow(events);
+		} else {
+			t.seq = ++q_tail;
+			queue[t.seq % QUEUE_LEN] = (struct letw_hook_req){
+				.target = { .session = session, .events = events },
+				.seq = t.seq };
 		}
-		seq = ++q_tail;
-		queue[seq % QUEUE_LEN] = (struct letw_hook_req){
-			.target = { .session = session, .events = events }, .seq = seq };
 	}
 	if (serving)
 		(void)!write(letw_g.wake_fd, &one, sizeof(one));
 	pthread_mutex_unlock(&hook_lock);
-	return seq;
+	return t;
+}
+
+/* Under hook_lock: the ticket's pass is over. */
+static int ticket_done(struct letw_hook_ticket t)
+{
+	return t.overflow ? ovf_done >= t.seq : done_seq >= t.seq;
 }
 
 /* lttng-ust's listener thread; see the top of the file for what it holds. */
 static void on_statedump_start(void *data, struct lttng_ust_session *session)
 {
 	uint32_t events;
-	uint64_t seq;
+	struct letw_hook_ticket t;
 	struct timespec until;
 
 	(void)data;
@@ -156,13 +193,11 @@ static void on_statedump_start(void *data, struct lttng_ust_session *session)
 	events = letw_sess_events(session);
 	if (!events)
 		return;
-	seq = letw_hook_request(session, events);
-	if (!seq)
-		return; /* dropped */
+	t = letw_hook_request(session, events);
 	letw_deadline_after(CLOCK_MONOTONIC, &until, wait_ms); /* hook_cond's clock */
 	pthread_mutex_lock(&hook_lock);
 	/* Not serving: queued for a control thread that is not there yet. */
-	while (done_seq < seq && serving &&
+	while (!ticket_done(t) && serving &&
 	       pthread_cond_timedwait(&hook_cond, &hook_lock, &until) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&hook_lock);
@@ -230,16 +265,27 @@ void letw_hook_serving(int on)
 }
 
 /* Off the listener (which must not log), outside hook_lock. */
-static void report_dropped(uint64_t lost)
+static void report_overflowed(uint64_t n)
 {
-	if (lost)
-		letw_warn("%llu statedump requests dropped: %d other sessions "
-			  "were waiting for a pass", (unsigned long long)lost, QUEUE_LEN);
+	if (n)
+		letw_warn("%llu session statedumps overflowed: %d other sessions "
+			  "were waiting for a pass; one capture-state into every "
+			  "session answers them", (unsigned long long)n, QUEUE_LEN);
+}
+
+/* Under hook_lock: nothing queued, nothing counted (stop, fork child). */
+static void reset_locked(void)
+{
+	q_head = q_tail = done_seq = 0;
+	ovf_events = 0;
+	ovf_seq = ovf_done = ovf_after = overflowed = 0;
+	__atomic_store_n(&total_coalesced, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&total_overflowed, 0, __ATOMIC_RELAXED);
 }
 
 void letw_hook_stop(void)
 {
-	uint64_t lost;
+	uint64_t n;
 
 	if (!active)
 		return;
@@ -250,16 +296,14 @@ void letw_hook_stop(void)
 			       (void (*)(void))on_statedump_start, NULL);
 	active = 0;
 	/* The queue goes (nobody serves it any more), and so does the count
-	 * of drops the control thread had not reported yet: reported here,
-	 * where logging is allowed, rather than by a later letw_init's
+	 * of overflows the control thread had not reported yet: reported
+	 * here, where logging is allowed, rather than by a later letw_init's
 	 * control thread, which would blame its own sessions for them. */
 	pthread_mutex_lock(&hook_lock);
-	lost = dropped;
-	q_head = q_tail = done_seq = dropped = 0;
-	__atomic_store_n(&total_coalesced, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&total_dropped, 0, __ATOMIC_RELAXED);
+	n = overflowed;
+	reset_locked();
 	pthread_mutex_unlock(&hook_lock);
-	report_dropped(lost);
+	report_overflowed(n);
 }
 
 int letw_hook_active(void)
@@ -270,33 +314,45 @@ int letw_hook_active(void)
 int letw_hook_take(struct letw_hook_req *out)
 {
 	int got = 0;
-	uint64_t lost;
+	uint64_t n;
 
 	pthread_mutex_lock(&hook_lock);
-	if (q_head != q_tail) {
+	if (ovf_events && q_head >= ovf_after) {
+		/* Every request queued before it was taken: its turn. Taken,
+		 * it may have begun, so a later overflow is a new request. */
+		*out = (struct letw_hook_req){
+			.target = { .session = NULL, .events = ovf_events },
+			.seq = ovf_seq, .all_sessions = 1 };
+		ovf_events = 0;
+		got = 1;
+	} else if (q_head != q_tail) {
 		*out = queue[++q_head % QUEUE_LEN];
 		got = 1;
 	}
-	lost = dropped;
-	dropped = 0;
+	n = overflowed;
+	overflowed = 0;
 	pthread_mutex_unlock(&hook_lock);
-	report_dropped(lost);
+	report_overflowed(n);
 	return got;
 }
 
-void letw_hook_done(uint64_t seq)
+void letw_hook_done(const struct letw_hook_req *r)
 {
 	pthread_mutex_lock(&hook_lock);
-	if (seq > done_seq)
-		done_seq = seq;
+	if (r->all_sessions) {
+		if (r->seq > ovf_done)
+			ovf_done = r->seq;
+	} else if (r->seq > done_seq) {
+		done_seq = r->seq;
+	}
 	pthread_cond_broadcast(&hook_cond);
 	pthread_mutex_unlock(&hook_lock);
 }
 
-void letw_hook_counts(uint64_t *coalesced, uint64_t *dropped_out)
+void letw_hook_counts(uint64_t *coalesced, uint64_t *overflowed_out)
 {
 	*coalesced = __atomic_load_n(&total_coalesced, __ATOMIC_RELAXED);
-	*dropped_out = __atomic_load_n(&total_dropped, __ATOMIC_RELAXED);
+	*overflowed_out = __atomic_load_n(&total_overflowed, __ATOMIC_RELAXED);
 }
 
 uint32_t letw_hook_pending(void)
@@ -304,7 +360,8 @@ uint32_t letw_hook_pending(void)
 	uint64_t n;
 
 	pthread_mutex_lock(&hook_lock);
-	n = q_tail - done_seq;
+	/* The overflow request counts once, queued or being served. */
+	n = q_tail - done_seq + (ovf_seq - ovf_done);
 	pthread_mutex_unlock(&hook_lock);
 	return (uint32_t)n;
 }
@@ -317,10 +374,8 @@ void letw_hook_fork_child(void)
 	serving = 0;
 	if (active)
 		init_cond();
-	q_head = q_tail = done_seq = dropped = 0;
 	/* The child's totals count its own sessions' statedumps: the
-	 * parent's drops are not the child's to report (STATUS, `lttng-etw
-	 * status --pid CHILD`). */
-	__atomic_store_n(&total_coalesced, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&total_dropped, 0, __ATOMIC_RELAXED);
+	 * parent's overflows are not the child's to report (STATUS,
+	 * `lttng-etw status --pid CHILD`). */
+	reset_locked();
 }

@@ -221,8 +221,9 @@ static void status_usage(FILE *f)
 		"sessions enable and the ids of its last completed DCStart and DCEnd passes\n"
 		"(what `start` and `stop` wait on), whether sessions reach it through the\n"
 		"statedump hook or it polls (LETW_STATEDUMP=0), the statedump passes still\n"
-		"queued, and whether it dropped a session's statedump (64 other sessions\n"
-		"each waiting for a pass). Default: --all.\n"
+		"queued, and whether a session's statedump was served by a capture-state\n"
+		"into every session (64 other sessions each waiting for a pass).\n"
+		"Default: --all.\n"
 		"\n"
 		"  -p, --pid PID   a process (repeatable)\n"
 		"  -a, --all       every process with an lttng-etw control socket\n"
@@ -326,8 +327,8 @@ int letw_cmd_status(int argc, char **argv)
 		printf(", %s", (r.passes & LETW_CTL_STATUS_HOOK) ? "statedump hook" : "polls");
 		if (r.pending_statedumps)
 			printf(", %u statedump pass(es) queued or running", r.pending_statedumps);
-		printf("%s\n", (r.passes & LETW_CTL_STATUS_DROPPED) ?
-		       ", dropped session statedumps" : "");
+		printf("%s\n", (r.passes & LETW_CTL_STATUS_OVERFLOW) ?
+		       ", session statedumps served by an all-sessions pass" : "");
 	}
 	if (others)
 		letw_note("status: %d process(es) of other users not listed: %s", others,

@@ -449,10 +449,17 @@ struct letw_store_stats {
 	uint64_t last_pass_max_section_start_ns;
 	/* Session statedumps (`lttng start`, `lttng regenerate statedump`)
 	 * answered by the pass already queued for their session rather than
-	 * a pass of their own; and dropped, unanswered, because 64 other
-	 * sessions were each waiting for a pass. */
+	 * a pass of their own. */
 	uint64_t statedumps_coalesced;
-	uint64_t statedumps_dropped;
+	/* ... and answered by a capture-state into every session (one for
+	 * all those that arrive while it waits), because 64 other sessions
+	 * were each waiting for a pass. Until 2026-12-07 such statedumps were
+	 * dropped, unanswered, and counted here as statedumps_dropped: that
+	 * name stays, for the same field. */
+	union {
+		uint64_t statedumps_overflowed;
+		uint64_t statedumps_dropped;
+	};
 };
 /* 0, -EINVAL for NULL or a `size` that holds no field past itself,
  * -ESHUTDOWN before letw_init or after letw_shutdown. */

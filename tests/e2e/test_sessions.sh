@@ -11,9 +11,12 @@
 #     either process;
 #  5. 100 `lttng regenerate statedump -s D` while the control thread cannot
 #     run a pass (the last one after enabling D's DCEnd events) coalesce
-#     into one capture-state of D's latest event set: none is dropped;
-#  6. 65 sessions started while it cannot: 64 passes, the 65th session's
-#     statedump dropped and said so (log, STATUS, `lttng-etw status`).
+#     into one capture-state of D's latest event set (none overflows);
+#  6. 66 sessions started while it cannot: the first 64 get a pass each,
+#     the statedumps of the 65th and 66th one capture-state into every
+#     session, and each session's trace holds only complete passes, the
+#     65th's and 66th's too (`lttng-etw report --json`); said so (log,
+#     STATUS, `lttng-etw status`).
 # Every pass is checked against the runtime's own list of its live code.
 # usage: test_sessions.sh BUILD_DIR
 set -u
@@ -114,8 +117,9 @@ letw_untrack "$pid2"
 # whatever the machine's speed. Each callback returns at once
 # (LETW_STATEDUMP_WAIT_MS=0), so 100 regenerates take a few seconds. When
 # each request took a place in the queue, 64 held D's first ones and the
-# 36 past them were dropped, the last among them: the only one asking for
-# D's DCEnd events, so D never got a DCEnd pass.
+# 36 past them were dropped (before the overflow request), the last among
+# them: the only one asking for D's DCEnd events, so D never got a DCEnd
+# pass.
 # hold_control PID: stop PID's control thread (in poll(2), holding none of
 # our locks) until release_control.
 hold_control() {
@@ -153,7 +157,7 @@ release_control
 settled "$pid3" || letw_fail "the burst's passes never ended"
 [ "$(letw_ctl_field "$pid3" last_dcend_pass_id)" != 0 ] ||
 	letw_fail "the last regenerate (D's DCEnd events enabled) ran no pass: $(grep -m3 . "$err3")"
-! grep -i 'dropped' "$err3" >&2 || letw_fail "statedump requests dropped (above)"
+! grep -i 'overflowed' "$err3" >&2 || letw_fail "statedump requests overflowed (above)"
 lttng stop "$d" >/dev/null || letw_fail "stop D"
 # The start's pass, then one for the 100 requests: a capture-state of
 # D's whole event set (control code 2, both flavours in one walk), which
@@ -183,20 +187,26 @@ done
 [ "${#captures[@]}" -le 4 ] || letw_fail "D holds ${#captures[@]} capture-state passes: $passes_d"
 [ "${#captures[@]}" = 1 ] || letw_log "capture-state passes from outside the test: ${captures[*]}"
 check "$d" "$pid3" "$live3" "${want[@]}"
-[ $(($(letw_ctl_field "$pid3" passes) & 2)) = 0 ] || letw_fail "STATUS says a statedump was dropped"
+[ $(($(letw_ctl_field "$pid3" passes) & 2)) = 0 ] || letw_fail "STATUS says a statedump overflowed"
 
 # Only distinct sessions fill the queue: 64 started while the control
 # thread is stopped get a pass each, a regenerate of one of them joins its
-# queued request, and the 65th session's statedump is the one dropped.
-# The sessions record the passes' Complete only, in small buffers.
+# queued request, and the statedumps of the 65th and 66th sessions, with
+# no room left, join one overflow request: a capture-state into every
+# session, run after the 64. Until 2026-12-07 they were dropped, and those
+# two sessions held no pass at all. The sessions record the DCStart
+# passes (2000 methods each) in small buffers; `lttng-etw report` judges
+# each session's trace.
 sessions=()
-for i in $(seq 1 65); do
+nq=66
+for i in $(seq 1 $nq); do
 	s=$(letw_session_create "sessQ$i") || exit 1
 	letw_session_track "$s" "$pid3"
-	lttng enable-channel -u -s "$s" --subbuf-size=4096 --num-subbuf=2 ch >/dev/null ||
+	lttng enable-channel -u -s "$s" --subbuf-size=262144 --num-subbuf=4 ch >/dev/null ||
 		letw_fail "enable-channel"
-	lttng enable-event -u -s "$s" -c ch letw_rundown:dcstart_complete >/dev/null ||
-		letw_fail "enable dcstart_complete"
+	lttng enable-event -u -s "$s" -c ch 'letw_rundown:*dcstart*' >/dev/null ||
+		letw_fail "enable dcstart"
+	lttng add-context -u -s "$s" -c ch -t vpid -t vtid >/dev/null || letw_fail "add-context"
 	sessions+=("$s")
 done
 id_q=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
@@ -207,17 +217,54 @@ for i in $(seq 0 63); do
 	lttng start "${sessions[$i]}" >/dev/null || letw_fail "start ${sessions[$i]}"
 done
 lttng regenerate statedump -s "${sessions[0]}" >/dev/null || letw_fail "regenerate statedump"
-lttng start "${sessions[64]}" >/dev/null || letw_fail "start ${sessions[64]}"
+for i in $(seq 64 $((nq - 1))); do
+	lttng start "${sessions[$i]}" >/dev/null || letw_fail "start ${sessions[$i]}"
+done
 release_control
-settled "$pid3" || letw_fail "the 64 sessions' passes never ended"
-[ "$(letw_ctl_field "$pid3" last_dcstart_pass_id)" -ge $((id_q + 64)) ] ||
-	letw_fail "$(($(letw_ctl_field "$pid3" last_dcstart_pass_id) - id_q)) passes for 64 sessions"
-[ $(($(letw_ctl_field "$pid3" passes) & 2)) = 2 ] || letw_fail "STATUS does not say a statedump was dropped"
+settled "$pid3" || letw_fail "the $nq sessions' passes never ended"
+# 64 passes of their own and the overflow's.
+[ "$(letw_ctl_field "$pid3" last_dcstart_pass_id)" -ge $((id_q + 65)) ] ||
+	letw_fail "$(($(letw_ctl_field "$pid3" last_dcstart_pass_id) - id_q)) passes for $nq sessions"
+[ $(($(letw_ctl_field "$pid3" passes) & 2)) = 2 ] ||
+	letw_fail "STATUS does not say a statedump was served by an all-sessions pass"
 st=$("$build/bin/lttng-etw" status --pid "$pid3") || letw_fail "lttng-etw status: $st"
-[[ "$st" == *"dropped session statedumps"* ]] ||
-	letw_fail "lttng-etw status does not say a statedump was dropped: $st"
-grep -q ': 1 statedump requests dropped' "$err3" ||
-	letw_fail "not one statedump request dropped: $(grep -i dropped "$err3")"
+[[ "$st" == *"served by an all-sessions pass"* ]] ||
+	letw_fail "lttng-etw status does not say a statedump was served by an all-sessions pass: $st"
+grep -q ': 2 session statedumps overflowed' "$err3" ||
+	letw_fail "not 2 statedumps overflowed: $(grep -i 'overflowed\|dropped' "$err3")"
+for s in "${sessions[@]}"; do
+	lttng stop "$s" >/dev/null || letw_fail "stop $s"
+done
+# Each session: DCStart passes only, every one complete (seen == emitted,
+# 2000 methods or more: the live list). The first 64 begin with their
+# own pass (the first session's a capture-state: its regenerate joined
+# it), then hold the overflow's; the 65th and 66th hold the overflow's,
+# a capture-state (control code 2). A capture-state sent to every
+# process by another test may add complete passes of code 2.
+for i in $(seq 0 $((nq - 1))); do
+	s=${sessions[$i]}
+	json="$LETW_TEST_TMP/$s.json"
+	"$build/bin/lttng-etw" report "$LETW_TEST_TMP/$s" --json -o "$json" --no-progress \
+		2>"$LETW_TEST_TMP/$s.report.err" ||
+		letw_fail "session $s: report: $(head -c 600 "$LETW_TEST_TMP/$s.report.err")"
+	got=$("$LETW_PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+ps = [p for x in r["processes"] if x["vpid"] == int(sys.argv[2]) for p in x["passes"]]
+print(" ".join("%s:%s:%s:%s" % (p["flavour"], p.get("control_code"), p["status"],
+      "ok" if p.get("emitted") == p["seen"] >= 2000 else "short") for p in ps) or "none")
+' "$json" "$pid3") || letw_fail "session $s: cannot read $json"
+	for p in $got; do
+		[[ "$p" == dcstart:*:complete:ok ]] || letw_fail "session $s: pass $p (all: $got)"
+	done
+	case $i in
+	0) expect='dcstart:2:* dcstart:2:*' ;;
+	6[4-9]) expect='dcstart:2:*' ;;
+	*) expect='dcstart:1:* dcstart:2:*' ;;
+	esac
+	# shellcheck disable=SC2053 # $expect is a pattern
+	[[ "$got" == $expect ]] || letw_fail "session $s: passes $got, not $expect"
+done
 kill -TERM "$pid3"
 wait "$pid3" || letw_fail "burst runtime exited with $?"
 letw_untrack "$pid3"
@@ -228,4 +275,4 @@ for s in "${sessions[@]}"; do
 	destroys+=($!)
 done
 wait "${destroys[@]}"
-echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, drops counted"
+echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, sessions past the queue served by an all-sessions pass"
