@@ -19,7 +19,10 @@
  * left, exit 130 (they killed it unsaid, `stop` leaving the session active
  * with its DCEnd events on). Nothing done is undone: the passes asked for
  * go on, and disabling the events (maybe the user's) or stopping a started
- * session would cut them.
+ * session would cut them. A signal during the last call, which
+ * liblttng-ctl does not cut short, lets it finish: then said, exit 130. A
+ * second signal kills the command at once (a hung sessiond), after the
+ * note set_kill_note() prepared of what it may leave.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -68,6 +69,8 @@ static void on_interrupt(int sig)
 {
 	int i = kill_note;
 
+	atomic_signal_fence(memory_order_acquire); /* pairs with letw_set_kill_note */
+
 	if (!letw_interrupted) {
 		letw_interrupted = sig;
 		return;
@@ -111,6 +114,9 @@ void letw_set_kill_note(const char *fmt, ...)
 				kill_notes[next][len - 1] = '\n';
 			}
 			kill_note_lens[next] = (size_t)len;
+			/* The note whole before the handler may pick it: a
+			 * compiler fence, the handler runs on this thread. */
+			atomic_signal_fence(memory_order_release);
 			kill_note = next;
 		}
 	}
@@ -118,9 +124,10 @@ void letw_set_kill_note(const char *fmt, ...)
 }
 
 /* SIGHUP too: a closed terminal or ssh session is an interrupt, as for the
- * analysis commands (supervise.c). Once only: a call into liblttng-ctl is
- * not cut short, so if sessiond hangs, a second signal still ends the
- * command at once, after the note of what it may leave
+ * analysis commands (supervise.c). The first only sets letw_interrupted:
+ * a call into liblttng-ctl is not cut short, so if sessiond hangs, the
+ * second ends the command at once (on_interrupt), after the note of what
+ * it may leave
  * (letw_set_kill_note). A signal ignored on entry stays so:
  * `nohup lttng-etw stop ...` is to outlive the terminal, and a script's
  * `lttng-etw stop ... &` its Ctrl-C. */

@@ -20,8 +20,10 @@
 
 /* pid is alive and runs `lttng-etw watch`: its command line's first word
  * ends in lttng-etw and its second is watch. A pid reused by another
- * program is no peer; one we cannot read (another pid namespace's /proc)
- * is taken for alive if it exists. */
+ * program is no peer; one whose command line we cannot read (hidepid, or
+ * another user's under a restricted /proc) is taken for alive if it
+ * exists. A watch in another pid namespace is not found at all: its pid
+ * names another process here, or none. */
 static int watch_alive(pid_t pid)
 {
 	char path[64], buf[4096], *arg1;
