@@ -73,40 +73,63 @@ int letw_watch_wanted(const char *const *only, int nonly, const char *session)
 	return 0;
 }
 
-int letw_watch_peer(const char *const *only, int nonly, pid_t self, pid_t *peer,
-		    char **session)
+/* Calls fn on each trigger of lttng-sessiond (its name, NULL when it has
+ * none) until fn returns non-zero, which is returned; 0 after them all, or
+ * -EIO when they cannot be listed. */
+static int each_trigger(int (*fn)(const struct lttng_trigger *t, const char *name, void *arg),
+			void *arg)
 {
 	struct lttng_triggers *all = NULL;
 	unsigned int n = 0;
-	int found = 0;
+	int ret = 0;
 
 	if (lttng_list_triggers(&all) != LTTNG_OK || !all)
 		return -EIO;
 	if (lttng_triggers_get_count(all, &n) != LTTNG_TRIGGER_STATUS_OK)
 		n = 0;
-	for (unsigned int i = 0; i < n && !found; i++) {
+	for (unsigned int i = 0; i < n && !ret; i++) {
 		const struct lttng_trigger *t = lttng_triggers_get_at_index(all, i);
-		const struct lttng_condition *c = t ? lttng_trigger_get_const_condition(t) : NULL;
-		const char *name = NULL, *s = NULL;
-		pid_t pid;
+		const char *name = NULL;
 
-		if (!c || lttng_trigger_get_name(t, &name) != LTTNG_TRIGGER_STATUS_OK)
-			continue;
-		pid = tag_pid(name);
-		if (!pid || pid == self ||
-		    lttng_condition_session_rotation_get_session_name(c, &s) !=
-			    LTTNG_CONDITION_STATUS_OK || !s || !letw_watch_wanted(only, nonly, s) ||
-		    !watch_alive(pid))
-			continue;
-		if (!(*session = strdup(s))) {
-			lttng_triggers_destroy(all);
-			return -ENOMEM;
-		}
-		*peer = pid;
-		found = 1;
+		if (t && lttng_trigger_get_name(t, &name) != LTTNG_TRIGGER_STATUS_OK)
+			name = NULL;
+		if (t)
+			ret = fn(t, name, arg);
 	}
 	lttng_triggers_destroy(all);
-	return found;
+	return ret;
+}
+
+struct peer_query {
+	const char *const *only;
+	int nonly;
+	pid_t self, *peer;
+	char **session;
+};
+
+static int is_peer(const struct lttng_trigger *t, const char *name, void *arg)
+{
+	struct peer_query *q = arg;
+	const struct lttng_condition *c = lttng_trigger_get_const_condition(t);
+	const char *s = NULL;
+	pid_t pid = tag_pid(name);
+
+	if (!c || !pid || pid == q->self ||
+	    lttng_condition_session_rotation_get_session_name(c, &s) != LTTNG_CONDITION_STATUS_OK ||
+	    !s || !letw_watch_wanted(q->only, q->nonly, s) || !watch_alive(pid))
+		return 0;
+	if (!(*q->session = strdup(s)))
+		return -ENOMEM;
+	*q->peer = pid;
+	return 1;
+}
+
+int letw_watch_peer(const char *const *only, int nonly, pid_t self, pid_t *peer,
+		    char **session)
+{
+	struct peer_query q = { only, nonly, self, peer, session };
+
+	return each_trigger(is_peer, &q);
 }
 
 int letw_watch_refuse_peer(const char *const *only, int nonly)
@@ -126,23 +149,13 @@ int letw_watch_refuse_peer(const char *const *only, int nonly)
 	return 0;
 }
 
+static int has_tag(const struct lttng_trigger *t, const char *name, void *tag)
+{
+	(void)t;
+	return name && !strncmp(name, tag, strlen(tag));
+}
+
 int letw_watch_tag_registered(const char *tag)
 {
-	struct lttng_triggers *all = NULL;
-	unsigned int n = 0;
-	int found = 0;
-
-	if (lttng_list_triggers(&all) != LTTNG_OK || !all)
-		return -EIO;
-	if (lttng_triggers_get_count(all, &n) != LTTNG_TRIGGER_STATUS_OK)
-		n = 0;
-	for (unsigned int i = 0; i < n && !found; i++) {
-		const struct lttng_trigger *t = lttng_triggers_get_at_index(all, i);
-		const char *name = NULL;
-
-		found = t && lttng_trigger_get_name(t, &name) == LTTNG_TRIGGER_STATUS_OK && name &&
-			!strncmp(name, tag, strlen(tag));
-	}
-	lttng_triggers_destroy(all);
-	return found;
+	return each_trigger(has_tag, (void *)tag);
 }

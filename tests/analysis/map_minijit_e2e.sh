@@ -80,47 +80,34 @@ done
 # and claims no output. tmp_crash.c makes the child die right after it
 # creates the temporary file.
 [ -f "${LETW_TMP_CRASH_SO:-}" ] || letw_fail "LETW_TMP_CRASH_SO is not set to the shim"
-for cmd in perfmap jitdump; do
+# report -o FILE too: its temporary file beside FILE is named and removed
+# the same way (it was left, named without the writer's pid). Its file is
+# opened while the sink is created, before any trace is opened: a crash or
+# a spin there is ours, not a damaged trace (it was said as the reader's).
+for cmd in perfmap jitdump report; do
 	for how in segv spin; do
 		dir=$T/crash.$cmd.$how
+		out=$dir stage=writing
+		if [ $cmd = report ]; then
+			mkdir "$dir"
+			out=$dir/r.txt stage=opening
+		fi
 		rc=0
-		LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how "$LETW_CLI" $cmd "$TRACE" -o "$dir" \
+		LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how "$LETW_CLI" $cmd "$TRACE" -o "$out" \
 			--no-progress --stall-timeout 1 >/dev/null 2>"$T/crash.err" || rc=$?
 		[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "$cmd, writer $how: exit $rc, expected 1"; }
 		# Our writer's doing, not the trace's nor the reader's.
 		case $how in
 		segv) want="analysis crashed on .*SIGSEGV" ;;
-		*) want="analysis of .* made no progress .* while writing its output" ;;
+		*) want="analysis of .* made no progress .* while $stage its output" ;;
 		esac
 		grep -q "$want" "$T/crash.err" ||
 			{ cat "$T/crash.err" >&2; letw_fail "$cmd, writer $how: not said as /$want/"; }
-		! grep -Ei "wrote|warning: cannot remove|trace is damaged" "$T/crash.err" >&2 ||
-			letw_fail "$cmd, writer $how: a false claim (above)"
+		! grep -Ei "wrote|warning: cannot remove|trace is damaged|CTF reader" "$T/crash.err" >&2 ||
+			letw_fail "$cmd, writer $how: a false claim, or blamed on the trace or the reader (above)"
 		left=$(find "$dir" -name '*.tmp.*')
 		[ -z "$left" ] || letw_fail "$cmd, writer $how: temporary file(s) left: $left"
 	done
-done
-# report -o FILE too: its temporary file beside FILE is named and removed
-# the same way (it was left, named without the writer's pid). Its file is
-# opened while the sink is created, before any trace is opened: a crash or
-# a spin there is ours, not a damaged trace (it was said as the reader's).
-for how in segv spin; do
-	dir=$T/crash.report.$how
-	mkdir "$dir"
-	rc=0
-	LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how "$LETW_CLI" report "$TRACE" -o "$dir/r.txt" \
-		--no-progress --stall-timeout 1 >/dev/null 2>"$T/crash.err" || rc=$?
-	[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "report -o, writer $how: exit $rc, expected 1"; }
-	case $how in
-	segv) want="analysis crashed on .*SIGSEGV" ;;
-	*) want="analysis of .* made no progress .* while opening its output" ;;
-	esac
-	grep -q "$want" "$T/crash.err" ||
-		{ cat "$T/crash.err" >&2; letw_fail "report -o, writer $how: not said as /$want/"; }
-	! grep -Ei "trace is damaged|CTF reader" "$T/crash.err" >&2 ||
-		letw_fail "report -o, writer $how: blamed on the trace or the reader (above)"
-	left=$(find "$dir" -name '*.tmp.*')
-	[ -z "$left" ] || letw_fail "report -o, writer $how: temporary file(s) left: $left"
 done
 
 # A long write is no hang: bytes written while the sink writes its output
