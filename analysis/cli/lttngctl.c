@@ -67,7 +67,9 @@ static struct lttng_handle *ust_handle(const char *session)
 }
 
 /* The DCEnd events (tracepoints/letw_rundown_tp.h): what
- * `letw_rundown:*dcend*` enables. */
+ * `letw_rundown:*dcend*` enables. Listed by name since the CLI does not
+ * build the provider's tracepoints; unit.dcend_events keeps the two the
+ * same. */
 static const char *const dcend_events[] = {
 	"letw_rundown:dcend_init", "letw_rundown:dcend_complete", "letw_rundown:method_dcend",
 	"letw_rundown:stub_dcend", "letw_rundown:module_dcend",
