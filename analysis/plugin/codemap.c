@@ -5,8 +5,8 @@
 
 #include "codemap.h"
 
-/* Keys are code addresses stored as pointers (g_direct_hash). */
-G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(uint64_t));
+/* addrindex.h reads a region's start at its beginning. */
+G_STATIC_ASSERT(offsetof(struct letw_region, start) == 0);
 
 void letw_codemap_init(struct letw_codemap *m, int64_t vpid)
 {
@@ -19,16 +19,14 @@ void letw_codemap_fini(struct letw_codemap *m)
 	if (m->names)
 		g_string_chunk_free(m->names);
 	letw_grow_free(&m->rg, sizeof(*m->r));
-	if (m->at_start)
-		g_hash_table_destroy(m->at_start);
+	letw_addrindex_free(&m->at_start);
 	memset(m, 0, sizeof(*m));
 }
 
 void letw_codemap_drop_index(struct letw_codemap *m)
 {
-	if (m->at_start)
-		g_hash_table_destroy(m->at_start);
-	m->at_start = NULL;
+	letw_addrindex_free(&m->at_start);
+	m->indexing = 0;
 	m->indexed = 0;
 }
 
@@ -74,59 +72,62 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 	/* Once lookups need the table, a new region goes in at once: the
 	 * lookup that proved its address new has just brought the bucket into
 	 * the cache, so the insert is a hit, where a batch later was a miss
-	 * each (index_pending). */
-	if (m->at_start && m->indexed == m->n - 1) {
-		g_hash_table_insert(m->at_start, GSIZE_TO_POINTER(start),
-				    GSIZE_TO_POINTER(m->n));
+	 * each (index_pending). Without memory to grow the index, the region
+	 * waits for index_pending, which fails the next lookup. */
+	if (m->indexing && m->indexed == m->n - 1 &&
+	    letw_addrindex_put(&m->at_start, m->n - 1, m->r, sizeof(*m->r)) == 0)
 		m->indexed = m->n;
-	}
 	return 0;
 nomem:
 	return -ENOMEM;
 }
 
-/* Regions enter the hash table once a lookup needs it (add_region()
- * keeps it current from then on): a trace whose records all follow store
- * order (or climb past every address seen) never builds it. In index
- * order, so the newest region at an address wins. glib aborts rather than
- * fail an allocation (its documented policy): nothing to check. */
-static void index_pending(struct letw_codemap *m)
+/* Regions enter the index once a lookup needs it (add_region() keeps it
+ * current from then on): a trace whose records all follow store order
+ * (or climb past every address seen) never builds it. In index order, so
+ * the newest region at an address wins. Returns 0 or -ENOMEM. */
+static int index_pending(struct letw_codemap *m)
 {
-	if (!m->at_start)
-		m->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (; m->indexed < m->n; m->indexed++)
-		g_hash_table_insert(m->at_start, GSIZE_TO_POINTER(m->r[m->indexed].start),
-				    GSIZE_TO_POINTER(m->indexed + 1));
+	m->indexing = 1;
+	for (; m->indexed < m->n; m->indexed++) {
+		int ret = letw_addrindex_put(&m->at_start, m->indexed, m->r, sizeof(*m->r));
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
-/* The newest region at start, or NULL. Rundown passes list code in the
+/* *out: the newest region at start, or NULL. Returns 0 or -ENOMEM. Rundown passes list code in the
  * runtime's store order, the order an earlier pass (or the loads) added
  * it here: the region after the last one found is tried before the hash
  * table, which turns a pass over known code into a sequential scan
  * instead of a cache miss per record. */
-static struct letw_region *newest_at(struct letw_codemap *m, uint64_t start)
+static int newest_at(struct letw_codemap *m, uint64_t start, struct letw_region **out)
 {
 	size_t i;
 
+	*out = NULL;
 	if (m->hint < m->n && m->r[m->hint].start == start &&
 	    !(m->r[m->hint].flags & LETW_REG_SUPERSEDED)) {
 		i = m->hint;
 	} else if (!m->n || start > m->max_start) {
 		/* Past every address seen (a first pass over code allocated
 		 * upwards): not in the table, no need to look. */
-		return NULL;
+		return 0;
 	} else {
-		gsize v;
+		size_t v;
 
-		index_pending(m);
-		v = GPOINTER_TO_SIZE(g_hash_table_lookup(m->at_start, GSIZE_TO_POINTER(start)));
-
+		if (m->indexed < m->n && index_pending(m))
+			return -ENOMEM;
+		v = letw_addrindex_find(&m->at_start, start, m->r, sizeof(*m->r));
 		if (!v)
-			return NULL;
+			return 0;
 		i = v - 1;
 	}
 	m->hint = i + 1;
-	return &m->r[i];
+	*out = &m->r[i];
+	return 0;
 }
 
 static void end_region(struct letw_region *r, int64_t ts, unsigned how)
@@ -139,8 +140,10 @@ static void end_region(struct letw_region *r, int64_t ts, unsigned how)
 int letw_codemap_load_copy(struct letw_codemap *m, int64_t ts, int obj,
 			   uint64_t start, uint32_t size, const char *name)
 {
-	struct letw_region *old = newest_at(m, start);
+	struct letw_region *old;
 
+	if (newest_at(m, start, &old))
+		return -ENOMEM;
 	m->stats.loads++;
 	if (old && !(old->flags & LETW_REG_DEAD)) {
 		/* Its unload is not in the trace (lost, or a runtime bug):
@@ -154,10 +157,12 @@ int letw_codemap_load_copy(struct letw_codemap *m, int64_t ts, int obj,
 int letw_codemap_unload_copy(struct letw_codemap *m, int64_t ts, int obj,
 			     uint64_t start, uint32_t size, const char *name)
 {
-	struct letw_region *old = newest_at(m, start);
+	struct letw_region *old;
 	size_t idx;
 	int ret;
 
+	if (newest_at(m, start, &old))
+		return -ENOMEM;
 	m->stats.unloads++;
 	/* The table is keyed by start, so an unload ends whatever is live
 	 * there even if its payload differs. */
@@ -183,10 +188,12 @@ int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
 			    uint64_t start, uint32_t size,
 			    const struct letw_name_src *src, size_t *region)
 {
-	struct letw_region *old = newest_at(m, start);
+	struct letw_region *old;
 	const char *name;
 	int ret, same = 0;
 
+	if (newest_at(m, start, &old))
+		return -ENOMEM;
 	m->stats.rundown_records++;
 	if (old && old->obj == obj && old->size == size) {
 		same = src->is(old->name, src->arg);

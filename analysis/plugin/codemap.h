@@ -17,6 +17,7 @@
 
 #include <glib.h>
 
+#include "addrindex.h"
 #include "grow.h"
 #include "names.h"
 
@@ -48,14 +49,10 @@ struct letw_codemap {
 	struct letw_region *r; /* rg.p: the regions, in trace order */
 	size_t n;
 	struct letw_grow rg;   /* r's storage (grow.h: no copy when it doubles) */
-	/* start → 1 + index of the newest region there, built at the first
-	 * lookup that needs it, then kept current (codemap.c). glib's table,
-	 * not a hand-written one: measured side by side on the
-	 * bench/analysis.sh trace (4*10^5 rundown records), the former
-	 * open-addressing map saved 1.2% of perfmap's instructions, had 5%
-	 * more last-level cache misses (callgrind --cache-sim) and no
-	 * measurable difference in CPU time. */
-	GHashTable *at_start;
+	/* start → the newest region there (addrindex.h), built at the first
+	 * lookup that needs it, then kept current (codemap.c). */
+	struct letw_addrindex at_start;
+	int indexing;        /* at_start is built and kept current */
 	size_t indexed;      /* regions [0, indexed) are in at_start */
 	GStringChunk *names; /* every region's name */
 	size_t hint; /* the region the next record probably names */
@@ -99,7 +96,7 @@ int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
 			    uint64_t start, uint32_t size,
 			    const struct letw_name_src *src, size_t *region);
 
-/* Frees the start index (newest_at()'s hash table, ~20 bytes a region);
+/* Frees the start index (newest_at()'s, 8-16 bytes a region);
  * the next lookup that needs it builds it again. For a map that is read
  * whole from now on: its memory is then free for the build below. */
 void letw_codemap_drop_index(struct letw_codemap *m);

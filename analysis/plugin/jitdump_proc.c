@@ -3,11 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrindex.h"
 #include "event.h"
 #include "jitdump_proc.h"
 #include "radix.h"
 
-G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(uint64_t));
+/* addrindex.h reads a region's start at its beginning. */
+G_STATIC_ASSERT(offsetof(struct letw_jd_region, start) == 0);
 
 /* Bytes of one code version, filled chunk by chunk; `got` has a bit per
  * byte so that a chunk seen twice (at load and in a rundown) counts once. */
@@ -56,8 +58,6 @@ struct letw_jd_proc *letw_jd_proc_new(int64_t vpid)
 	/* Few regions own code bytes or a line table: freeing visits those,
 	 * not every region (a clear function would, 10^5 and more). */
 	p->with_extra = g_array_new(FALSE, FALSE, sizeof(guint));
-	/* Keys are the addresses themselves: no allocation per region. */
-	p->at_start = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->names = g_string_chunk_new(256 * 1024);
 	return p;
 }
@@ -76,8 +76,7 @@ void letw_jd_proc_free(struct letw_jd_proc *p)
 	}
 	g_array_free(p->with_extra, TRUE);
 	letw_grow_free(&p->rg, sizeof(*p->regions));
-	if (p->at_start)
-		g_hash_table_destroy(p->at_start);
+	letw_addrindex_free(&p->at_start);
 	g_string_chunk_free(p->names);
 	g_free(p);
 }
@@ -102,7 +101,7 @@ static struct letw_jd_region *reg(struct letw_jd_proc *p, guint i)
  * table (codemap.c does the same). */
 static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 {
-	gpointer v;
+	size_t v;
 	guint i;
 
 	if (p->hint < p->nregions && reg(p, p->hint)->start == start &&
@@ -113,10 +112,10 @@ static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 		 * upwards): not in the table, no need to look. */
 		return NULL;
 	} else {
-		v = g_hash_table_lookup(p->at_start, GSIZE_TO_POINTER(start));
+		v = letw_addrindex_find(&p->at_start, start, p->regions, sizeof(*p->regions));
 		if (!v)
 			return NULL;
-		i = GPOINTER_TO_UINT(v) - 1;
+		i = (guint)(v - 1);
 	}
 	p->hint = i + 1;
 	return reg(p, i);
@@ -146,9 +145,10 @@ static int add(struct letw_jd_proc *p, struct letw_jd_region *old, uint64_t ns,
 			return -ENOMEM;
 		p->regions = p->rg.p;
 	}
-	p->regions[p->nregions++] = r;
-	g_hash_table_insert(p->at_start, GSIZE_TO_POINTER(start),
-			    GUINT_TO_POINTER(p->nregions));
+	p->regions[p->nregions] = r;
+	if (letw_addrindex_put(&p->at_start, p->nregions, p->regions, sizeof(*p->regions)))
+		return -ENOMEM;
+	p->nregions++;
 	p->hint = p->nregions;
 	if (size > p->max_size)
 		p->max_size = size;
@@ -487,8 +487,7 @@ GArray *letw_jd_proc_finish(struct letw_jd_proc *p, uint64_t before_ns)
 	 * first the index by start (no record comes after the stream's
 	 * end), then the array by start, dropped before the load times are
 	 * keyed from the regions themselves. */
-	g_hash_table_destroy(p->at_start);
-	p->at_start = NULL;
+	letw_addrindex_free(&p->at_start);
 	s = g_new(struct by_start, n ? n : 1);
 	for (guint i = 0; i < n; i++) {
 		struct letw_jd_region *r = reg(p, i);

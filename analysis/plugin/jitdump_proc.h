@@ -32,6 +32,7 @@
 
 #include <glib.h>
 
+#include "addrindex.h"
 #include "grow.h"
 #include "jitdump_extra.h"
 #include "jitdump_write.h"
@@ -96,7 +97,7 @@ struct letw_jd_proc {
 	struct letw_jd_region *regions; /* in trace order: rg.p */
 	guint nregions;
 	struct letw_grow rg;   /* regions' storage (grow.h: no copy when it doubles) */
-	GHashTable *at_start;  /* start (as a pointer) → newest region index + 1 */
+	struct letw_addrindex at_start; /* start → newest region (addrindex.h) */
 	GStringChunk *names;   /* every region's name: no malloc per record */
 	GArray *with_extra;    /* guint: the regions that own code or rows */
 	guint hint;            /* the region the next record probably names */
