@@ -5,19 +5,33 @@
  * and begin with their uint64_t start.
  *
  * Why not glib's GHashTable (used before): a DCStart pass adds a region
- * at an address the map has not seen for nearly every record (10^5 and
- * more), each one a lookup that misses and then an insert. glib keeps
- * hashes, keys and values in three arrays, so that pair touched up to
- * three cache lines far apart and probed twice. Here a slot is 8 bytes
- * in one array (a 32-bit tag of the address, the region's index + 1):
- * the miss and the insert read and write the same line, and the address
- * itself is compared in the region only when a tag matches (a hit, or a
- * rare tag collision). The hash is of the tag alone, so growing moves
- * slots without reading a region.
+ * at an address the map has not seen for nearly every record (2*10^5 on
+ * the bench/analysis.sh trace), each a lookup that misses and an insert,
+ * and on this VM every one of those touched cache lines that were not in
+ * the cache (~110 ns each): glib keeps hashes, keys and values in three
+ * arrays and probes twice, and its misses alone were 3.6 % of a `jitdump`
+ * run's samples. Here:
  *
- * Linear probing, at most half full. Entries are never removed: a newer
- * region at an address takes the slot over (letw_addrindex_put).
- * Single-threaded, like the sinks.
+ * - A slot is 8 bytes in one array (a 32-bit tag of the address, the
+ *   region's index + 1), linear probing, at most half full. The address
+ *   itself is compared in the region only when a tag matches (a hit, or
+ *   a rare tag collision). The hash is of the tag alone, so growing moves
+ *   slots without reading a region.
+ * - A bitmap of 4 bits a slot (1/16 of the slots' bytes, at most 1/8 of
+ *   its bits set) answers most misses without reading the slots: a clear
+ *   bit proves the address absent. Its bit is the address's own 32-byte
+ *   granule (modulo its size), not a hash: a pass listing code in the
+ *   order it was allocated reads it in order too, from the cache, where
+ *   a hashed bit was a cache miss of its own (perf annotate). An address
+ *   sharing a bit with another (code within 32 bytes, or at the same
+ *   granule of another window) only costs the probe.
+ * - An insert still has to read its slot's line. So it waits: put()
+ *   prefetches the line and queues the insert; the insert is made
+ *   LETW_ADDRINDEX_LAG puts later, when the line has arrived. find()
+ *   searches the queue (newest first) before the slots.
+ *
+ * Entries are never removed: a newer region at an address takes the
+ * older one's place. Single-threaded, like the sinks.
  */
 #ifndef LETW_BT_ADDRINDEX_H
 #define LETW_BT_ADDRINDEX_H
@@ -26,17 +40,23 @@
 #include <stdint.h>
 #include <string.h>
 
+#define LETW_ADDRINDEX_LAG 16
+
 struct letw_addrindex {
 	uint64_t *slot; /* (tag << 32) | (index + 1); 0: empty */
+	uint8_t *seen;  /* 4 << bits bits: set for every tag in slot or lag */
 	uint32_t bits;  /* log2 of the slot count (0: no array yet) */
-	size_t used;
+	size_t used;    /* slots taken */
+	/* Inserts not made yet, oldest at lag_head: (tag << 32) | index + 1. */
+	uint64_t lag[LETW_ADDRINDEX_LAG];
+	unsigned lag_head, lag_n;
 };
 
-/* Any start: within one process's code, addresses 4 GiB apart or less
- * get distinct tags. */
+/* The low half of the address: distinct within any 4 GiB of code, and
+ * still the address's low bits for the bitmap. */
 static inline uint32_t letw_addrindex_tag(uint64_t start)
 {
-	return (uint32_t)(start ^ (start >> 32));
+	return (uint32_t)start;
 }
 
 static inline size_t letw_addrindex_home(const struct letw_addrindex *ix, uint32_t tag)
@@ -44,6 +64,12 @@ static inline size_t letw_addrindex_home(const struct letw_addrindex *ix, uint32
 	/* Fibonacci hashing: code addresses share their low bits
 	 * (alignment), the product's high bits mix them all. */
 	return (size_t)((uint32_t)(tag * 2654435769u) >> (32 - ix->bits));
+}
+
+/* The tag's bit in seen: its 32-byte granule. */
+static inline size_t letw_addrindex_seen_bit(const struct letw_addrindex *ix, uint32_t tag)
+{
+	return (size_t)(tag >> 5) & (((size_t)4 << ix->bits) - 1);
 }
 
 static inline uint64_t letw_addrindex_start_at(const void *base, size_t stride, size_t i)
@@ -54,16 +80,27 @@ static inline uint64_t letw_addrindex_start_at(const void *base, size_t stride, 
 	return s;
 }
 
-/* 1 + the index of the region at start in base (an array of stride-byte
- * regions, each beginning with its start), or 0. */
+/* 1 + the index of the newest region at start in base (an array of
+ * stride-byte regions, each beginning with its start), or 0. */
 static inline size_t letw_addrindex_find(const struct letw_addrindex *ix, uint64_t start,
 					 const void *base, size_t stride)
 {
 	uint32_t tag = letw_addrindex_tag(start);
-	size_t mask, i;
+	size_t mask, i, b;
 
 	if (!ix->bits)
 		return 0;
+	b = letw_addrindex_seen_bit(ix, tag);
+	if (!(ix->seen[b / 8] & (1u << (b % 8))))
+		return 0;
+	/* Queued inserts are newer than any slot. */
+	for (unsigned k = ix->lag_n; k-- > 0;) {
+		uint64_t v = ix->lag[(ix->lag_head + k) % LETW_ADDRINDEX_LAG];
+
+		if ((uint32_t)(v >> 32) == tag &&
+		    letw_addrindex_start_at(base, stride, (uint32_t)v - 1) == start)
+			return (uint32_t)v;
+	}
 	mask = ((size_t)1 << ix->bits) - 1;
 	for (i = letw_addrindex_home(ix, tag);; i = (i + 1) & mask) {
 		uint64_t v = ix->slot[i];
@@ -76,9 +113,10 @@ static inline size_t letw_addrindex_find(const struct letw_addrindex *ix, uint64
 	}
 }
 
-/* Makes region idx of base the one at its start, replacing the region
- * there if any. Returns 0, or -ENOMEM (no memory to grow, or idx past
- * UINT32_MAX - 1), the index unchanged. */
+/* Makes region idx of base the newest at its start. Returns 0, or
+ * -ENOMEM (no memory to grow, or idx past UINT32_MAX - 2), the index
+ * unchanged. Every region put before must still be in base at its index
+ * (base may have moved). */
 int letw_addrindex_put(struct letw_addrindex *ix, size_t idx, const void *base,
 		       size_t stride);
 

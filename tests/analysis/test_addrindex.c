@@ -3,7 +3,8 @@
  * The sinks' start-address index (analysis/plugin/addrindex.h) against a
  * brute-force search of the same region array: random addresses, many
  * regions at one address (the newest must win), addresses whose 32-bit
- * tags collide, and growth past several doublings.
+ * tags collide, and growth past several doublings, with inserts still
+ * queued (LETW_ADDRINDEX_LAG) and made.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -79,8 +80,12 @@ Test(addrindex, random_against_brute_force)
 	 * addresses reused (a newer region at the same start). */
 	for (size_t k = 0; k < 4096; k++)
 		keys[k] = 0x7f1200000000ull + (uint64_t)(rand() % 100000) * 48;
-	for (size_t k = 0; k < 4096; k++)
+	for (size_t k = 0; k < 4096; k++) {
 		add(keys[k]);
+		/* The newest, an older one (queued or in its slot). */
+		cr_assert_eq(find(keys[k]), nregs);
+		cr_assert_eq(find(keys[k / 2]), brute(keys[k / 2]));
+	}
 	for (size_t k = 0; k < 4096; k++)
 		cr_assert_eq(find(keys[k]), brute(keys[k]), "start %#llx",
 			     (unsigned long long)keys[k]);
@@ -102,17 +107,23 @@ Test(addrindex, newest_region_wins)
 	add(0x1000);
 	cr_assert_eq(find(0x1000), 5);
 	cr_assert_eq(find(0x2000), 4);
-	/* Replacing takes the slot over: the index holds two addresses. */
+	/* Past the queue of inserts not yet made, and through it: replacing
+	 * takes the slot over, the index holds two addresses. */
+	for (int k = 0; k < 3 * LETW_ADDRINDEX_LAG; k++) {
+		add(k % 2 ? 0x1000 : 0x2000);
+		cr_assert_eq(find(0x1000), brute(0x1000));
+		cr_assert_eq(find(0x2000), brute(0x2000));
+	}
 	cr_assert_eq(ix.used, 2);
 }
 
 Test(addrindex, colliding_tags_kept_apart)
 {
-	/* The tag is the low half XOR the high half: these four addresses
-	 * share one, so they share a home slot too, and only the region's
-	 * own start tells them apart. */
-	uint64_t a = 0x0000000100000001ull, b = 0x0000000200000002ull,
-		 c = 0x00007fff00007fffull, d = 0;
+	/* The tag is the low half: these four addresses share one, so they
+	 * share a home slot and a bit too, and only the region's own start
+	 * tells them apart. */
+	uint64_t a = 0x0000000100001000ull, b = 0x0000000200001000ull,
+		 c = 0x00007fff00001000ull, d = 0x1000;
 
 	cr_assert_eq(letw_addrindex_tag(a), letw_addrindex_tag(b));
 	cr_assert_eq(letw_addrindex_tag(a), letw_addrindex_tag(c));
@@ -138,7 +149,7 @@ Test(addrindex, grows_past_many_doublings)
 
 	for (size_t i = 0; i < n; i++)
 		add(0x7f0000000000ull + (uint64_t)i * 64);
-	cr_assert_eq(ix.used, n);
+	cr_assert_eq(ix.used + ix.lag_n, n);
 	cr_assert_geq((size_t)1 << ix.bits, 2 * n, "at most half full");
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(find(0x7f0000000000ull + (uint64_t)i * 64), i + 1);
