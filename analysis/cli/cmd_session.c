@@ -62,34 +62,48 @@ enum left {
 	LEFT_RECORD_FAILED, /* snapshot: passes waited for, the record failed */
 };
 
-/* Say in one line what the command leaves and how to go on; the exit
- * status. The command to run again keeps the user's --pid and --channel.
- * short_: a process's pass was not done (said above), for the cases where
- * the work was otherwise done. */
-static int interrupted(const char *cmd, const struct session_opts *o, enum left left,
-		       int short_)
+/* The command to run again, to be pasted: the session and channel names
+ * as shell words (a name with a blank or a quote, printed bare, ran
+ * another command), with the user's --pid and --channel (a rerun without
+ * the --pid waits for every lttng-etw process, or none answers for a
+ * session that tracks only those). malloc()ed; NULL when out of memory. */
+static char *rerun_command(const char *cmd, const struct session_opts *o)
 {
-	char *again = NULL;
+	char *again = NULL, *qs = letw_shell_quote(o->session);
+	char *qc = o->channel ? letw_shell_quote(o->channel) : NULL;
 	size_t len;
 	FILE *f = open_memstream(&again, &len);
-	/* The commands are printed to be pasted: session and channel names
-	 * as shell words (a name with a blank or a quote, printed bare, ran
-	 * another command). */
-	char *qs = letw_shell_quote(o->session);
-	char *qc = o->channel ? letw_shell_quote(o->channel) : NULL;
-	const char *a, *s = qs ? qs : o->session;
 
-	if (f) {
-		fprintf(f, "%s %s %s", letw_prog, cmd, s);
+	if (f && qs && (!o->channel || qc)) {
+		fprintf(f, "%s %s %s", letw_prog, cmd, qs);
 		for (int i = 0; i < o->npids; i++)
 			fprintf(f, " --pid %d", (int)o->pids[i]);
 		if (o->channel)
-			fprintf(f, " --channel %s", qc ? qc : o->channel);
-		if (fclose(f) != 0) {
-			free(again);
-			again = NULL;
-		}
+			fprintf(f, " --channel %s", qc);
 	}
+	if (f && fclose(f) != 0) {
+		free(again);
+		again = NULL;
+	}
+	if (again && !*again) {
+		free(again);
+		again = NULL;
+	}
+	free(qs);
+	free(qc);
+	return again;
+}
+
+/* Say in one line what the command leaves and how to go on; the exit
+ * status. short_: a process's pass was not done (said above), for the
+ * cases where the work was otherwise done. */
+static int interrupted(const char *cmd, const struct session_opts *o, enum left left,
+		       int short_)
+{
+	char *again = rerun_command(cmd, o);
+	char *qs = letw_shell_quote(o->session);
+	const char *a, *s = qs ? qs : o->session;
+
 	a = again ? again : cmd; /* out of memory: the command's name alone */
 	switch (left) {
 	case LEFT_NOTHING:
@@ -139,17 +153,23 @@ static int interrupted(const char *cmd, const struct session_opts *o, enum left 
 	}
 	free(again);
 	free(qs);
-	free(qc);
 	return LETW_EXIT_INTERRUPTED;
 }
+
+/* The longest rerun command the second signal's note holds whole (its
+ * buffer is fixed, main.c: filled before the signal, written by the
+ * handler). */
+#define KILL_NOTE_CMD_MAX 640
 
 /* From now on, what a second signal leaves (letw_set_kill_note): the
  * session may be started (start) or still active with the DCEnd events on
  * (stop), since the call in progress may or may not have been done; a
  * snapshot may be missing. Said with the commands to look and to clean
- * up, the session as a shell word. */
+ * up, the session as a shell word, snapshot's rerun with the user's --pid
+ * (rerun_command()). */
 static void set_kill_note(const char *cmd, const struct session_opts *o)
 {
+	char *again = strcmp(cmd, "snapshot") ? NULL : rerun_command(cmd, o);
 	char *q = letw_shell_quote(o->session);
 	const char *s = q ? q : o->session;
 
@@ -159,9 +179,15 @@ static void set_kill_note(const char *cmd, const struct session_opts *o)
 	else if (!strcmp(cmd, "stop"))
 		letw_set_kill_note("stop: killed by a second signal: session `%s` may still be active, with DCEnd events enabled (`lttng list %s` says); to stop it: `lttng stop %s`",
 				   o->session, s, s);
-	else
-		letw_set_kill_note("snapshot: killed by a second signal: the snapshot of `%s` may be missing or cut (its statedump may have been regenerated); run `%s snapshot %s` again",
-				   o->session, letw_prog, s);
+	else if (again && strlen(again) <= KILL_NOTE_CMD_MAX)
+		letw_set_kill_note("snapshot: killed by a second signal: the snapshot of `%s` may be missing or cut (its statedump may have been regenerated); run `%s` again",
+				   o->session, again);
+	else /* too long for the note's fixed buffer: a cut command would
+	      * wait for other processes than the user's */
+		letw_set_kill_note("snapshot: killed by a second signal: the snapshot of `%s` may be missing or cut (its statedump may have been regenerated); run `%s snapshot %s` again%s",
+				   o->session, letw_prog, s,
+				   o->npids ? ", with the same --pid arguments" : "");
+	free(again);
 	free(q);
 }
 

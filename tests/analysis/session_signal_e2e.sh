@@ -10,6 +10,8 @@
 #    dies of it, as designed, but first says what may be left: the session
 #    possibly still active, and the `lttng` command to stop it (it used to
 #    die without a word, the session left active);
+#  - snapshot's note for that second signal gives the command to run
+#    again with the user's --pid (they were dropped);
 #  - a session name with a control character is printed escaped on stdout
 #    (snapshot's "recorded" line), as on stderr.
 . "$(dirname "$0")/common.sh"
@@ -117,6 +119,19 @@ hang_killed start "$d" INT
 [ "$rc" = 130 ] || letw_fail "start hung, second signal SIGINT: exit $rc: $(cat "$T/start.err")"
 grep -q "start: killed by a second signal: session \`$d\` may be started, its DCStart passes not waited for (\`lttng list $d\` says); to undo: \`lttng stop $d\`" "$T/start.err" ||
 	letw_fail "start killed by a second signal said: $(cat "$T/start.err")"
+
+# 5. snapshot, the same hang in `lttng snapshot record`, a second SIGHUP:
+# the note's rerun keeps the user's --pid (it dropped them: the rerun then
+# waited for every lttng-etw process), the session as a shell word.
+e=$(letw_session_create 'sig e' --snapshot) || exit 1
+letw_session_track "$e" "$pid"
+lttng enable-event -u -s "$e" 'letw_rundown:*' --filter "\$ctx.vpid == $pid" >/dev/null ||
+	letw_fail "enable-event (snapshot session $e)"
+lttng start "$e" >/dev/null || letw_fail "lttng start $e"
+hang_killed snapshot "$e" HUP
+[ "$rc" = 129 ] || letw_fail "snapshot hung, second signal SIGHUP: exit $rc: $(cat "$T/snapshot.err")"
+grep -qF "snapshot: killed by a second signal: the snapshot of \`$e\` may be missing or cut (its statedump may have been regenerated); run \`lttng-etw snapshot '$e' --pid $pid\` again" "$T/snapshot.err" ||
+	letw_fail "snapshot killed by a second signal said: $(cat "$T/snapshot.err")"
 
 touch "$f.exit"
 wait "$pid" || letw_fail "letw-scenario failed"
