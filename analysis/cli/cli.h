@@ -96,7 +96,10 @@ int letw_lttng_enable_dcend(const char *session, const char *channel,
  * rules, else one holding other letw_ rules, else its only channel;
  * malloc()ed; NULL when none or on error. */
 char *letw_session_rundown_channel(const char *session);
-/* Names of every session (malloc()ed, NULL-terminated); count or -1. */
+/* Names of every session (malloc()ed, NULL-terminated); their count, or a
+ * negative errno, unsaid (-ECONNREFUSED: no sessiond; -EPERM: not allowed,
+ * -ENOMEM, else -EIO): watch asks every second, where a sessiond gone is
+ * no error, and says the cause itself when it is one. */
 int letw_lttng_sessions(char ***names);
 /* 1 when lttng-sessiond has a session of that name, 0 when not, -1 after
  * printing why it cannot tell. */

@@ -8,7 +8,9 @@
  * rotation-completed, see below), and subscribes to the conditions. When a session's rotation begins, the new
  * chunk is already the one being written, so regenerating the session's
  * statedump then makes each traced process write a capture-state pass into
- * the new chunk. Triggers are named lttng-etw-watch.<pid>-<start ns, hex>.<n>.
+ * the new chunk. Triggers are named after the watch (letw_watch_tag():
+ * lttng-etw-watch.<pid>-<start ns, hex>-<start tick>.<n>), which is how
+ * another watch of the same sessions is told (watch_peer.h).
  *
  * When a trigger may be unregistered (lttng-sessiond 2.13): unregistering a
  * session-rotation trigger does not remove it from the notification
@@ -49,7 +51,9 @@
  * every trigger with it: watch forgets its table (nothing to unregister or
  * leave), says so, and waits for a sessiond to come back, whose sessions
  * it then watches anew (sessiond_gone(), reconnect()). It used to exit 1
- * saying it left triggers registered that no longer existed.
+ * saying it left triggers registered that no longer existed. Another
+ * watch started on the new sessiond before this one is back makes this
+ * one exit 1, as it refuses to start beside one (reconnect()).
  *
  * Single-threaded: lttng_notification_channel_has_pending_notification
  * never blocks, so the loop polls it every POLL_MS between signal checks.
@@ -57,12 +61,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <lttng/lttng.h>
@@ -260,14 +264,27 @@ static int sessiond_gone(struct watch *w)
 	return 1;
 }
 
-/* Back to a sessiond (sessiond_gone): 0 once the channel is open. */
+/* Back to a sessiond (sessiond_gone): 0 once the channel is open;
+ * -ENOTCONN while no sessiond answers, -ECONNREFUSED when one does but
+ * refuses a notification channel, or -EEXIST (said) when another watch of
+ * these sessions started there meanwhile: it found none of our triggers
+ * (they died with the old sessiond), so it is for this one to step back,
+ * before it registers any. */
 static int reconnect(struct watch *w)
 {
-	if (lttng_session_daemon_alive() != 1)
-		return -1;
+	int ret = lttng_session_daemon_alive();
+
+	if (ret != 1)
+		return -ENOTCONN;
 	w->chan = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
 	if (!w->chan)
-		return -1;
+		return -ECONNREFUSED;
+	ret = letw_watch_refuse_peer(w->only, w->nonly);
+	if (ret) {
+		lttng_notification_channel_destroy(w->chan);
+		w->chan = NULL;
+		return ret;
+	}
 	letw_note("watch: lttng-sessiond is back: watching again");
 	return 0;
 }
@@ -332,7 +349,8 @@ static void usage(FILE *f)
 		"lttng-sessiond goes away (its sessions and triggers with it), watch says so\n"
 		"and waits for one to come back, then watches its sessions anew. Refuses to\n"
 		"start (exit status 1) while another lttng-etw watch watches one of its\n"
-		"sessions (two would give each chunk two passes).\n"
+		"sessions (two would give each chunk two passes), and exits 1 if one started\n"
+		"on a new lttng-sessiond before this one watched it again.\n"
 		"\n"
 		"  -s, --session NAME  watch this session (repeatable)\n"
 		"  -v, --verbose       say which sessions are watched\n"
@@ -340,7 +358,8 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 stopped by SIGINT, SIGTERM or SIGHUP, 1 error (said on\n"
 		"stderr: no notification channel, or it broke while lttng-sessiond still\n"
-		"answers; a trigger not registered; standard output closed), 2 usage error.\n"
+		"answers; a trigger not registered; standard output closed; another watch\n"
+		"of its sessions), 2 usage error.\n"
 		"lttng-sessiond going away is no error: watch waits for the next one.\n", letw_prog);
 }
 
@@ -356,7 +375,7 @@ int letw_cmd_watch(int argc, char **argv)
 	const char **only = NULL, **no;
 	struct sigaction sa = { .sa_handler = on_signal }, old;
 	long since_refresh = REFRESH_MS;
-	int c, failed = 0, announced = 0;
+	int c, ret, failed = 0, announced = 0, last_reconnect = 0;
 
 	while ((c = getopt_long(argc, argv, "s:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -382,13 +401,10 @@ int letw_cmd_watch(int argc, char **argv)
 		return LETW_EXIT_USAGE;
 	}
 	w.only = only;
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(w.tag, sizeof(w.tag), "lttng-etw-watch.%d-%llx", (int)getpid(),
-			 (unsigned long long)ts.tv_sec * 1000000000ull +
-				 (unsigned long long)ts.tv_nsec);
+	if ((ret = letw_watch_tag(w.tag, sizeof(w.tag)))) {
+		letw_err("watch: cannot name its triggers: %s", strerror(-ret));
+		free(only);
+		return LETW_EXIT_ERROR;
 	}
 	sigemptyset(&sa.sa_mask);
 	letw_catch_unless_ignored(SIGINT, &sa, &old);
@@ -409,7 +425,18 @@ int letw_cmd_watch(int argc, char **argv)
 	while (!quit && !w.out_failed) {
 		if (!w.chan) { /* sessiond went away: tried every refresh */
 			if (since_refresh >= REFRESH_MS) {
-				since_refresh = reconnect(&w) ? 0 : REFRESH_MS;
+				ret = reconnect(&w);
+				if (ret == -EEXIST) {
+					failed = 1;
+					break;
+				}
+				/* Said once per cause, not every second: no
+				 * sessiond yet is what watch waits for. */
+				if (ret && ret != -ENOTCONN && ret != last_reconnect)
+					letw_err("watch: lttng-sessiond answers, but no notification channel to it opens (%s): trying again every second",
+						 strerror(-ret));
+				last_reconnect = ret;
+				since_refresh = ret ? 0 : REFRESH_MS;
 				continue;
 			}
 			letw_sleep_ms(POLL_MS);
@@ -417,9 +444,11 @@ int letw_cmd_watch(int argc, char **argv)
 			continue;
 		}
 		if (since_refresh >= REFRESH_MS) {
-			if (letw_wt_refresh(&w)) {
+			if ((ret = letw_wt_refresh(&w))) {
 				if (sessiond_gone(&w))
 					continue;
+				letw_err("watch: cannot list the sessions of lttng-sessiond: %s",
+					 strerror(-ret));
 				failed = 1;
 				break;
 			}

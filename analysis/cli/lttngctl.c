@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,16 +237,26 @@ int letw_lttng_channel_exists(const char *session, const char *channel)
 	return found;
 }
 
+/* An LTTng error code (negative) as a negative errno, for the functions
+ * whose callers say the cause themselves. */
+static int lttng_errno(int ret)
+{
+	switch (-ret) {
+	case LTTNG_ERR_NO_SESSIOND: return -ECONNREFUSED;
+	case LTTNG_ERR_EPERM: return -EPERM;
+	case LTTNG_ERR_NOMEM: return -ENOMEM;
+	default: return -EIO;
+	}
+}
+
 int letw_lttng_sessions(char ***names)
 {
 	struct lttng_session *s = NULL;
 	int n = lttng_list_sessions(&s), k = 0;
 	char **v;
 
-	if (n < 0) {
-		letw_err("cannot list sessions: %s", lttng_strerror(n));
-		return -1;
-	}
+	if (n < 0)
+		return lttng_errno(n);
 	v = calloc((size_t)n + 1, sizeof(*v));
 	for (int i = 0; v && i < n; i++, k++) {
 		if (!(v[k] = strdup(s[i].name))) {
@@ -257,10 +268,8 @@ int letw_lttng_sessions(char ***names)
 		}
 	}
 	free(s);
-	if (!v) {
-		letw_err("out of memory");
-		return -1;
-	}
+	if (!v)
+		return -ENOMEM;
 	*names = v;
 	return k;
 }

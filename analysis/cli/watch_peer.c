@@ -5,10 +5,12 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lttng/lttng.h>
@@ -18,40 +20,63 @@
 
 #define TAG "lttng-etw-watch."
 
-/* pid is alive and runs `lttng-etw watch`: its command line's first word
- * ends in lttng-etw and its second is watch. A pid reused by another
- * program is no peer; one whose command line we cannot read (hidepid, or
- * another user's under a restricted /proc) is taken for alive if it
- * exists. A watch in another pid namespace is not found at all: its pid
- * names another process here, or none. */
-static int watch_alive(pid_t pid)
+/* The start time of process pid in clock ticks since boot (/proc/PID/stat,
+ * field 22): with the pid, it names one process of this boot whatever its
+ * binary is called or runs under (a renamed copy, valgrind: both escaped
+ * the command-line test this replaces). 0 when it cannot be read (no
+ * /proc, hidepid); -1 for a zombie (an exited watch not yet reaped). */
+static long long start_ticks(pid_t pid)
 {
-	char path[64], buf[4096], *arg1;
+	char path[64], buf[1024], *p, *end;
+	unsigned long long t;
 	ssize_t n;
-	size_t l0;
 	int fd;
 
-	if (kill(pid, 0) != 0 && errno != EPERM)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 1;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0; /* a zombie, or exiting */
-	buf[n] = 0;
-	l0 = strlen(buf);
-	if ((ssize_t)l0 + 1 >= n)
 		return 0;
-	arg1 = buf + l0 + 1;
-	return l0 >= strlen("lttng-etw") && !strcmp(buf + l0 - strlen("lttng-etw"), "lttng-etw") &&
-	       !strcmp(arg1, "watch");
+	buf[n] = 0;
+	/* The command name (field 2) may hold blanks and parentheses: the
+	 * fields go on after its last ')'. */
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ')
+		return 0;
+	if (p[2] == 'Z')
+		return -1;
+	/* Field 22: the 20th after the ')', one blank between fields. */
+	p += 2;
+	for (int field = 3; field < 22 && p; field++)
+		if ((p = strchr(p, ' ')))
+			p++;
+	errno = 0;
+	if (!p || (t = strtoull(p, &end, 10), errno || end == p || t > LLONG_MAX))
+		return 0;
+	return (long long)t;
 }
 
-/* The watch pid in a trigger name of ours, or 0. */
-static pid_t tag_pid(const char *name)
+int letw_watch_tag(char *tag, size_t len)
+{
+	struct timespec ts;
+	long long t = start_ticks(getpid());
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* The realtime part keeps the names of two runs apart where the
+	 * start time cannot be read (0). */
+	return snprintf(tag, len, TAG "%d-%llx-%lld", (int)getpid(),
+			(unsigned long long)ts.tv_sec * 1000000000ull +
+				(unsigned long long)ts.tv_nsec,
+			t > 0 ? t : 0) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* The watch in a trigger name of ours (letw_watch_tag()): its pid and start
+ * time, or 0. A name without the start time (a watch from before it was
+ * in the name) cannot tell its watch from a process that reused the pid:
+ * no peer. */
+static pid_t tag_pid(const char *name, long long *start)
 {
 	char *end;
 	long v;
@@ -60,7 +85,29 @@ static pid_t tag_pid(const char *name)
 		return 0;
 	errno = 0;
 	v = strtol(name + strlen(TAG), &end, 10);
-	return errno || *end != '-' || v <= 0 || v > 0x7fffffff ? 0 : (pid_t)v;
+	if (errno || *end != '-' || v <= 0 || v > 0x7fffffff)
+		return 0;
+	(void)strtoull(end + 1, &end, 16);
+	if (*end != '-')
+		return 0;
+	*start = strtoll(end + 1, &end, 10);
+	return errno || *end != '.' || *start < 0 ? 0 : (pid_t)v;
+}
+
+/* The watch that named its triggers with (pid, start) is still running:
+ * the pid exists and started at that tick. One whose start cannot be read
+ * (hidepid, another user's under a restricted /proc), or that could not
+ * read its own, is taken for alive if it exists. A watch in another pid
+ * namespace is not found: its pid names another process here (started at
+ * another tick), or none. */
+static int watch_alive(pid_t pid, long long start)
+{
+	long long now;
+
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return 0;
+	now = start_ticks(pid);
+	return now >= 0 && (!now || !start || now == start);
 }
 
 int letw_watch_wanted(const char *const *only, int nonly, const char *session)
@@ -112,11 +159,12 @@ static int is_peer(const struct lttng_trigger *t, const char *name, void *arg)
 	struct peer_query *q = arg;
 	const struct lttng_condition *c = lttng_trigger_get_const_condition(t);
 	const char *s = NULL;
-	pid_t pid = tag_pid(name);
+	long long start = 0;
+	pid_t pid = tag_pid(name, &start);
 
 	if (!c || !pid || pid == q->self ||
 	    lttng_condition_session_rotation_get_session_name(c, &s) != LTTNG_CONDITION_STATUS_OK ||
-	    !s || !letw_watch_wanted(q->only, q->nonly, s) || !watch_alive(pid))
+	    !s || !letw_watch_wanted(q->only, q->nonly, s) || !watch_alive(pid, start))
 		return 0;
 	if (!(*q->session = strdup(s)))
 		return -ENOMEM;

@@ -79,7 +79,7 @@ void letw_wt_forget(struct watch *w, int i)
 static int add_trigger(struct watch *w, struct watched *x, int k)
 {
 	struct lttng_action *notify = lttng_action_notify_create();
-	char name[64];
+	char name[LETW_WATCH_TAG_MAX + 16];
 	int ret;
 
 	x->cond[k] = k ? lttng_condition_session_rotation_completed_create()
@@ -171,7 +171,7 @@ int letw_wt_refresh(struct watch *w)
 	int n = letw_lttng_sessions(&names), i, k;
 
 	if (n < 0)
-		return -1;
+		return n;
 	for (i = 0; i < w->n; i++)
 		w->v[i].seen = 0;
 	for (k = 0; k < n; k++) {

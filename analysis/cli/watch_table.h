@@ -12,6 +12,8 @@
 
 #include <lttng/lttng.h>
 
+#include "watch_peer.h"
+
 struct watched {
 	char *session;
 	/* [0]: rotation ongoing (regenerates the statedump); [1]: rotation
@@ -32,8 +34,8 @@ struct watch {
 	struct watched *v;
 	int n, cap;
 	unsigned next_id;
-	char tag[48];	/* lttng-etw-watch.<pid>-<start ns>: unique per run, so
-			 * a later watch with the same pid (pid reuse, another
+	char tag[LETW_WATCH_TAG_MAX]; /* letw_watch_tag(): unique per run,
+			 * so a later watch with the same pid (pid reuse, another
 			 * pid namespace) does not collide with the triggers an
 			 * earlier one left registered */
 	int reg_failed;	/* a session could not be watched: exit status 1 */
@@ -56,7 +58,9 @@ void letw_wt_leave(struct watch *w, int i);
 void letw_wt_forget(struct watch *w, int i);
 struct watched *letw_wt_find(struct watch *w, const char *session);
 /* Watches the sessions newly listed (those wanted), drops the vanished
- * ones once it is safe. 0, or -1 when the list could not be had. */
+ * ones once it is safe. 0, or the negative errno of letw_lttng_sessions()
+ * when the list could not be had (unsaid: the caller tells a sessiond
+ * gone from an error). */
 int letw_wt_refresh(struct watch *w);
 
 #endif

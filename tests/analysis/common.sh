@@ -46,17 +46,69 @@ anl_trace() {
 	echo "$LETW_TEST_TMP/$1"
 }
 
-# anl_watch SESSION OUT: `lttng-etw watch --session SESSION -v` writing
-# OUT, tracked, waited for until it registered; its triggers recorded in
+# anl_watch SESSION OUT [CMD...]: `lttng-etw watch --session SESSION -v`
+# (CMD: the lttng-etw to run, by default $LETW_CLI) writing OUT, tracked,
+# waited for until it registered; its triggers recorded in
 # $LETW_TEST_TMP/triggers for the test's cleanup to remove once the session
 # is destroyed (rotation_e2e says why not before). Sets ANL_WATCH (pid).
 anl_watch() {
-	"$LETW_CLI" watch --session "$1" -v >"$2" 2>&1 &
+	local s=$1 out=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "$LETW_CLI"
+	"$@" watch --session "$s" -v >"$out" 2>&1 &
+	set -- "$s" "$out"
 	ANL_WATCH=$!
 	letw_track "$ANL_WATCH"
 	letw_wait_for grep -q "watching the rotations of \`$1\`" "$2" ||
 		letw_fail "watch of $1 did not register: $(cat "$2")"
 	"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$ANL_WATCH-" >>"$LETW_TEST_TMP/triggers"
+}
+
+# anl_watch_refused PID OUT SESSION PEER WHAT: the watch PID (writing OUT)
+# must end within 10 s, exit 1, naming the watch PEER of SESSION as the
+# reason; WHAT names the case in a failure. One that runs on has its
+# triggers recorded for the cleanup.
+anl_watch_refused() {
+	local rc=0
+	LETW_WAIT_SECONDS=10 letw_wait_for eval '! letw_running '"$1" || {
+		"$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$1-" >>"$LETW_TEST_TMP/triggers"
+		letw_fail "$5: a second watch of $3 runs beside $4: $(cat "$2")"
+	}
+	wait "$1" || rc=$?
+	letw_untrack "$1"
+	[ "$rc" = 1 ] && grep -q "another \`lttng-etw watch\` (pid $4) already watches session \`$3\`" "$2" ||
+		letw_fail "$5: exit $rc: $(cat "$2")"
+}
+
+# anl_watch_stop PID OUT WHAT: the watch PID (writing OUT) stopped by
+# SIGTERM, its way to stop: it must exit 0 (WHAT names it in a failure).
+anl_watch_stop() {
+	local rc=0
+	kill -TERM "$1"
+	wait "$1" || rc=$?
+	letw_untrack "$1"
+	[ "$rc" = 0 ] || letw_fail "$3 exited $rc on SIGTERM: $(cat "$2")"
+}
+
+# The shared root lttng-sessiond stopped (anl_sessiond_stop: found by its
+# pid file's first line, faults.sh says why, not any lttng-sessiond of the
+# machine; waited for) and started again (anl_sessiond_back: once the
+# stopped one is gone, since a new one started while it still shuts down
+# would fail on its sockets; a no-op when it answers). A test that stops
+# it calls anl_sessiond_back on every way out, for the tests that follow.
+ANL_SESSIOND=
+anl_sessiond_stop() {
+	ANL_SESSIOND=$(head -n 1 /var/run/lttng/lttng-sessiond.pid 2>/dev/null) &&
+		[ "$(cat "/proc/$ANL_SESSIOND/comm" 2>/dev/null)" = lttng-sessiond ] ||
+		letw_fail "no root lttng-sessiond"
+	kill -TERM "$ANL_SESSIOND"
+	letw_wait_for sh -c "! kill -0 $ANL_SESSIOND 2>/dev/null" ||
+		letw_fail "lttng-sessiond $ANL_SESSIOND did not stop"
+}
+anl_sessiond_back() {
+	[ -z "$ANL_SESSIOND" ] || letw_wait_for sh -c "! kill -0 $ANL_SESSIOND 2>/dev/null" ||
+		letw_fail "lttng-sessiond $ANL_SESSIOND did not stop"
+	letw_ensure_sessiond
 }
 
 # anl_perf_minijit OUT ARGS...: letw-minijit ARGS, with LETW_JITDUMP_DIR=

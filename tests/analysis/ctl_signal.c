@@ -11,6 +11,16 @@
  *    and the call never returns (a hung sessiond: the user's second
  *    signal is the way out); the real call is not made.
  * Unset, or another CALL: the real call.
+ *
+ * For watch_reconnect_e2e, lttng-sessiond restarted under a running
+ * `lttng-etw watch`, at the moments that test needs:
+ *  - lttng_session_daemon_alive() waits while the file LETW_CTL_ALIVE_GATE
+ *    exists, then asks (watch then finds the new sessiond answering, or
+ *    another watch already started there, however slow a restart is);
+ *  - lttng_notification_channel_create() fails (NULL) while the file
+ *    LETW_CTL_NOCHAN exists, appending a line to it at each call (a
+ *    sessiond that answers but refuses the channel; the lines count the
+ *    attempts).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -20,9 +30,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-struct lttng_snapshot_output; /* only passed on: no lttng-ctl header needed */
+/* Only passed on: no lttng-ctl header needed. */
+struct lttng_snapshot_output;
+struct lttng_endpoint;
+struct lttng_notification_channel;
 
 /* Before the real call, as HOW says; returns only for `during` or when
  * CALL is not this one. */
@@ -65,4 +79,30 @@ int lttng_snapshot_record(const char *session, struct lttng_snapshot_output *out
 	before("snapshot");
 	return REAL("lttng_snapshot_record",
 		    int (*)(const char *, struct lttng_snapshot_output *, int))(session, out, wait);
+}
+
+int lttng_session_daemon_alive(void)
+{
+	const char *gate = getenv("LETW_CTL_ALIVE_GATE");
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	while (gate && access(gate, F_OK) == 0)
+		nanosleep(&tick, NULL);
+	return REAL("lttng_session_daemon_alive", int (*)(void))();
+}
+
+struct lttng_notification_channel *lttng_notification_channel_create(struct lttng_endpoint *e)
+{
+	const char *refuse = getenv("LETW_CTL_NOCHAN");
+	int fd = refuse ? open(refuse, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+
+	if (fd >= 0) {
+		if (write(fd, "refused\n", 8) != 8) {
+			/* counted or not, refused */
+		}
+		close(fd);
+		return NULL;
+	}
+	return REAL("lttng_notification_channel_create",
+		    struct lttng_notification_channel *(*)(struct lttng_endpoint *))(e);
 }

@@ -15,15 +15,7 @@
 # for the tests that follow.
 . "$(dirname "$0")/common.sh"
 
-sd=
-# The stopped daemon gone (a new one started while it still shuts down
-# would fail on its sockets), then one that answers (letw_ensure_sessiond).
-sessiond_back() {
-	[ -z "$sd" ] || letw_wait_for sh -c "! kill -0 $sd 2>/dev/null" ||
-		letw_fail "lttng-sessiond $sd did not stop"
-	letw_ensure_sessiond
-}
-trap 'sessiond_back; letw_cleanup' EXIT
+trap 'anl_sessiond_back; letw_cleanup' EXIT
 
 T=$LETW_TEST_TMP
 # Named in advance, for `watch --session` (the second is created once the
@@ -64,19 +56,14 @@ letw_wait_for rotated "$s1" ||
 	letw_fail "no escaped rotation line for the first session: $(od -c "$T/w.out" | head -5)"
 ! grep -q $'\x1b' "$T/w.out" "$T/w.err" || letw_fail "watch printed a raw ESC"
 
-# The root daemon by its pid file (its first line; faults.sh says why),
-# not any lttng-sessiond of the machine.
-sd=$(head -n 1 /var/run/lttng/lttng-sessiond.pid 2>/dev/null) &&
-	[ "$(cat "/proc/$sd/comm" 2>/dev/null)" = lttng-sessiond ] || letw_fail "no root lttng-sessiond"
-kill -TERM "$sd"
-letw_wait_for sh -c "! kill -0 $sd 2>/dev/null" || letw_fail "lttng-sessiond $sd did not stop"
+anl_sessiond_stop
 letw_wait_for grep -q "lttng-sessiond went away" "$T/w.err" ||
 	letw_fail "watch did not say lttng-sessiond went away: $(cat "$T/w.err")"
 letw_running "$wp" || letw_fail "watch ended when lttng-sessiond went away: $(cat "$T/w.err")"
 ! grep -q "leaving trigger" "$T/w.err" ||
 	letw_fail "watch claims triggers that died with lttng-sessiond: $(cat "$T/w.err")"
 
-sessiond_back
+anl_sessiond_back
 letw_wait_for grep -q "lttng-sessiond is back" "$T/w.err" ||
 	letw_fail "watch did not see lttng-sessiond back: $(cat "$T/w.err")"
 mk "$s2"
@@ -87,9 +74,5 @@ grep -q "watching the rotations of \`$(pat "$s2")\`" "$T/w.err" ||
 lttng rotate "$s2" >/dev/null || letw_fail "rotate $s2"
 letw_wait_for rotated "$s2" ||
 	letw_fail "no rotation line for the new sessiond's session: $(cat "$T/w.out" "$T/w.err")"
-kill -TERM "$wp"
-rc=0
-wait "$wp" || rc=$?
-letw_untrack "$wp"
-[ "$rc" = 0 ] || letw_fail "watch exited $rc on SIGTERM: $(cat "$T/w.err")"
+anl_watch_stop "$wp" "$T/w.err" watch
 echo "watch_sessiond_e2e: ok"
