@@ -11,7 +11,9 @@
  *    already started when the hook was connected (their statedump came
  *    before it) are adopted once, with an ENABLE pass each. Statedumps
  *    beyond the hook's queue are answered together by one capture-state
- *    into every session (statedump.c, overflow);
+ *    into every session (statedump.c, overflow). A statedump whose
+ *    session stopped recording the events while it waited in the queue
+ *    runs no pass;
  *  - polling, the fallback where the hook is unavailable: a tracepoint's
  *    enabled state flips when a session that enabled it starts, and back at
  *    stop; we poll each provider's live keyword mask every poll_ms and
@@ -257,19 +259,44 @@ static void serve_in_process_request(void)
 /* Sessions served through the statedump hook; this thread only. */
 static struct letw_sessmem served;
 
-/* Caller holds pass_lock. `merged`: the request answers several
+/*
+ * Caller holds pass_lock. `merged`: the request answers several
  * statedumps (statedump.h), so it captures the session's whole event set
- * whatever the change since the last one served. */
+ * whatever the change since the last one served.
+ *
+ * The request may have waited in the queue while its session was stopped
+ * or destroyed, or stopped recording the events: then no pass runs (it
+ * would write nothing, only walk the table). A destroyed session is freed
+ * by lttng-ust after a grace period, so target->session must never be
+ * dereferenced here; letw_sess_events only compares it with the sessions
+ * the live probes lead to, under lttng-ust's tracepoint RCU read lock
+ * (letw_fanout.h), so the check is safe. A new session allocated at the
+ * same address and recording the events gets the pass: it is live, and
+ * its own start's statedump was merged into this request or comes after
+ * it. The events are narrowed to those still recorded: the sink counts a
+ * pass's records for the events it names, and LTTng writes none of one
+ * disabled since.
+ */
 static void serve_session_locked(const struct letw_sess *target, int merged)
 {
-	uint64_t mask = letw_rd_events_mask(target->events), run_mask;
-	int code = letw_sessmem_statedump(&served, target->session, mask, &run_mask);
+	struct letw_sess now = {
+		.session = target->session,
+		.events = target->events & letw_sess_events(target->session),
+	};
+	uint64_t mask = letw_rd_events_mask(now.events), run_mask;
+	int code;
 
+	if (!now.events) {
+		letw_debug("statedump of a session that stopped recording the "
+			   "rundown events before its pass: no pass");
+		return;
+	}
+	code = letw_sessmem_statedump(&served, now.session, mask, &run_mask);
 	if (merged) {
 		code = LETW_CONTROL_CAPTURE_STATE;
 		run_mask = mask;
 	}
-	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, target, NULL);
+	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, NULL);
 }
 
 static void serve_session(const struct letw_sess *target)

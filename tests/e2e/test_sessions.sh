@@ -16,7 +16,9 @@
 #     the statedumps of the 65th and 66th one capture-state into every
 #     session, and each session's trace holds only complete passes, the
 #     65th's and 66th's too (`lttng-etw report --json`); said so (log,
-#     STATUS, `lttng-etw status`).
+#     STATUS, `lttng-etw status`);
+#  7. (before 6) statedumps queued while their session was stopped or
+#     destroyed run no pass.
 # Every pass is checked against the runtime's own list of its live code.
 # usage: test_sessions.sh BUILD_DIR
 set -u
@@ -189,6 +191,31 @@ done
 check "$d" "$pid3" "$live3" "${want[@]}"
 [ $(($(letw_ctl_field "$pid3" passes) & 2)) = 0 ] || letw_fail "STATUS says a statedump overflowed"
 
+# Statedumps that wait in the queue while their session is stopped or
+# destroyed run no pass: X stopped, Y destroyed, Z left running, all three
+# started while the control thread is stopped. Only Z's pass runs (until
+# 2026-12-07 all three did, X's and Y's into no session, a wasted walk of
+# the table each).
+x=$(new_session sessX "$pid3") || exit 1
+y=$(new_session sessY "$pid3") || exit 1
+z=$(new_session sessZ "$pid3") || exit 1
+id_0=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
+hold_control "$pid3"
+for s in "$x" "$y" "$z"; do
+	lttng start "$s" >/dev/null || letw_fail "start $s"
+done
+lttng stop "$x" >/dev/null || letw_fail "stop X"
+letw_destroy_session "$y"
+release_control
+settled "$pid3" || letw_fail "Z's pass never ended"
+id_z=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
+[ "$id_z" = $((id_0 + 1)) ] ||
+	letw_fail "$((id_z - id_0)) passes for 1 session still started (of 3 queued: one stopped, one destroyed before their pass)"
+lttng stop "$z" >/dev/null || letw_fail "stop Z"
+check "$z" "$pid3" "$live3" "dcstart:1:$id_z"
+letw_destroy_session "$x"
+letw_destroy_session "$z"
+
 # Only distinct sessions fill the queue: 64 started while the control
 # thread is stopped get a pass each, a regenerate of one of them joins its
 # queued request, and the statedumps of the 65th and 66th sessions, with
@@ -275,4 +302,4 @@ for s in "${sessions[@]}"; do
 	destroys+=($!)
 done
 wait "${destroys[@]}"
-echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, sessions past the queue served by an all-sessions pass"
+echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, none for sessions stopped or destroyed in the queue, sessions past the queue served by an all-sessions pass"
