@@ -11,9 +11,9 @@
  *    already started when the hook was connected (their statedump came
  *    before it) are adopted once, with an ENABLE pass each. Statedumps
  *    beyond the hook's queue are answered together by one capture-state
- *    into every session (statedump.c, overflow). A statedump whose
- *    session stopped recording the events while it waited in the queue
- *    runs no pass;
+ *    into every session (statedump.c, overflow), which counts as served
+ *    for each session it reached. A statedump whose session stopped
+ *    recording the events while it waited in the queue runs no pass;
  *  - polling, the fallback where the hook is unavailable: a tracepoint's
  *    enabled state flips when a session that enabled it starts, and back at
  *    stop; we poll each provider's live keyword mask every poll_ms and
@@ -256,8 +256,33 @@ static void serve_in_process_request(void)
 	pthread_mutex_unlock(&letw_g.req_lock);
 }
 
-/* Sessions served through the statedump hook; this thread only. */
+/* This thread only: the sessions it served through the statedump hook,
+ * and the live sessions of its last walk (kept from walk to walk, so a
+ * steady number of sessions allocates nothing). */
 static struct letw_sessmem served;
+static struct letw_sess_set live;
+static uint64_t unremembered_said;
+static int truncated_said;
+
+/* Off lttng-ust's locks (this thread): a list of the sessions cut short
+ * (said once per run of such lists, not at every wake-up)... */
+static void say_collect(int collect_ret)
+{
+	if (collect_ret && !truncated_said)
+		letw_warn("cannot list every session past %d (%s): none is "
+			  "forgotten until a whole list", live.n, strerror(-collect_ret));
+	truncated_said = collect_ret != 0;
+}
+
+/* ... and sessions served that the memory could not grow to hold. */
+static void say_unremembered(void)
+{
+	if (served.unremembered > unremembered_said)
+		letw_warn("out of memory: %llu sessions served but not remembered "
+			  "(their next statedump runs as a first ENABLE)",
+			  (unsigned long long)served.unremembered);
+	unremembered_said = served.unremembered;
+}
 
 /*
  * Caller holds pass_lock. `merged`: the request answers several
@@ -307,6 +332,31 @@ static void serve_session(const struct letw_sess *target)
 }
 
 /*
+ * Caller holds pass_lock. The overflow (statedump.c): a capture-state
+ * into every session, of the folded event sets' union as far as a live
+ * session still records it. The folded sessions are not named in it, so
+ * every session listed before the pass that records some of its events
+ * is remembered as served (letw_sessmem_served_all): a folded one's next
+ * statedump is then no first ENABLE, and adoption does not serve it again.
+ * Listed before: a session started during the pass got part of it only.
+ */
+static void serve_all_locked(const struct letw_sess *folded)
+{
+	struct letw_pass_result res;
+	uint32_t any;
+	int ret = letw_sess_collect(&live, &any);
+	struct letw_sess all = { .session = NULL, .events = folded->events & any };
+
+	say_collect(ret);
+	if (!all.events)
+		return; /* every session recording them stopped meanwhile */
+	letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, letw_rd_events_mask(all.events),
+			      LETW_PROVIDER_RUNDOWN, &all, &res);
+	if (res.passes > 0)
+		letw_sessmem_served_all(&served, live.v, live.n, all.events);
+}
+
+/*
  * Every queued statedump request, oldest first. hook_lock (inside take
  * and done) is taken under pass_lock, like every hook_lock taken by this
  * thread: letw_fork_prepare holds pass_lock, so a fork never happens while
@@ -322,34 +372,30 @@ static void serve_statedumps(void)
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
 		if (r.all_sessions)
-			/* The overflow (statedump.c): a capture-state into
-			 * every session, of the folded event sets' union. The
-			 * folded sessions are not remembered as served (not
-			 * known here): their next statedump is an ENABLE. */
-			letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE,
-					      letw_rd_events_mask(r.target.events),
-					      LETW_PROVIDER_RUNDOWN, &r.target, NULL);
+			serve_all_locked(&r.target);
 		else
 			serve_session_locked(&r.target, r.merged);
 		letw_hook_done(&r);
 	}
 	pthread_mutex_unlock(&letw_g.pass_lock);
+	say_unremembered();
 }
 
 /*
  * Once, when the thread starts with the hook connected: sessions that were
  * started before it (lttng-ust ran their statedump before our probe was
- * there, e.g. while letw_init loaded lttng-ust) get their ENABLE pass now.
- * Queued requests go first, so a session they served is not adopted again.
+ * there, e.g. while letw_init loaded lttng-ust) get their ENABLE pass now,
+ * however many there are. Queued requests go first, so a session they
+ * served (the overflow's included) is not adopted again.
  */
 static void adopt_sessions(void)
 {
-	struct letw_sess live[LETW_SESSMEM_MAX];
-	int n = letw_sess_list(live, LETW_SESSMEM_MAX, NULL);
-
-	for (int i = 0; i < n; i++)
-		if (!letw_sessmem_known(&served, live[i].session))
-			serve_session(&live[i]);
+	say_collect(letw_sess_collect(&live, NULL));
+	/* serve_session does not walk into `live`: it stays as listed. */
+	for (int i = 0; i < live.n; i++)
+		if (!letw_sessmem_known(&served, live.v[i].session))
+			serve_session(&live.v[i]);
+	say_unremembered();
 }
 
 /*
@@ -357,16 +403,17 @@ static void adopt_sessions(void)
  * that stopped or vanished are forgotten (a session started again is new,
  * ENABLE, and a new session reusing an old one's address is not taken for
  * it), and the rundown provider's live mask, the union of the sessions'
- * event sets, feeds the polling.
+ * event sets, feeds the polling. A list cut short by memory forgets
+ * nothing: a session missing from it may be live.
  */
 static void watch_sessions(uint64_t prev[2])
 {
-	struct letw_sess live[LETW_SESSMEM_MAX];
 	uint32_t any;
-	int n = letw_sess_list(live, LETW_SESSMEM_MAX, &any);
+	int ret = letw_sess_collect(&live, &any);
 
-	if (served.n)
-		letw_sessmem_prune(&served, live, n);
+	say_collect(ret);
+	if (served.n && !ret)
+		letw_sessmem_prune(&served, live.v, live.n);
 	poll_keywords(prev, letw_rd_events_mask(any));
 }
 
@@ -455,7 +502,11 @@ int letw_control_start(void)
 	 * only wait out its timeout for a pass nobody runs. */
 	if (letw_g.tracing && !(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD))
 		(void)letw_hook_start(letw_probe_handle());
-	memset(&served, 0, sizeof(served));
+	/* Nothing served yet. The arrays stay: in a fork child they are its
+	 * own copies of the parent's, which no thread of the child uses. */
+	served.n = 0;
+	served.unremembered = unremembered_said = 0;
+	truncated_said = 0;
 	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {
 		ret = letw_ctlsock_open();
 		if (ret)
@@ -518,6 +569,10 @@ int letw_control_stop_timed(int timeout_ms)
  * lttng-ust is being torn down: callbacks then return at once). */
 void letw_control_stop(void)
 {
-	if (letw_control_stop_timed(-1) == 0)
+	if (letw_control_stop_timed(-1) == 0) {
 		letw_hook_stop();
+		/* The thread is joined: nothing walks into them any more. */
+		letw_sessmem_free(&served);
+		letw_sess_set_free(&live);
+	}
 }

@@ -10,6 +10,8 @@
  * the per-session keyword mask LTTng's global enabled state cannot give —
  * and tells triggers apart from sessions.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "letw_rundown_tp.h"
@@ -108,36 +110,105 @@ static void for_each_recorder(void (*fn)(void *arg, int ev, struct lttng_ust_ses
 	lttng_ust_tp_rcu_read_unlock();
 }
 
-struct list_ctx {
+/*
+ * One walk records one (session, event) pair per recording probe, in the
+ * room the set has; the pairs are sorted and merged afterwards. Deduping
+ * in the walk instead cost a scan of the sessions found per probe, every
+ * control-thread wake-up (5 ms): quadratic in the sessions.
+ */
+struct collect_ctx {
 	struct letw_sess *out;
-	int max, n;
+	int room, pairs;
 	uint32_t any;
 };
 
-static void list_one(void *arg, int ev, struct lttng_ust_session *s)
+static void collect_one(void *arg, int ev, struct lttng_ust_session *s)
 {
-	struct list_ctx *c = arg;
-	int i;
+	struct collect_ctx *c = arg;
 
 	c->any |= LETW_RD_BIT(ev);
-	for (i = 0; i < c->n && c->out[i].session != s; i++)
-		;
-	if (i == c->n) {
-		if (c->n == c->max)
-			return;
-		c->out[c->n++] = (struct letw_sess){ .session = s };
-	}
-	c->out[i].events |= LETW_RD_BIT(ev);
+	if (c->pairs < c->room)
+		c->out[c->pairs] = (struct letw_sess){ .session = s,
+						       .events = LETW_RD_BIT(ev) };
+	c->pairs++;
 }
 
-int letw_sess_list(struct letw_sess *out, int max, uint32_t *any)
+static int by_session(const void *a, const void *b)
 {
-	struct list_ctx c = { .out = out, .max = max };
+	uintptr_t x = (uintptr_t)((const struct letw_sess *)a)->session;
+	uintptr_t y = (uintptr_t)((const struct letw_sess *)b)->session;
 
-	for_each_recorder(list_one, &c);
+	return (x > y) - (x < y);
+}
+
+/* Sort the pairs by session and merge each session's into one entry. */
+static int merge_pairs(struct letw_sess *v, int n)
+{
+	int k = 0;
+
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof(*v), by_session);
+	for (int i = 0; i < n; i++) {
+		if (k && v[k - 1].session == v[i].session)
+			v[k - 1].events |= v[i].events;
+		else
+			v[k++] = v[i];
+	}
+	return k;
+}
+
+/* Room for n entries, with some to spare (sessions come in bursts). */
+static int set_room(struct letw_sess_set *set, int n)
+{
+	int cap = n + n / 2 + 16;
+	struct letw_sess *v = realloc(set->v, (size_t)cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	set->v = v;
+	set->cap = cap;
+	return 0;
+}
+
+int letw_sess_collect(struct letw_sess_set *set, uint32_t *any)
+{
+	struct collect_ctx c;
+	int ret = 0;
+
+	/* The probes can grow between a walk and the next: a walk that
+	 * found more pairs than there was room for is made again, with room
+	 * for them. Three tries; sessions created faster than that end it
+	 * listed as far as room went (-EAGAIN). */
+	for (int tries = 0;; tries++) {
+		c = (struct collect_ctx){ .out = set->v, .room = set->cap };
+		for_each_recorder(collect_one, &c);
+		if (c.pairs <= set->cap)
+			break;
+		if (tries == 2) {
+			ret = -EAGAIN;
+			break;
+		}
+		ret = set_room(set, c.pairs);
+		if (ret)
+			break;
+	}
+	set->truncated = c.pairs > set->cap;
+	set->n = merge_pairs(set->v, set->truncated ? set->cap : c.pairs);
 	if (any)
 		*any = c.any;
-	return c.n;
+	return ret;
+}
+
+void letw_sess_set_free(struct letw_sess_set *set)
+{
+	free(set->v);
+	*set = (struct letw_sess_set){ 0 };
+}
+
+static void any_one(void *arg, int ev, struct lttng_ust_session *s)
+{
+	(void)s;
+	*(uint32_t *)arg |= LETW_RD_BIT(ev);
 }
 
 struct one_ctx {
@@ -157,7 +228,7 @@ uint32_t letw_sess_any(void)
 {
 	uint32_t any = 0;
 
-	(void)letw_sess_list(NULL, 0, &any);
+	for_each_recorder(any_one, &any);
 	return any;
 }
 
@@ -185,6 +256,38 @@ int letw_sessmem_known(const struct letw_sessmem *m,
 	return find(m, session) >= 0;
 }
 
+/* Room for one more entry; -ENOMEM when the array cannot grow. */
+static int mem_room(struct letw_sessmem *m)
+{
+	struct letw_sessmem_ent *e;
+	int cap;
+
+	if (m->n < m->cap)
+		return 0;
+	cap = m->cap ? 2 * m->cap : 16;
+	e = realloc(m->e, (size_t)cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	m->e = e;
+	m->cap = cap;
+	return 0;
+}
+
+/* Remember session with mask; counted when there is no room for it. */
+static void remember(struct letw_sessmem *m, int i,
+		     struct lttng_ust_session *session, uint64_t mask)
+{
+	if (i < 0) {
+		if (mem_room(m)) {
+			m->unremembered++;
+			return;
+		}
+		i = m->n++;
+		m->e[i].session = session;
+	}
+	m->e[i].mask = mask;
+}
+
 int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
 			   uint64_t mask, uint64_t *run_mask)
 {
@@ -193,15 +296,6 @@ int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *ses
 	if (i < 0) {
 		code = LETW_CONTROL_ENABLE_PROVIDER;
 		*run_mask = mask;
-		if (m->n < LETW_SESSMEM_MAX) {
-			i = m->n++;
-		} else {
-			i = 0;
-			for (int k = 1; k < m->n; k++)
-				if (m->e[k].used < m->e[i].used)
-					i = k;
-		}
-		m->e[i].session = session;
 	} else {
 		uint64_t gained = mask & LETW_RD_TRIGGER_KEYWORDS & ~m->e[i].mask;
 
@@ -213,21 +307,41 @@ int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *ses
 			*run_mask = mask;
 		}
 	}
-	m->e[i].mask = mask;
-	m->e[i].used = ++m->clock;
+	remember(m, i, session, mask);
 	return code;
+}
+
+void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *live,
+			     int n, uint32_t events)
+{
+	for (int k = 0; k < n; k++) {
+		uint64_t got = letw_rd_events_mask(live[k].events & events);
+		int i;
+
+		if (!got)
+			continue; /* records none of the pass's events */
+		i = find(m, live[k].session);
+		/* A session served before keeps its keywords: the pass may
+		 * have held fewer of them than its last own pass. */
+		remember(m, i, live[k].session, got | (i < 0 ? 0 : m->e[i].mask));
+	}
 }
 
 void letw_sessmem_prune(struct letw_sessmem *m, const struct letw_sess *live, int n)
 {
 	for (int i = 0; i < m->n;) {
-		int alive = 0;
+		struct letw_sess key = { .session = m->e[i].session };
 
-		for (int k = 0; k < n && !alive; k++)
-			alive = live[k].session == m->e[i].session;
-		if (alive)
+		/* live is sorted: a walk every wake-up stays n log n. */
+		if (n && bsearch(&key, live, (size_t)n, sizeof(*live), by_session))
 			i++;
 		else
 			m->e[i] = m->e[--m->n];
 	}
+}
+
+void letw_sessmem_free(struct letw_sessmem *m)
+{
+	free(m->e);
+	*m = (struct letw_sessmem){ 0 };
 }

@@ -52,14 +52,34 @@ struct letw_sess {
 };
 
 /*
- * Every active session that records at least one rundown event, at most
- * max of them, into out (NULL when max is 0); *any gets the union of the
- * event sets of all of them, listed or not. Only event
- * recorders count: an event notifier (trigger) is no session and asks for
- * no rundown. Returns how many sessions were found (>= 0). Any thread;
- * takes lttng-ust's tracepoint RCU read lock (never a mutex).
+ * The sessions a walk of the probe arrays found, sorted by address (each
+ * once, with its event set). Owned by the control thread (or one test):
+ * the array is grown as the sessions grow and kept between walks, so a
+ * steady number of sessions allocates nothing.
  */
-int letw_sess_list(struct letw_sess *out, int max, uint32_t *any);
+struct letw_sess_set {
+	struct letw_sess *v;
+	int n;
+	int cap;         /* entries v holds room for */
+	int truncated;   /* memory ran out: sessions past v[0..n) went unlisted */
+};
+
+/*
+ * Every active session that records at least one rundown event, into
+ * set (sorted by address); *any (may be NULL) gets the union of their
+ * event sets. Only event recorders count: an event notifier (trigger) is
+ * no session and asks for no rundown. Returns 0; or -ENOMEM (no memory
+ * to grow into) or -EAGAIN (sessions kept coming faster than three walks)
+ * with set->truncated set and the sessions found in the room there was:
+ * then a session missing from the set may still be live, never take it
+ * for gone. Allocates (realloc, outside lttng-ust's read-side section, which
+ * it enters without a mutex): the control thread only, never a publish
+ * path or the statedump callback.
+ */
+int letw_sess_collect(struct letw_sess_set *set, uint32_t *any);
+
+/* Frees set's array (its owner, when no walk can use it any more). */
+void letw_sess_set_free(struct letw_sess_set *set);
 
 /* The union of every active session's rundown events (letw_sess_list's
  * *any without the list). */
@@ -70,20 +90,22 @@ uint32_t letw_sess_events(const struct lttng_ust_session *session);
 
 /*
  * The control thread's memory of the sessions it served: for each, the
- * rundown keyword mask of its last pass. Small (sessions enabling our
- * rundown at once are few), pruned of sessions that stopped or vanished.
- * Only the control thread touches it (and fork's child, alone).
+ * rundown keyword mask of its last pass. Grown with the number of live
+ * sessions (there is no fixed bound: a table of 64 evicted sessions still
+ * live, so a 65th session's regenerate ran as a first ENABLE), pruned of
+ * sessions that stopped or vanished. Only the control thread touches it
+ * (and fork's child, alone, which keeps the parent's copy of the array).
  */
-#define LETW_SESSMEM_MAX 64
-
 struct letw_sessmem {
-	struct {
+	struct letw_sessmem_ent {
 		struct lttng_ust_session *session;
 		uint64_t mask;
-		uint64_t used;   /* for eviction when full: oldest use goes */
-	} e[LETW_SESSMEM_MAX];
-	int n;
-	uint64_t clock;
+	} *e;
+	int n, cap;
+	/* Sessions not remembered because the array could not grow (their
+	 * next statedump is taken for a first one again); the control thread
+	 * logs when this rises. */
+	uint64_t unremembered;
 };
 
 /*
@@ -94,16 +116,31 @@ struct letw_sessmem {
  *    its last pass: ENABLE_PROVIDER with only the new trigger keywords (and
  *    the kinds), so enabling *dcend* then regenerating runs a DCEnd pass;
  *  - otherwise: CAPTURE_STATE with the whole mask.
- * Remembers the session with its new mask. Pure but for *m.
+ * Remembers the session with its new mask (allocates when the array is
+ * full; on failure counts it in m->unremembered). Pure but for *m.
  */
 int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
 			   uint64_t mask, uint64_t *run_mask);
+
+/*
+ * An all-sessions capture-state of the rundown events `events` ran (the
+ * statedump overflow, statedump.c): every session of live[0..n) that
+ * records some of them got a pass of those, and is remembered as served
+ * with their keywords (added to what it had), so its next statedump is no
+ * first ENABLE and adoption does not serve it again.
+ */
+void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *live,
+			     int n, uint32_t events);
 
 /* 1 when the session has been served (and not pruned since). */
 int letw_sessmem_known(const struct letw_sessmem *m,
 		       const struct lttng_ust_session *session);
 
-/* Forget every session not in live[0..n). */
+/* Forget every session not in live[0..n), which is sorted by address
+ * (letw_sess_collect's order). */
 void letw_sessmem_prune(struct letw_sessmem *m, const struct letw_sess *live, int n);
+
+/* Forget everything and free the array (its owner, no walk running). */
+void letw_sessmem_free(struct letw_sessmem *m);
 
 #endif

@@ -16,7 +16,10 @@
 #     the statedumps of the 65th and 66th one capture-state into every
 #     session, and each session's trace holds only complete passes, the
 #     65th's and 66th's too (`lttng-etw report --json`); said so (log,
-#     STATUS, `lttng-etw status`);
+#     STATUS, `lttng-etw status`). Each of the 66 counts as served: a
+#     regenerate of each, one at a time, is a capture-state (not a first
+#     ENABLE: the 65th and 66th were not remembered, and 64 sessions were
+#     all the control thread's memory held);
 #  7. (before 6) statedumps queued while their session was stopped or
 #     destroyed run no pass.
 # Every pass is checked against the runtime's own list of its live code.
@@ -259,6 +262,14 @@ st=$("$build/bin/lttng-etw" status --pid "$pid3") || letw_fail "lttng-etw status
 	letw_fail "lttng-etw status does not say a statedump was served by an all-sessions pass: $st"
 grep -q ': 2 session statedumps overflowed' "$err3" ||
 	letw_fail "not 2 statedumps overflowed: $(grep -i 'overflowed\|dropped' "$err3")"
+# Every session served, the folded ones too, and all 66 remembered at
+# once: a regenerate of each, one at a time, is a capture-state of its
+# own (control code 2). A first ENABLE (code 1) here means the session
+# was forgotten.
+for s in "${sessions[@]}"; do
+	lttng regenerate statedump -s "$s" >/dev/null || letw_fail "regenerate statedump $s"
+	settled "$pid3" || letw_fail "$s's regenerate pass never ended"
+done
 for s in "${sessions[@]}"; do
 	lttng stop "$s" >/dev/null || letw_fail "stop $s"
 done
@@ -266,7 +277,8 @@ done
 # 2000 methods or more: the live list). The first 64 begin with their
 # own pass (the first session's a capture-state: its regenerate joined
 # it), then hold the overflow's; the 65th and 66th hold the overflow's,
-# a capture-state (control code 2). A capture-state sent to every
+# a capture-state (control code 2). Each then holds its regenerate's
+# capture-state. A capture-state sent to every
 # process by another test may add complete passes of code 2.
 for i in $(seq 0 $((nq - 1))); do
 	s=${sessions[$i]}
@@ -285,10 +297,12 @@ print(" ".join("%s:%s:%s:%s" % (p["flavour"], p.get("control_code"), p["status"]
 		[[ "$p" == dcstart:*:complete:ok ]] || letw_fail "session $s: pass $p (all: $got)"
 	done
 	case $i in
-	0) expect='dcstart:2:* dcstart:2:*' ;;
-	6[4-9]) expect='dcstart:2:*' ;;
-	*) expect='dcstart:1:* dcstart:2:*' ;;
+	0) expect='dcstart:2:* dcstart:2:* dcstart:2:*' ;;
+	6[4-9]) expect='dcstart:2:* dcstart:2:*' ;;
+	*) expect='dcstart:1:* dcstart:2:* dcstart:2:*' ;;
 	esac
+	[[ "$got" == *dcstart:1:*dcstart:1:* || ($i -ge 64 && "$got" == *dcstart:1:*) ]] &&
+		letw_fail "session $s: its regenerate ran as a first ENABLE (forgotten as served): $got"
 	# shellcheck disable=SC2053 # $expect is a pattern
 	[[ "$got" == $expect ]] || letw_fail "session $s: passes $got, not $expect"
 done
@@ -302,4 +316,4 @@ for s in "${sessions[@]}"; do
 	destroys+=($!)
 done
 wait "${destroys[@]}"
-echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, none for sessions stopped or destroyed in the queue, sessions past the queue served by an all-sessions pass"
+echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, none for sessions stopped or destroyed in the queue, sessions past the queue served by an all-sessions pass and remembered"

@@ -99,19 +99,79 @@ Test(sessmem, prune_forgets_vanished_sessions_so_a_restart_is_new)
 	cr_assert_eq(m.n, 0);
 }
 
-Test(sessmem, stays_bounded_evicting_the_least_recently_served)
+/* More sessions than the old fixed table's 64: each is remembered, so a
+ * regenerate of any of them is a capture-state (the table used to evict
+ * one, whose regenerate then ran as a first ENABLE). */
+#define MANY 200
+
+Test(sessmem, remembers_every_live_session_past_64)
 {
 	static struct letw_sessmem m;
+	struct letw_sess live[MANY];
 	uint64_t run;
 
-	for (int i = 1; i <= LETW_SESSMEM_MAX; i++)
+	for (int i = 1; i <= MANY; i++) {
+		cr_assert_eq(letw_sessmem_statedump(&m, S(i), START, &run),
+			     LETW_CONTROL_ENABLE_PROVIDER);
+		live[i - 1] = (struct letw_sess){ .session = S(i), .events = 1 };
+	}
+	cr_assert_eq(m.n, MANY);
+	letw_sessmem_prune(&m, live, MANY); /* all live: none forgotten */
+	cr_assert_eq(m.n, MANY);
+	for (int i = 1; i <= MANY; i++)
+		cr_assert_eq(letw_sessmem_statedump(&m, S(i), START, &run),
+			     LETW_CONTROL_CAPTURE_STATE, "session %d of %d forgotten", i, MANY);
+}
+
+/* The prune's lookup needs the live list sorted (letw_sess_collect's
+ * order): every other session of many gone. */
+Test(sessmem, prune_keeps_exactly_the_live_ones_of_many)
+{
+	static struct letw_sessmem m;
+	struct letw_sess live[MANY / 2];
+	uint64_t run;
+
+	for (int i = MANY; i >= 1; i--)
 		letw_sessmem_statedump(&m, S(i), START, &run);
-	letw_sessmem_statedump(&m, S(1), START, &run); /* S(1) used again */
-	letw_sessmem_statedump(&m, S(LETW_SESSMEM_MAX + 1), START, &run);
-	cr_assert_eq(m.n, LETW_SESSMEM_MAX);
-	cr_assert(letw_sessmem_known(&m, S(1)));
-	cr_assert(!letw_sessmem_known(&m, S(2)));
-	cr_assert(letw_sessmem_known(&m, S(LETW_SESSMEM_MAX + 1)));
+	for (int i = 0; i < MANY / 2; i++)
+		live[i] = (struct letw_sess){ .session = S(2 * i + 2), .events = 1 };
+	letw_sessmem_prune(&m, live, MANY / 2);
+	cr_assert_eq(m.n, MANY / 2);
+	for (int i = 1; i <= MANY; i++)
+		cr_assert_eq(letw_sessmem_known(&m, S(i)), i % 2 == 0, "session %d", i);
+}
+
+#define EV(e) LETW_RD_BIT(LETW_RD_##e)
+
+/* The statedump overflow's all-sessions capture-state: each session it
+ * reached counts as served (a regenerate of a folded session is then a
+ * capture-state, not a first ENABLE), with the keywords it got. */
+Test(sessmem, an_all_sessions_pass_serves_the_sessions_it_reached)
+{
+	static struct letw_sessmem m;
+	uint32_t dcstart = EV(METHOD_DCSTART) | EV(DCSTART_INIT);
+	uint32_t dcend = EV(METHOD_DCEND) | EV(DCEND_INIT);
+	struct letw_sess live[] = {
+		{ .session = S(1), .events = dcstart | dcend }, /* served before: dcend */
+		{ .session = S(2), .events = dcstart },         /* folded */
+		{ .session = S(3), .events = EV(LINES_START) }, /* none of the pass's */
+	};
+	uint64_t run;
+
+	letw_sessmem_statedump(&m, S(1), letw_rd_events_mask(dcend), &run);
+	letw_sessmem_served_all(&m, live, 3, dcstart);
+	cr_assert(letw_sessmem_known(&m, S(2)), "a folded session is not remembered as served");
+	cr_assert(!letw_sessmem_known(&m, S(3)));
+	cr_assert_eq(letw_sessmem_statedump(&m, S(2), letw_rd_events_mask(dcstart), &run),
+		     LETW_CONTROL_CAPTURE_STATE);
+	/* S(1) keeps its DCEnd: the pass added DCStart, gained nothing. */
+	cr_assert_eq(letw_sessmem_statedump(&m, S(1), letw_rd_events_mask(dcstart | dcend),
+					    &run), LETW_CONTROL_CAPTURE_STATE);
+	/* S(2) got DCStart only: enabling DCEnd is a gain, a DCEnd ENABLE. */
+	cr_assert_eq(letw_sessmem_statedump(&m, S(2), letw_rd_events_mask(dcstart | dcend),
+					    &run), LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(run, END | LETW_KW_JIT_RUNDOWN);
+	letw_sessmem_free(&m);
 }
 
 Test(sessmem, event_sets_map_to_keywords)
