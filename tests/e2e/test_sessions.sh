@@ -21,7 +21,9 @@
 #     ENABLE: the 65th and 66th were not remembered, and 64 sessions were
 #     all the control thread's memory held);
 #  7. (before 6) statedumps queued while their session was stopped or
-#     destroyed run no pass.
+#     destroyed run no pass;
+#  8. a process started while 66 sessions tracking it are active: each
+#     session holds a pass, and none a first ENABLE after it was served.
 # Every pass is checked against the runtime's own list of its live code.
 # usage: test_sessions.sh BUILD_DIR
 set -u
@@ -44,6 +46,44 @@ new_session() { # PREFIX PID
 	lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable dcstart"
 	lttng add-context -u -s "$s" -t vpid -t vtid >/dev/null || letw_fail "add-context"
 	echo "$s"
+}
+# end_runtime PID WHAT: SIGTERM, and it must exit 0.
+end_runtime() {
+	kill -TERM "$1"
+	wait "$1" || letw_fail "$2 runtime exited with $?"
+	letw_untrack "$1"
+}
+# destroy_all SESSION...: `lttng destroy` waits about 0.5 s for the
+# session's data: all at once.
+destroy_all() {
+	local s destroys=()
+	for s in "$@"; do
+		letw_destroy_session "$s" &
+		destroys+=($!)
+	done
+	wait "${destroys[@]}"
+}
+# report_json SESSION: `lttng-etw report --json` of the session's trace;
+# prints the JSON file's path (call as j=$(report_json S) || exit 1).
+report_json() {
+	local json="$LETW_TEST_TMP/$1.json"
+	"$build/bin/lttng-etw" report "$LETW_TEST_TMP/$1" --json -o "$json" --no-progress \
+		2>"$LETW_TEST_TMP/$1.report.err" ||
+		letw_fail "session $1: report: $(head -c 600 "$LETW_TEST_TMP/$1.report.err")"
+	echo "$json"
+}
+# passes_of REPORT_JSON PID [MIN]: PID's passes in a `report --json`, in
+# order, as flavour:control_code:status:ok|short (ok: every record counted
+# was seen, MIN or more, 2000 unless given), or "none".
+passes_of() {
+	"$LETW_PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+ps = [p for x in r["processes"] if x["vpid"] == int(sys.argv[2]) for p in x["passes"]]
+print(" ".join("%s:%s:%s:%s" % (p["flavour"], p.get("control_code"), p["status"],
+      "ok" if p.get("emitted") == p["seen"] >= int(sys.argv[3]) else "short")
+      for p in ps) or "none")
+' "$1" "$2" "${3:-2000}"
 }
 check() { # SESSION PID LIVE EXPECT...
 	local s=$1 p=$2 l=$3; shift 3
@@ -282,17 +322,8 @@ done
 # process by another test may add complete passes of code 2.
 for i in $(seq 0 $((nq - 1))); do
 	s=${sessions[$i]}
-	json="$LETW_TEST_TMP/$s.json"
-	"$build/bin/lttng-etw" report "$LETW_TEST_TMP/$s" --json -o "$json" --no-progress \
-		2>"$LETW_TEST_TMP/$s.report.err" ||
-		letw_fail "session $s: report: $(head -c 600 "$LETW_TEST_TMP/$s.report.err")"
-	got=$("$LETW_PY" -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-ps = [p for x in r["processes"] if x["vpid"] == int(sys.argv[2]) for p in x["passes"]]
-print(" ".join("%s:%s:%s:%s" % (p["flavour"], p.get("control_code"), p["status"],
-      "ok" if p.get("emitted") == p["seen"] >= 2000 else "short") for p in ps) or "none")
-' "$json" "$pid3") || letw_fail "session $s: cannot read $json"
+	json=$(report_json "$s") || exit 1
+	got=$(passes_of "$json" "$pid3") || letw_fail "session $s: cannot read $json"
 	for p in $got; do
 		[[ "$p" == dcstart:*:complete:ok ]] || letw_fail "session $s: pass $p (all: $got)"
 	done
@@ -306,14 +337,52 @@ print(" ".join("%s:%s:%s:%s" % (p["flavour"], p.get("control_code"), p["status"]
 	# shellcheck disable=SC2053 # $expect is a pattern
 	[[ "$got" == $expect ]] || letw_fail "session $s: passes $got, not $expect"
 done
-kill -TERM "$pid3"
-wait "$pid3" || letw_fail "burst runtime exited with $?"
-letw_untrack "$pid3"
-# `lttng destroy` waits about 0.5 s for the session's data: all at once.
-destroys=()
-for s in "${sessions[@]}"; do
-	letw_destroy_session "$s" &
-	destroys+=($!)
+end_runtime "$pid3" burst
+destroy_all "${sessions[@]}"
+
+# A process that starts while 66 sessions tracking it are active: its
+# first sessions reach it either as statedumps through the hook (the 65th
+# and later folded into the overflow pass) or, when lttng-ust ran their
+# statedumps before the hook was connected, by adoption at the control
+# thread's start. Either way each session holds a pass, and none holds a
+# first ENABLE after it was served. Until 2026-12-07, adoption stopped at
+# 64 sessions (2 held none), and sessions served by the overflow were
+# adopted again (an ENABLE after it).
+late=$LETW_TEST_TMP/late.txt
+bash -c 'kill -STOP $$; exec "$@"' _ "$jit" --functions 2000 --seconds 120 --list "$late" \
+	2>"$LETW_TEST_TMP/late.err" &
+pidl=$!
+letw_track "$pidl"
+letw_wait_for grep -q '^[^ ]* ([^)]*) T' "/proc/$pidl/stat" || letw_fail "late process not stopped"
+late_sessions=()
+for i in $(seq 1 $nq); do
+	s=$(new_session sessL$i "$pidl") || exit 1
+	late_sessions+=("$s")
 done
-wait "${destroys[@]}"
-echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, none for sessions stopped or destroyed in the queue, sessions past the queue served by an all-sessions pass and remembered"
+for s in "${late_sessions[@]}"; do
+	lttng start "$s" >/dev/null || letw_fail "start $s"
+done
+kill -CONT "$pidl"
+letw_wait_for test -e "$late.ready" || letw_fail "late runtime did not publish its list"
+# 66 passes of their own, or 64 and the overflow's: at least 65.
+letw_wait_field "$pidl" last_dcstart_pass_id -ge 65 ||
+	letw_fail "the late process ran $(letw_ctl_field "$pidl" last_dcstart_pass_id) passes for $nq sessions"
+settled "$pidl" || letw_fail "the late process's passes never ended"
+for s in "${late_sessions[@]}"; do
+	lttng stop "$s" >/dev/null || letw_fail "stop $s"
+done
+for s in "${late_sessions[@]}"; do
+	json=$(report_json "$s") || exit 1
+	# Its passes ran as it started, before it published its code: they
+	# may hold no record at all.
+	got=$(passes_of "$json" "$pidl" 0) || letw_fail "session $s: cannot read $json"
+	[ "$got" != none ] || letw_fail "session $s: no pass (the late process adopted too few sessions)"
+	for p in $got; do
+		[[ "$p" == dcstart:*:complete:ok ]] || letw_fail "session $s: pass $p (all: $got)"
+	done
+	[[ "$got" == *" dcstart:1:"* ]] &&
+		letw_fail "session $s: a first ENABLE after it was served (adopted again): $got"
+done
+end_runtime "$pidl" late
+destroy_all "${late_sessions[@]}"
+echo "PASS: one pass per session and statedump, none for a trigger, polling fallback, statedumps coalesced, none for sessions stopped or destroyed in the queue, sessions past the queue served by an all-sessions pass and remembered, a late process serves 66 sessions"
