@@ -112,18 +112,22 @@ struct letw_map_entry {
 struct letw_reuse {
 	size_t ranges;        /* address ranges that held different code over time */
 	size_t regions;       /* regions involved in those ranges */
-	size_t omitted;       /* regions left out (mode latest) */
+	size_t omitted;       /* regions left out, newer code covering them
+			       * whole (mode latest) */
+	size_t trimmed;       /* regions newer code covers in part, written as
+			       * the piece(s) it leaves free (mode latest) */
 	size_t merged;        /* identical regions seen several times, written once */
 	uint64_t example[4];  /* start of a few reused ranges */
 };
 
 enum letw_map_mode { LETW_MAP_LATEST = 0, LETW_MAP_ALL = 1 };
 
-/* Entries sorted by start. LATEST keeps, in each range reused by
- * different code, the most recently live regions that do not overlap each
- * other; ALL keeps every distinct region (overlapping lines, as perf reads
- * them, resolve to whichever perf picks). Returns 0 or -ENOMEM; *out is
- * malloc()ed (NULL when empty). */
+/* Entries sorted by start. LATEST names each address, in a range reused
+ * by different code, after the most recently live region there: lines that
+ * do not overlap, an older region cut to the piece(s) no more recent one
+ * covers (possibly more lines than regions); ALL keeps every distinct
+ * region (overlapping lines, as perf reads them, resolve to whichever perf
+ * picks). Returns 0 or -ENOMEM; *out is malloc()ed (NULL when empty). */
 int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 		       struct letw_map_entry **out, size_t *n_out,
 		       struct letw_reuse *reuse);

@@ -47,27 +47,85 @@ static int by_recency(const void *a, const void *b)
 	return by_address(a, b);
 }
 
-static int overlaps(const struct letw_region *a, const struct letw_region *b)
+/* The map's lines as they are built: e holds cap entries, n in use. */
+struct lines {
+	struct letw_map_entry *e;
+	size_t n, cap;
+};
+
+/* A line inserted before e[at] (at == n: appended). The array grows by
+ * realloc (letw_grow_small()), not letw_grow(): the caller free()s it.
+ * Only the lines of the cluster being resolved (the last ones) move.
+ * Returns 0 or -ENOMEM with the lines unchanged. */
+static int put(struct lines *o, size_t at, uint64_t start, uint32_t size,
+	       const char *name)
 {
-	return a->start < end_of(b) && b->start < end_of(a);
+	void *p = o->e;
+
+	/* Full only past one line a region: the test saves a call a line. */
+	if (o->n == o->cap) {
+		if (letw_grow_small(&p, &o->cap, o->n + 1, sizeof(*o->e)))
+			return -ENOMEM;
+		o->e = p;
+	}
+	if (at < o->n)
+		memmove(&o->e[at + 1], &o->e[at], (o->n - at) * sizeof(*o->e));
+	o->e[at].start = start;
+	o->e[at].size = size;
+	o->e[at].name = name;
+	o->n++;
+	return 0;
 }
 
-static void emit(struct letw_map_entry *out, size_t *n,
-		 const struct letw_region *r)
+static uint64_t line_end(const struct letw_map_entry *e)
 {
-	out[*n].start = r->start;
-	out[*n].size = r->size;
-	out[*n].name = r->name;
-	(*n)++;
+	uint64_t x = e->start + e->size;
+
+	return x < e->start ? UINT64_MAX : x;
 }
 
-static int entry_by_address(const void *a, const void *b)
+/* Writes the parts of r that no line in e[first..n) covers, as lines of
+ * r's name, kept in e's address order. Those lines are sorted and do not
+ * overlap (each region adds only what they leave free), so the ones r
+ * touches are a run found by binary search, and r's pieces are the gaps
+ * in that run. *touched: how many lines r overlaps (0: written whole);
+ * *pieces: how many lines r became. Returns 0 or -ENOMEM. */
+static int put_uncovered(struct lines *o, size_t first, const struct letw_region *r,
+			 size_t *touched, size_t *pieces)
 {
-	const struct letw_map_entry *x = a, *y = b;
+	uint64_t at = r->start, end = end_of(r);
+	size_t lo = first, hi = o->n, mid;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->size < y->size ? -1 : x->size > y->size;
+	*touched = *pieces = 0;
+	/* The first line ending past r's start (ends are sorted too). */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (line_end(&o->e[mid]) > r->start)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (; lo < o->n && o->e[lo].start < end; lo++) {
+		(*touched)++;
+		if (o->e[lo].start > at) {
+			if (put(o, lo, at, (uint32_t)(o->e[lo].start - at), r->name))
+				return -ENOMEM;
+			(*pieces)++;
+			lo++;
+		}
+		if (line_end(&o->e[lo]) > at)
+			at = line_end(&o->e[lo]);
+	}
+	/* The tail, or r whole when it touches nothing (even of size 0,
+	 * written as it always was). Start plus size, not end: end
+	 * saturates at the top of the address space, the sum wraps to the
+	 * right size. */
+	if (at < end || !*touched) {
+		if (put(o, lo, at, (uint32_t)(r->start + r->size - at), r->name))
+			return -ENOMEM;
+		(*pieces)++;
+	}
+	return 0;
 }
 
 /* The regions in address order, as pointers, into *out (malloc()ed):
@@ -129,43 +187,44 @@ static int sorted_regions(const struct letw_codemap *m, const struct letw_region
 	return 0;
 }
 
-/* One cluster of distinct, transitively overlapping regions c[0..k). */
-static void resolve_cluster(const struct letw_region **c, size_t k,
-			    enum letw_map_mode mode, struct letw_map_entry *out,
-			    size_t *n, struct letw_reuse *reuse)
+/* One cluster of distinct, transitively overlapping regions c[0..k):
+ * its lines appended to o, in address order. Returns 0 or -ENOMEM. */
+static int resolve_cluster(const struct letw_region **c, size_t k,
+			   enum letw_map_mode mode, struct lines *o,
+			   struct letw_reuse *reuse)
 {
-	size_t first = *n, i, j;
+	size_t first = o->n, i, touched, pieces;
 
-	if (k == 1) {
-		emit(out, n, c[0]);
-		return;
-	}
+	if (k == 1)
+		return put(o, o->n, c[0]->start, c[0]->size, c[0]->name);
 	if (reuse->ranges < sizeof(reuse->example) / sizeof(reuse->example[0]))
 		reuse->example[reuse->ranges] = c[0]->start;
 	reuse->ranges++;
 	reuse->regions += k;
 	if (mode == LETW_MAP_ALL) {
+		/* c is in address order (by_address): so are the lines, the
+		 * overlapping ones as well. */
 		for (i = 0; i < k; i++)
-			emit(out, n, c[i]);
-		return;
+			if (put(o, o->n, c[i]->start, c[i]->size, c[i]->name))
+				return -ENOMEM;
+		return 0;
 	}
 	qsort(c, k, sizeof(*c), by_recency);
-	/* Greedy by recency: a region is written unless a more recent one
-	 * already covers part of its range. Clusters are small (one
-	 * allocator slot reused a few times), so quadratic is fine. */
+	/* By recency: each region is written where no more recent one is,
+	 * so every address gets the name of the most recent code there; an
+	 * older region partly covered becomes the piece(s) left free, not
+	 * omitted (its other addresses would go unnamed), and one fully
+	 * covered is omitted. Clusters are small (one allocator slot reused
+	 * a few times): inserting into the sorted lines is fine. */
 	for (i = 0; i < k; i++) {
-		int hidden = 0;
-
-		for (j = first; j < *n && !hidden; j++) {
-			struct letw_region tmp = { .start = out[j].start,
-						   .size = out[j].size };
-			hidden = overlaps(c[i], &tmp);
-		}
-		if (hidden)
+		if (put_uncovered(o, first, c[i], &touched, &pieces))
+			return -ENOMEM;
+		if (!pieces)
 			reuse->omitted++;
-		else
-			emit(out, n, c[i]);
+		else if (touched)
+			reuse->trimmed++;
 	}
+	return 0;
 }
 
 int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
@@ -173,8 +232,8 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 		       struct letw_reuse *reuse)
 {
 	const struct letw_region **v = NULL, **c;
-	struct letw_map_entry *out = NULL;
-	size_t i, nv = 0, n = 0, k, first;
+	struct lines o = { NULL, 0, 0 };
+	size_t i, nv = 0, k;
 	uint64_t cend;
 
 	memset(reuse, 0, sizeof(*reuse));
@@ -182,11 +241,14 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 	*n_out = 0;
 	if (!m->n)
 		return 0;
-	/* After the sort: out reuses the memory the sort's pairs held. */
+	/* After the sort: the lines reuse the memory the sort's pairs held.
+	 * One line a region, more only where latest mode cuts older code
+	 * in pieces (put() grows the array then). */
 	if (sorted_regions(m, &v))
 		return -ENOMEM;
-	out = malloc(m->n * sizeof(*out));
-	if (!out) {
+	o.cap = m->n;
+	o.e = malloc(o.cap * sizeof(*o.e));
+	if (!o.e) {
 		free(v);
 		return -ENOMEM;
 	}
@@ -201,21 +263,22 @@ int letw_codemap_build(const struct letw_codemap *m, enum letw_map_mode mode,
 		}
 		v[nv++] = v[i];
 	}
+	/* Clusters are disjoint and come in address order, each one's
+	 * lines in address order too: so is the map. */
 	for (i = 0; i < nv; i += k) {
 		c = &v[i];
 		cend = end_of(c[0]);
 		for (k = 1; i + k < nv && c[k]->start < cend; k++)
 			if (end_of(c[k]) > cend)
 				cend = end_of(c[k]);
-		first = n;
-		resolve_cluster(c, k, mode, out, &n, reuse);
-		/* Clusters are disjoint and come in address order: sorting
-		 * each one's lines sorts the map. */
-		if (n - first > 1)
-			qsort(out + first, n - first, sizeof(*out), entry_by_address);
+		if (resolve_cluster(c, k, mode, &o, reuse)) {
+			free(v);
+			free(o.e);
+			return -ENOMEM;
+		}
 	}
 	free(v);
-	*out_p = out;
-	*n_out = n;
+	*out_p = o.e;
+	*n_out = o.n;
 	return 0;
 }

@@ -294,7 +294,8 @@ static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
 		 * claim the crash or failure of that write would make false. */
 		pm->mode == LETW_MAP_ALL ? "writes every region" : "writes the most recent code of each");
 	if (pm->mode == LETW_MAP_LATEST)
-		fprintf(stderr, ", %zu older region(s) omitted", r->omitted);
+		fprintf(stderr, ", %zu older region(s) omitted, %zu trimmed to the part no newer code covers",
+			r->omitted, r->trimmed);
 	fprintf(stderr, "; e.g. at");
 	shown = r->ranges < 4 ? r->ranges : 4;
 	for (i = 0; i < shown; i++)

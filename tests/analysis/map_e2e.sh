@@ -53,9 +53,13 @@ expect_map "$SCEN_MAP" "10000 100 $NS_SIG_TIER" "20000 80 f_b" \
 # request, and said on stderr either way. Through the loadable plugin too.
 run_scenario reuse "" \
 	"load 0x10000 0x100 old unload 0x10000 load 0x10000 0x40 new1 load 0x10080 0x40 new2"
-expect_map "$SCEN_MAP" "10000 40 new1" "10080 40 new2"
+# The old code keeps the two gaps the new code leaves (latest mode names
+# every address after the most recent code there).
+expect_map "$SCEN_MAP" "10000 40 new1" "10040 40 old" "10080 40 new2" "100c0 40 old"
 grep -q "held different code over time" "$SCEN_ERR" ||
 	letw_fail "reuse: no reuse summary on stderr"
+grep -q "0 older region(s) omitted, 1 trimmed to the part no newer code covers" "$SCEN_ERR" ||
+	{ cat "$SCEN_ERR" >&2; letw_fail "reuse: the summary does not count the old region as trimmed"; }
 out_all=$LETW_TEST_TMP/reuse.all
 babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$SCEN_SESSION")" \
 	-c sink.etw.perfmap -p "output-dir=\"$out_all\",mode=\"all\"" 2>"$out_all.err" ||

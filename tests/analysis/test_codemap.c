@@ -82,11 +82,14 @@ Test(codemap, reuse_latest_vs_all)
 	load(10, 0x1000, 0x100, "old");
 	unload(20, 0x1000, 0x100, "old");
 	load(30, 0x1040, 0x20, "new"); /* inside the old range */
-	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 1);
-	expect(&e[0], 0x1040, 0x20, "new");
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 3);
+	expect(&e[0], 0x1000, 0x40, "old");
+	expect(&e[1], 0x1040, 0x20, "new");
+	expect(&e[2], 0x1060, 0xa0, "old");
 	cr_expect_eq(r.ranges, 1);
 	cr_expect_eq(r.regions, 2);
-	cr_expect_eq(r.omitted, 1);
+	cr_expect_eq(r.omitted, 0);
+	cr_expect_eq(r.trimmed, 1);
 	cr_expect_eq(r.example[0], 0x1000);
 	free(e);
 	cr_assert_eq(build(LETW_MAP_ALL, &e, &r), 2);
@@ -102,18 +105,254 @@ Test(codemap, reuse_keeps_older_code_that_does_not_collide)
 	struct letw_reuse r;
 
 	/* Old code spans two new ones: the newest are kept, the old one
-	 * (overlapping both) is omitted; an untouched neighbour stays. */
+	 * (overlapping both) keeps the gaps they leave; an untouched
+	 * neighbour stays. */
 	load(1, 0x1000, 0x100, "old");
 	load(2, 0x1100, 0x10, "neighbour");
 	unload(3, 0x1000, 0x100, "old");
 	load(4, 0x1000, 0x40, "n1");
 	load(5, 0x1080, 0x40, "n2");
-	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 3);
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), 5);
 	expect(&e[0], 0x1000, 0x40, "n1");
-	expect(&e[1], 0x1080, 0x40, "n2");
-	expect(&e[2], 0x1100, 0x10, "neighbour");
+	expect(&e[1], 0x1040, 0x40, "old");
+	expect(&e[2], 0x1080, 0x40, "n2");
+	expect(&e[3], 0x10c0, 0x40, "old");
+	expect(&e[4], 0x1100, 0x10, "neighbour");
 	cr_expect_eq(r.ranges, 1);
-	cr_expect_eq(r.omitted, 1);
+	cr_expect_eq(r.omitted, 0);
+	cr_expect_eq(r.trimmed, 1);
+	free(e);
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Regions g[0..n) published one after the other, each replaced
+ * (unloaded) before the next: region i is more recent than region i-1. */
+static void generations(const struct letw_map_entry *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		load(10 * (int64_t)i + 1, g[i].start, g[i].size, g[i].name);
+		if (i + 1 < n)
+			unload(10 * (int64_t)i + 2, g[i].start, g[i].size, g[i].name);
+	}
+}
+
+/* The lines perf reads: sorted by address, none overlapping the next. */
+static void expect_sorted_disjoint(const struct letw_map_entry *e, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		cr_expect_leq(e[i - 1].start + e[i - 1].size, e[i].start,
+			      "line %zu (%#lx+%#x) overlaps or precedes line %zu (%#lx)", i - 1,
+			      (unsigned long)e[i - 1].start, e[i - 1].size, i,
+			      (unsigned long)e[i].start);
+}
+
+/* The map in latest mode of the generations g[0..ng) is exactly
+ * want[0..n), with these counts. */
+#define LATEST(g, want, trimmed, omitted) \
+	expect_latest(g, N_OF(g), want, N_OF(want), trimmed, omitted)
+static void expect_latest(const struct letw_map_entry *g, size_t ng,
+			  const struct letw_map_entry *want, size_t n, size_t trimmed,
+			  size_t omitted)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+	size_t i;
+
+	generations(g, ng);
+	cr_assert_eq(build(LETW_MAP_LATEST, &e, &r), n);
+	for (i = 0; i < n; i++)
+		expect(&e[i], want[i].start, want[i].size, want[i].name);
+	cr_expect_eq(r.trimmed, trimmed);
+	cr_expect_eq(r.omitted, omitted);
+	free(e);
+}
+
+Test(codemap, latest_newer_code_over_the_head)
+{
+	static const struct letw_map_entry g[] = { { 0x1000, 0x100, "old" },
+						   { 0x0f80, 0xc0, "new" } };
+	static const struct letw_map_entry want[] = { { 0x0f80, 0xc0, "new" },
+						      { 0x1040, 0xc0, "old" } };
+
+	LATEST(g, want, 1, 0);
+}
+
+Test(codemap, latest_newer_code_over_the_tail)
+{
+	static const struct letw_map_entry g[] = { { 0x1000, 0x100, "old" },
+						   { 0x10c0, 0x80, "new" } };
+	static const struct letw_map_entry want[] = { { 0x1000, 0xc0, "old" },
+						      { 0x10c0, 0x80, "new" } };
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+
+	LATEST(g, want, 1, 0);
+	/* --mode all: unchanged, every region whole. */
+	cr_assert_eq(build(LETW_MAP_ALL, &e, &r), 2);
+	expect(&e[0], 0x1000, 0x100, "old");
+	expect(&e[1], 0x10c0, 0x80, "new");
+	cr_expect_eq(r.trimmed, 0);
+	cr_expect_eq(r.omitted, 0);
+	free(e);
+}
+
+Test(codemap, latest_newer_code_in_the_middle_leaves_two_pieces)
+{
+	static const struct letw_map_entry g[] = { { 0x1000, 0x100, "old" },
+						   { 0x1010, 0x10, "new" } };
+	static const struct letw_map_entry want[] = {
+		{ 0x1000, 0x10, "old" }, { 0x1010, 0x10, "new" }, { 0x1020, 0xe0, "old" },
+	};
+
+	LATEST(g, want, 1, 0);
+}
+
+/* More lines than regions: the output grows past one a region. */
+Test(codemap, latest_several_newer_regions_leave_gaps)
+{
+	static const struct letw_map_entry g[] = {
+		{ 0x1000, 0x100, "old" }, { 0x1010, 0x10, "n1" },
+		{ 0x1040, 0x20, "n2" }, { 0x10f0, 0x10, "n3" },
+	};
+	static const struct letw_map_entry want[] = {
+		{ 0x1000, 0x10, "old" }, { 0x1010, 0x10, "n1" }, { 0x1020, 0x20, "old" },
+		{ 0x1040, 0x20, "n2" }, { 0x1060, 0x90, "old" }, { 0x10f0, 0x10, "n3" },
+	};
+
+	LATEST(g, want, 1, 0);
+}
+
+/* Code covered whole, by one newer region or by several together, is
+ * still omitted; older code next to it keeps what they leave free. */
+Test(codemap, latest_fully_covered_code_is_omitted)
+{
+	static const struct letw_map_entry g[] = {
+		{ 0x1070, 0x40, "part" }, /* partly under n2 */
+		{ 0x1000, 0x80, "both" }, /* under n1 and n2 together */
+		{ 0x1020, 0x10, "one" },  /* under n1 alone */
+		{ 0x1000, 0x40, "n1" },	  { 0x1040, 0x40, "n2" },
+	};
+	static const struct letw_map_entry want[] = {
+		{ 0x1000, 0x40, "n1" }, { 0x1040, 0x40, "n2" }, { 0x1080, 0x30, "part" },
+	};
+
+	LATEST(g, want, 1, 2);
+}
+
+/* Three generations, nested (A under B under C) and sliding (X, Y, Z
+ * each over the previous one's tail): each older one keeps only what
+ * every newer one leaves free, pieces of newer code included. */
+Test(codemap, latest_three_generations)
+{
+	static const struct letw_map_entry g[] = {
+		{ 0x1000, 0x100, "A" }, { 0x1040, 0x80, "B" }, { 0x1080, 0x20, "C" },
+		{ 0x2000, 0x40, "X" }, { 0x2020, 0x40, "Y" }, { 0x2040, 0x40, "Z" },
+	};
+	static const struct letw_map_entry want[] = {
+		{ 0x1000, 0x40, "A" }, { 0x1040, 0x40, "B" }, { 0x1080, 0x20, "C" },
+		{ 0x10a0, 0x20, "B" }, { 0x10c0, 0x40, "A" }, { 0x2000, 0x20, "X" },
+		{ 0x2020, 0x20, "Y" }, { 0x2040, 0x40, "Z" },
+	};
+
+	LATEST(g, want, 4, 0);
+}
+
+/* Random generations in a small window against the rule itself, address
+ * by address: the line at an address names the most recent region that
+ * held it, none where no region did; a region is omitted when it names
+ * no address, trimmed when it names some of its own but not all. */
+Test(codemap, latest_names_every_address_after_its_most_recent_code)
+{
+	enum { BASE = 0x1000, SPAN = 0x100, ROUNDS = 300, MAXG = 7 };
+	uint32_t seed = 12345;
+	int round;
+
+	for (round = 0; round < ROUNDS; round++) {
+		struct letw_map_entry g[MAXG];
+		char names[MAXG][8];
+		int owner[SPAN];
+		size_t ng, i, n, l, omitted = 0, trimmed = 0;
+		struct letw_map_entry *e;
+		struct letw_reuse r;
+		uint64_t a;
+
+		letw_codemap_fini(&m);
+		letw_codemap_init(&m, 42);
+		seed = seed * 1103515245u + 12345u;
+		ng = 2 + (seed >> 16) % (MAXG - 1);
+		for (a = 0; a < SPAN; a++)
+			owner[a] = -1;
+		for (i = 0; i < ng; i++) {
+			seed = seed * 1103515245u + 12345u;
+			g[i].start = BASE + (seed >> 16) % (SPAN - 8);
+			seed = seed * 1103515245u + 12345u;
+			g[i].size = 1 + (seed >> 16) % (BASE + SPAN - (uint32_t)g[i].start);
+			snprintf(names[i], sizeof(names[i]), "g%zu", i);
+			g[i].name = names[i];
+			for (a = g[i].start; a < g[i].start + g[i].size; a++)
+				owner[a - BASE] = (int)i;
+		}
+		generations(g, ng);
+		n = build(LETW_MAP_LATEST, &e, &r);
+		expect_sorted_disjoint(e, n);
+		for (a = 0, l = 0; a < SPAN; a++) {
+			while (l < n && e[l].start + e[l].size <= BASE + a)
+				l++;
+			if (owner[a] < 0)
+				cr_assert(l == n || e[l].start > BASE + a,
+					  "round %d: %#lx named, no code there", round,
+					  (unsigned long)(BASE + a));
+			else
+				cr_assert(l < n && e[l].start <= BASE + a &&
+						  strcmp(e[l].name, g[owner[a]].name) == 0,
+					  "round %d: %#lx not named %s", round,
+					  (unsigned long)(BASE + a), g[owner[a]].name);
+		}
+		for (i = 0; i < ng; i++) {
+			uint64_t own = 0;
+
+			for (a = g[i].start; a < g[i].start + g[i].size; a++)
+				own += owner[a - BASE] == (int)i;
+			omitted += own == 0;
+			trimmed += own && own < g[i].size;
+		}
+		cr_expect_eq(r.omitted, omitted, "round %d", round);
+		cr_expect_eq(r.trimmed, trimmed, "round %d", round);
+		free(e);
+	}
+}
+
+/* One old region under a thousand newer ones with gaps between: twice
+ * as many lines as regions, the array grown as they come. */
+Test(codemap, latest_many_pieces)
+{
+	struct letw_map_entry *e;
+	struct letw_reuse r;
+	char name[32];
+	size_t i, n;
+
+	load(1, 0x100000, 0x40000, "old");
+	unload(2, 0x100000, 0x40000, "old");
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		load(3 + (int64_t)i, 0x100000 + i * 0x100 + 0x80, 0x40, name);
+	}
+	n = build(LETW_MAP_LATEST, &e, &r);
+	cr_assert_eq(n, 2001);
+	expect_sorted_disjoint(e, n);
+	expect(&e[0], 0x100000, 0x80, "old");
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		expect(&e[2 * i + 1], 0x100080 + i * 0x100, 0x40, name);
+		/* The last gap runs to the old region's end. */
+		expect(&e[2 * i + 2], 0x1000c0 + i * 0x100, i < 999 ? 0xc0 : 0x1840, "old");
+	}
+	cr_expect_eq(r.trimmed, 1);
 	free(e);
 }
 
