@@ -67,6 +67,11 @@ struct letw_ctl_request {
  * against a session's rotation size with them. A provider from before it
  * leaves the bit and the fields 0: the size is unknown. */
 #define LETW_CTL_STATUS_EMITTED 0x4u
+/* ... and this one when tracing is off in the process (LETW_DISABLE, or
+ * lttng-ust not loaded): it answers, but runs no pass. A command waiting
+ * for its pass says so instead of asking whether the session traces it. A
+ * provider from before it leaves the bit 0. */
+#define LETW_CTL_STATUS_UNTRACED 0x8u
 
 struct letw_ctl_reply {
 	uint32_t magic;

@@ -204,7 +204,9 @@ static int handle_request(int fd)
 		r.rundown_mask = letw_live_mask(LETW_PROVIDER_RUNDOWN);
 		letw_hook_counts(&coalesced, &overflowed);
 		r.passes = (letw_hook_active() ? LETW_CTL_STATUS_HOOK : 0) |
-			   (overflowed ? LETW_CTL_STATUS_OVERFLOW : 0) | LETW_CTL_STATUS_EMITTED;
+			   (overflowed ? LETW_CTL_STATUS_OVERFLOW : 0) | LETW_CTL_STATUS_EMITTED |
+			   (__atomic_load_n(&letw_g.tracing, __ATOMIC_RELAXED) ? 0 :
+			    LETW_CTL_STATUS_UNTRACED);
 		r.emitted = uatomic_read(&letw_g.last_pass_emitted);
 		r.skipped_raced = uatomic_read(&letw_g.last_pass_bytes);
 		r.pending_statedumps = (uint16_t)(pending > 0xffff ? 0xffff : pending);

@@ -102,6 +102,7 @@ struct letw_proc *letw_procs_list(const pid_t *only, int nonly, int *n, int dcen
 			continue;
 		}
 		v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
+		v[i].untraced = (r.passes & LETW_CTL_STATUS_UNTRACED) != 0;
 		v[i].mask_before = r.rundown_mask;
 		v[i].last_before = dcend ? r.last_dcend_pass_id : r.last_dcstart_pass_id;
 		v[i].sized = (r.passes & LETW_CTL_STATUS_EMITTED) != 0;

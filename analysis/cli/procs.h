@@ -26,6 +26,7 @@ struct letw_proc {
 	int busy;             /* no reply while listed: state before unknown */
 	int unreachable;      /* listed, but answered with an error */
 	int exited;           /* gone while a command waited for its pass */
+	int untraced;         /* tracing off there (LETW_CTL_STATUS_UNTRACED) */
 	uint64_t mask_before, last_before;
 	int sized;            /* last_records known (LETW_CTL_STATUS_EMITTED) */
 	uint64_t last_records; /* records of its last completed pass */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `start`, `stop` and `snapshot`'s wait for each process's passes
  * (procs.h), after the session command that asked for them. */
+#include <errno.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -47,6 +48,7 @@ int letw_procs_wait_passes(struct letw_proc *v, int n, int dcend, double timeout
 				 * its capture-state now, as it would have. */
 				v[i].busy = 0;
 				v[i].hook = (r.passes & LETW_CTL_STATUS_HOOK) != 0;
+				v[i].untraced = (r.passes & LETW_CTL_STATUS_UNTRACED) != 0;
 				v[i].mask_before = r.rundown_mask;
 				if (!v[i].hook) {
 					v[i].last_before = last;
@@ -90,6 +92,10 @@ int letw_procs_wait_passes(struct letw_proc *v, int n, int dcend, double timeout
 			 * do what was asked for it. */
 			letw_err("pid %d: exited before its %s pass was done", (int)v[i].pid,
 				 dcend ? "DCEnd" : "rundown");
+			late++;
+		} else if (named && v[i].alive && !v[i].ran && v[i].untraced) {
+			letw_err("pid %d: ran no %s pass: %s", (int)v[i].pid,
+				 dcend ? "DCEnd" : "DCStart", letw_ctl_strerror(-ENOTCONN));
 			late++;
 		} else if (named && v[i].alive && !v[i].ran) {
 			letw_err("pid %d: ran no %s pass: is it traced by the session (lttng track), with letw_rundown:*%s* enabled?",

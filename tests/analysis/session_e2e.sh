@@ -152,6 +152,22 @@ done
 touch "$f.p2exit"
 wait "$p2" || letw_fail "the second letw-scenario failed"
 letw_untrack "$p2"
+# A --pid with tracing off (LETW_DISABLE=1): it answers and runs no pass.
+# start and stop say why (stop used to ask whether the session traces it).
+LETW_DISABLE=1 "$LETW_SCENARIO" load 0x40000 0x100 y touch "$f.p3ready" wait "$f.p3exit" &
+p3=$!
+letw_track "$p3"
+anl_wait_file "$f.p3ready"
+g=$(anl_session sess-g "$p3" "") || exit 1
+for cmd in start stop; do
+	rc=0
+	"$LETW_CLI" $cmd "$g" --pid "$p3" >"$T/$cmd-g.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q "pid $p3: .*tracing is unavailable in that process (LETW_DISABLE" "$T/$cmd-g.out" ||
+		letw_fail "$cmd G --pid of a process with tracing off: exit $rc: $(cat "$T/$cmd-g.out")"
+done
+touch "$f.p3exit"
+wait "$p3" || letw_fail "the letw-scenario with tracing off failed"
+letw_untrack "$p3"
 
 # 6. A session recording only runtime events, in a channel of its own:
 # `stop` enables the DCEnd events there. It used to pick channel0, which
