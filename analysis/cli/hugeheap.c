@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Why: the sinks keep a few hundred bytes per code region (regions, their
- * names, glib's hash table, the arrays the map is built in), ~40 MB for
+ * names, the start index, the arrays the map is built in), ~40 MB for
  * the bench trace's 2*10^5 functions, and every 4 KiB page of that is
  * one page fault when first touched. On a virtual machine a fault is
  * dear (a bare loop touching 40 MB took 120 ms here in 4 KiB pages,
@@ -71,8 +71,9 @@
 #define MMAP_MAX (32 << 20) /* arrays up to this size from the heap */
 #define RESERVE_MIN ((uint64_t)32 << 20)
 #define RESERVE_MAX ((uint64_t)1 << 30) /* mallopt() takes an int */
-/* perfmap's heap peaked at 1.1x the bench trace (massif); glib's tables
- * and the region array grow by doubling. */
+/* perfmap's heap peaked at 1.1x the bench trace (massif, with glib's hash
+ * table as the start index then; addrindex.h's is about as big); the
+ * index and the region array grow by doubling. */
 #define RESERVE_PER_TRACE_BYTE 3
 
 /* THP is available unless the system turned it off. */

@@ -69,11 +69,12 @@ static int add_region(struct letw_codemap *m, struct letw_region *old, int64_t t
 	m->hint = m->n;
 	if (start > m->max_start)
 		m->max_start = start;
-	/* Once lookups need the table, a new region goes in at once: the
-	 * lookup that proved its address new has just brought the bucket into
-	 * the cache, so the insert is a hit, where a batch later was a miss
-	 * each (index_pending). Without memory to grow the index, the region
-	 * waits for index_pending, which fails the next lookup. */
+	/* Once lookups need the index, a new region goes in at once (its
+	 * insert is made a few puts later, its line prefetched: addrindex.h)
+	 * rather than in a batch at the next lookup that misses, whose
+	 * inserts were a cache miss each (index_pending). Without memory to
+	 * grow the index, the region waits for index_pending, which fails
+	 * the next lookup. */
 	if (m->indexing && m->indexed == m->n - 1 &&
 	    letw_addrindex_put(&m->at_start, m->n - 1, m->r, sizeof(*m->r)) == 0)
 		m->indexed = m->n;
@@ -98,11 +99,11 @@ static int index_pending(struct letw_codemap *m)
 	return 0;
 }
 
-/* *out: the newest region at start, or NULL. Returns 0 or -ENOMEM. Rundown passes list code in the
- * runtime's store order, the order an earlier pass (or the loads) added
- * it here: the region after the last one found is tried before the hash
- * table, which turns a pass over known code into a sequential scan
- * instead of a cache miss per record. */
+/* *out: the newest region at start, or NULL. Returns 0 or -ENOMEM.
+ * Rundown passes list code in the runtime's store order, the order an
+ * earlier pass (or the loads) added it here: the region after the last one
+ * found is tried before the index, which turns a pass over known code into
+ * a sequential scan instead of a probe per record. */
 static int newest_at(struct letw_codemap *m, uint64_t start, struct letw_region **out)
 {
 	size_t i;

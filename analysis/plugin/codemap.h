@@ -96,7 +96,8 @@ int letw_codemap_rundown_by(struct letw_codemap *m, int64_t ts, int obj,
 			    uint64_t start, uint32_t size,
 			    const struct letw_name_src *src, size_t *region);
 
-/* Frees the start index (newest_at()'s, 8-16 bytes a region);
+/* Frees the start index (newest_at()'s: 16-32 bytes a region, slots at
+ * most half full, and 1-2 of bitmap);
  * the next lookup that needs it builds it again. For a map that is read
  * whole from now on: its memory is then free for the build below. */
 void letw_codemap_drop_index(struct letw_codemap *m);

@@ -97,8 +97,8 @@ static struct letw_jd_region *reg(struct letw_jd_proc *p, guint i)
 
 /* The newest region at start, or NULL. Rundown passes list code in the
  * runtime's store order, the order an earlier pass (or the loads) added
- * it: the region after the last one found is tried before the hash
- * table (codemap.c does the same). */
+ * it: the region after the last one found is tried before the index
+ * (codemap.c does the same). */
 static struct letw_jd_region *newest_at(struct letw_jd_proc *p, uint64_t start)
 {
 	size_t v;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "addrindex.h"
 
@@ -117,28 +118,107 @@ Test(addrindex, newest_region_wins)
 	cr_assert_eq(ix.used, 2);
 }
 
+/* Past the queue of late inserts: every one of these is in its slot. */
+static void flush_queue(uint64_t filler)
+{
+	for (int k = 0; k < LETW_ADDRINDEX_LAG; k++)
+		add(filler + (uint64_t)k * 0x40);
+}
+
 Test(addrindex, colliding_tags_kept_apart)
 {
-	/* The tag is the low half: these four addresses share one, so they
-	 * share a home slot and a bit too, and only the region's own start
-	 * tells them apart. */
-	uint64_t a = 0x0000000100001000ull, b = 0x0000000200001000ull,
-		 c = 0x00007fff00001000ull, d = 0x1000;
+	/* With the multiplier 1 the tag is the address's high half: these
+	 * addresses share one, so they share a home slot, and only the
+	 * region's own start tells them apart, in the slots as in the queue
+	 * (a match on the tag alone fails here). */
+	uint64_t a = 0x1000, b = 0x2000, c = 0xfffff000, d = 0x3000;
+	size_t ia, ib, ic;
 
-	cr_assert_eq(letw_addrindex_tag(a), letw_addrindex_tag(b));
-	cr_assert_eq(letw_addrindex_tag(a), letw_addrindex_tag(c));
-	cr_assert_eq(letw_addrindex_tag(a), letw_addrindex_tag(d));
+	ix.mul = 1;
+	cr_assert_eq(letw_addrindex_tag(&ix, a), letw_addrindex_tag(&ix, b));
+	cr_assert_eq(letw_addrindex_tag(&ix, a), letw_addrindex_tag(&ix, c));
+	cr_assert_eq(letw_addrindex_tag(&ix, a), letw_addrindex_tag(&ix, d));
 	add(a);
+	ia = nregs;
 	add(b);
+	ib = nregs;
 	add(c);
-	cr_assert_eq(find(a), 1);
-	cr_assert_eq(find(b), 2);
-	cr_assert_eq(find(c), 3);
+	ic = nregs;
+	flush_queue(0x10000); /* same tag as well: one run of slots */
+	cr_assert_eq(ix.lag_n, LETW_ADDRINDEX_LAG);
+	cr_assert_geq(ix.used, 3, "a, b and c are in their slots");
+	cr_assert_eq(find(a), ia);
+	cr_assert_eq(find(b), ib);
+	cr_assert_eq(find(c), ic);
 	cr_assert_eq(find(d), 0);
-	add(b);
-	cr_assert_eq(find(b), 4);
-	cr_assert_eq(find(a), 1);
-	cr_assert_eq(find(c), 3);
+	add(b); /* replaces b's slot once it leaves the queue */
+	flush_queue(0x20000);
+	cr_assert_eq(find(b), brute(b));
+	cr_assert_eq(find(a), ia);
+	cr_assert_eq(find(c), ic);
+	cr_assert_eq(find(d), 0);
+	for (uint64_t x = 0x10000; x < 0x20000 + LETW_ADDRINDEX_LAG * 0x40; x += 0x20)
+		cr_assert_eq(find(x), brute(x), "start %#llx", (unsigned long long)x);
+}
+
+/* Addresses a trace could choose to pile up in one run of slots: for a
+ * fixed multiplier (this index's first: Fibonacci hashing of the low
+ * half), those whose products are consecutive multiples of 64; and, for
+ * any hash of the low half
+ * alone (glib's), addresses 4 GiB apart. With a multiplier drawn per
+ * index, neither shares runs: the longest run of taken slots stays short
+ * (here 10^5 addresses in 2^18 slots; one run of them all before). */
+static size_t longest_run(void)
+{
+	size_t best = 0, cur = 0, n = (size_t)1 << ix.bits;
+
+	for (size_t i = 0; i < 2 * n; i++) {
+		cur = ix.slot[i % n] ? cur + 1 : 0;
+		if (cur > best)
+			best = cur;
+	}
+	return best > n ? n : best;
+}
+
+Test(addrindex, chosen_addresses_do_not_pile_up)
+{
+	const uint32_t fib_inv = 0x144cbc89u; /* 2654435769^-1 mod 2^32 */
+	const uint64_t hi = 0x7f1200000000ull;
+	enum { N = 100000 };
+
+	for (uint32_t p = 0; p < N; p++)
+		add(hi | (uint32_t)(p * 64u * fib_inv));
+	cr_assert_lt(longest_run(), 1000, "a run of %zu slots", longest_run());
+	for (uint32_t p = 0; p < N; p += 997)
+		cr_assert_eq(find(hi | (uint32_t)(p * 64u * fib_inv)), p + 1);
+	letw_addrindex_free(&ix);
+	nregs = 0;
+	for (uint64_t p = 0; p < N; p++)
+		add((p << 32) | 0x1000);
+	cr_assert_lt(longest_run(), 1000, "a run of %zu slots", longest_run());
+	for (uint64_t p = 0; p < N; p += 997)
+		cr_assert_eq(find((p << 32) | 0x1000), p + 1);
+}
+
+/* The region array may move between a put and its late insert (the sinks
+ * grow it with mremap): the insert reads the region where it is then. */
+Test(addrindex, regions_moving_under_queued_inserts)
+{
+	struct reg *moved;
+
+	for (int k = 0; k < 100; k++)
+		add(0x7f0000000000ull + (uint64_t)k * 0x100);
+	cr_assert_gt(ix.lag_n, 0);
+	moved = calloc(1 << 20, sizeof(*moved));
+	cr_assert_not_null(moved);
+	memcpy(moved, regs, nregs * sizeof(*regs));
+	memset(regs, 0xff, nregs * sizeof(*regs)); /* the old place, garbage */
+	free(regs);
+	regs = moved;
+	for (int k = 100; k < 200; k++)
+		add(0x7f0000000000ull + (uint64_t)k * 0x100);
+	for (int k = 0; k < 200; k++)
+		cr_assert_eq(find(0x7f0000000000ull + (uint64_t)k * 0x100), (size_t)k + 1);
 }
 
 Test(addrindex, grows_past_many_doublings)
