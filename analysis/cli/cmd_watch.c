@@ -279,7 +279,7 @@ static int reconnect(struct watch *w)
 	w->chan = lttng_notification_channel_create(lttng_session_daemon_notification_endpoint);
 	if (!w->chan)
 		return -ECONNREFUSED;
-	ret = letw_watch_refuse_peer(w->only, w->nonly);
+	ret = letw_watch_refuse_peer(w->only, w->nonly, 1);
 	if (ret) {
 		lttng_notification_channel_destroy(w->chan);
 		w->chan = NULL;
@@ -417,7 +417,7 @@ int letw_cmd_watch(int argc, char **argv)
 		return LETW_EXIT_ERROR;
 	}
 	/* Before any trigger of ours (watch_peer.h). */
-	if (letw_watch_refuse_peer(w.only, w.nonly)) {
+	if (letw_watch_refuse_peer(w.only, w.nonly, 0)) {
 		lttng_notification_channel_destroy(w.chan);
 		free(only);
 		return LETW_EXIT_ERROR;

@@ -24,7 +24,8 @@
  * field 22): with the pid, it names one process of this boot whatever its
  * binary is called or runs under (a renamed copy, valgrind: both escaped
  * the command-line test this replaces). 0 when it cannot be read (no
- * /proc, hidepid); -1 for a zombie (an exited watch not yet reaped). */
+ * /proc, hidepid); -1 for a zombie (an exited watch not yet reaped) or a
+ * process gone since the caller saw it. */
 static long long start_ticks(pid_t pid)
 {
 	char path[64], buf[1024], *p, *end;
@@ -34,6 +35,10 @@ static long long start_ticks(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Gone since the caller's kill(pid, 0) (not hidden by hidepid,
+	 * where the process still exists): no peer, not an unknown one. */
+	if (fd < 0 && errno == ENOENT && kill(pid, 0) != 0 && errno == ESRCH)
+		return -1;
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -180,12 +185,18 @@ int letw_watch_peer(const char *const *only, int nonly, pid_t self, pid_t *peer,
 	return each_trigger(is_peer, &q);
 }
 
-int letw_watch_refuse_peer(const char *const *only, int nonly)
+int letw_watch_refuse_peer(const char *const *only, int nonly, int back)
 {
 	pid_t peer = 0;
 	char *ps = NULL;
 	int p = letw_watch_peer(only, nonly, getpid(), &peer, &ps);
 
+	if (p == 1 && back) {
+		letw_err("watch: another `%s watch` (pid %d) started watching session `%s` on the new lttng-sessiond before this one came back: two would regenerate its statedump twice at each rotation (two passes a chunk); this one stops",
+			 letw_prog, (int)peer, ps);
+		free(ps);
+		return -EEXIST;
+	}
 	if (p == 1) {
 		letw_err("watch: another `%s watch` (pid %d) already watches session `%s`: a second one would regenerate its statedump again at each rotation (two passes a chunk); not started (stop pid %d first, or watch other sessions with --session)",
 			 letw_prog, (int)peer, ps, (int)peer);
@@ -197,10 +208,14 @@ int letw_watch_refuse_peer(const char *const *only, int nonly)
 	return 0;
 }
 
+/* Our triggers are named TAG.<n>: the '.' keeps a tag from matching
+ * another that begins with it (pid 12 and pid 123 with the same time). */
 static int has_tag(const struct lttng_trigger *t, const char *name, void *tag)
 {
+	size_t l = strlen(tag);
+
 	(void)t;
-	return name && !strncmp(name, tag, strlen(tag));
+	return name && !strncmp(name, tag, l) && name[l] == '.';
 }
 
 int letw_watch_tag_registered(const char *tag)

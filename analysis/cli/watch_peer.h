@@ -32,11 +32,12 @@ int letw_watch_tag(char *tag, size_t len);
 int letw_watch_peer(const char *const *only, int nonly, pid_t self, pid_t *peer,
 		    char **session);
 
-/* At watch's start, or once it watches a restarted sessiond, before any
- * trigger of its own: a peer watch of its sessions is said, and -EEXIST
+/* At watch's start (back 0), or once it watches a restarted sessiond
+ * (back 1), before any trigger of its own: a peer watch of its sessions is
+ * said (as a refusal to start, or as this watch stopping), and -EEXIST
  * returned (watch then exits 1); 0 to go on (a trigger list that cannot be
  * read is said too: a peer then goes unnoticed). */
-int letw_watch_refuse_peer(const char *const *only, int nonly);
+int letw_watch_refuse_peer(const char *const *only, int nonly, int back);
 
 /* Whether session is one of only[0..nonly) (nonly 0: every session). */
 int letw_watch_wanted(const char *const *only, int nonly, const char *session);

@@ -76,7 +76,7 @@ anl_watch_refused() {
 	}
 	wait "$1" || rc=$?
 	letw_untrack "$1"
-	[ "$rc" = 1 ] && grep -q "another \`lttng-etw watch\` (pid $4) already watches session \`$3\`" "$2" ||
+	[ "$rc" = 1 ] && grep -Eq "another \`lttng-etw watch\` \(pid $4\) (already watches|started watching) session \`$3\`" "$2" ||
 		letw_fail "$5: exit $rc: $(cat "$2")"
 }
 

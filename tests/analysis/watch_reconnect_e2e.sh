@@ -73,6 +73,9 @@ anl_watch "$s" "$T/b.out"
 b=$ANL_WATCH
 rm -f "$G"
 anl_watch_refused "$a" "$T/a.out" "$s" "$b" "watch back after the restart"
+# Said as a running watch stopping, not as a refusal to start.
+grep -q "before this one came back: .*this one stops" "$T/a.out" ||
+	letw_fail "watch back after the restart: not said as stopping: $(cat "$T/a.out")"
 letw_running "$b" || letw_fail "the second watch ended: $(cat "$T/b.out")"
 anl_watch_stop "$b" "$T/b.out" "the second watch"
 echo "watch_reconnect_e2e: ok"
