@@ -51,8 +51,10 @@ void letw_catch_interrupts(void);
  * from now on (the first sets letw_interrupted; the second, meant to
  * escape a hung lttng-sessiond, writes this line on stderr and kills the
  * command with the signal). Formatted now, as letw_err() would write it:
- * the handler may only write(2). No note set: it dies unsaid. */
-void letw_set_kill_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+ * the handler may only write(2). No note set: it dies unsaid. Returns 0,
+ * -ENAMETOOLONG when the note was cut to its fixed buffer (set anyway), or
+ * -ENOMEM (the note before it kept). */
+int letw_set_kill_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Install sa for sig unless sig is ignored (*old: the disposition found,
  * to restore). Every command's interrupt handling goes through it: a
  * signal ignored on entry stays so, `nohup lttng-etw jitdump ... &` is to

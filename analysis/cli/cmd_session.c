@@ -22,7 +22,7 @@
  * session would cut them. A signal during the last call, which
  * liblttng-ctl does not cut short, lets it finish: then said, exit 130. A
  * second signal kills the command at once (a hung sessiond), after the
- * note set_kill_note() prepared of what it may leave.
+ * note letw_session_kill_note() prepared of what it may leave.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,160 +36,10 @@
 #include "cli.h"
 #include "ctl.h"
 #include "procs.h"
+#include "session_left.h"
 
 /* How long listing waits for one process before taking it for busy. */
 #define LIST_REPLY_S 1.0
-
-struct session_opts {
-	const char *session, *channel;
-	pid_t *pids;
-	int npids;
-	int missing; /* --pid processes that did not answer: exit status 1 */
-	double timeout_s;
-	double deadline; /* of the whole command, listing included */
-};
-
-/* What an interrupted command leaves (see the top comment). */
-enum left {
-	LEFT_NOTHING,     /* interrupted before the session was touched */
-	LEFT_STARTED,     /* start: started, its passes not waited for */
-	LEFT_DCEND_ON,    /* stop: DCEnd events enabled, no pass asked for */
-	LEFT_DCEND_ASKED, /* stop: DCEnd passes asked for, not waited for */
-	LEFT_NO_SNAPSHOT, /* snapshot: statedump regenerated, none recorded */
-	LEFT_STOPPED,     /* stop: the work done, interrupted during `lttng stop` */
-	LEFT_RECORDED,    /* snapshot: interrupted while recording, recorded */
-	LEFT_STOP_FAILED, /* stop: passes waited for, `lttng stop` failed */
-	LEFT_RECORD_FAILED, /* snapshot: passes waited for, the record failed */
-};
-
-/* The command to run again, to be pasted: the session and channel names
- * as shell words (a name with a blank or a quote, printed bare, ran
- * another command), with the user's --pid and --channel (a rerun without
- * the --pid waits for every lttng-etw process, or none answers for a
- * session that tracks only those). malloc()ed; NULL when out of memory. */
-static char *rerun_command(const char *cmd, const struct session_opts *o)
-{
-	char *again = NULL, *qs = letw_shell_quote(o->session);
-	char *qc = o->channel ? letw_shell_quote(o->channel) : NULL;
-	size_t len;
-	FILE *f = open_memstream(&again, &len);
-
-	if (f && qs && (!o->channel || qc)) {
-		fprintf(f, "%s %s %s", letw_prog, cmd, qs);
-		for (int i = 0; i < o->npids; i++)
-			fprintf(f, " --pid %d", (int)o->pids[i]);
-		if (o->channel)
-			fprintf(f, " --channel %s", qc);
-	}
-	if (f && fclose(f) != 0) {
-		free(again);
-		again = NULL;
-	}
-	if (again && !*again) {
-		free(again);
-		again = NULL;
-	}
-	free(qs);
-	free(qc);
-	return again;
-}
-
-/* Say in one line what the command leaves and how to go on; the exit
- * status. short_: a process's pass was not done (said above), for the
- * cases where the work was otherwise done. */
-static int interrupted(const char *cmd, const struct session_opts *o, enum left left,
-		       int short_)
-{
-	char *again = rerun_command(cmd, o);
-	char *qs = letw_shell_quote(o->session);
-	const char *a, *s = qs ? qs : o->session;
-
-	a = again ? again : cmd; /* out of memory: the command's name alone */
-	switch (left) {
-	case LEFT_NOTHING:
-		letw_err("%s: interrupted: nothing changed in session `%s`", cmd, o->session);
-		break;
-	case LEFT_STARTED:
-		letw_err("start: interrupted: session `%s` left started, its DCStart passes not waited for (`lttng-etw status` shows them); to redo it: `lttng stop %s`, then `%s`",
-			 o->session, s, a);
-		break;
-	case LEFT_DCEND_ON:
-	case LEFT_DCEND_ASKED:
-		letw_err("stop: interrupted: session `%s` left active with DCEnd events enabled, %s; run `%s` again, or `lttng stop %s`",
-			 o->session, left == LEFT_DCEND_ON ? "no DCEnd pass asked for"
-			 : "its DCEnd passes not waited for", a, s);
-		break;
-	case LEFT_NO_SNAPSHOT:
-		letw_err("snapshot: interrupted: no snapshot of `%s` recorded (its statedump regenerated, the passes not waited for); run `%s` again",
-			 o->session, a);
-		break;
-	/* The signal came during the last call, which liblttng-ctl does
-	 * not cut short: the work is done, but the user interrupted, and a
-	 * script reads 130 as the other commands' "interrupted" (exit 0
-	 * told it nothing had happened). */
-	case LEFT_STOPPED:
-		if (short_)
-			letw_err("stop: interrupted after session `%s` was stopped, but not every process's DCEnd pass was done (said above)",
-				 o->session);
-		else
-			letw_err("stop: interrupted after session `%s` was stopped (its DCEnd passes done): nothing left to do",
-				 o->session);
-		break;
-	case LEFT_RECORDED:
-		letw_err("snapshot: interrupted after the snapshot of `%s` was recorded%s",
-			 o->session, short_ ? ", but not every process's pass was done (said above)"
-			 : ": nothing left to do");
-		break;
-	/* The last call failed (said above) and the signal came meanwhile:
-	 * the passes were waited for. */
-	case LEFT_STOP_FAILED:
-		letw_err("stop: interrupted: session `%s` not stopped (`lttng stop` failed), its DCEnd passes waited for; run `lttng stop %s`",
-			 o->session, s);
-		break;
-	case LEFT_RECORD_FAILED:
-		letw_err("snapshot: interrupted: no snapshot of `%s` recorded (the record failed), its passes waited for; run `%s` again",
-			 o->session, a);
-		break;
-	}
-	free(again);
-	free(qs);
-	return LETW_EXIT_INTERRUPTED;
-}
-
-/* The longest rerun command the second signal's note holds whole (its
- * buffer is fixed, main.c: filled before the signal, written by the
- * handler). */
-#define KILL_NOTE_CMD_MAX 640
-
-/* From now on, what a second signal leaves (letw_set_kill_note): the
- * session may be started (start) or still active with the DCEnd events on
- * (stop), since the call in progress may or may not have been done; a
- * snapshot may be missing. Said with the commands to look and to clean
- * up, the session as a shell word, snapshot's rerun with the user's --pid
- * (rerun_command()). */
-static void set_kill_note(const char *cmd, const struct session_opts *o)
-{
-	char *again = strcmp(cmd, "snapshot") ? NULL : rerun_command(cmd, o);
-	char *q = letw_shell_quote(o->session);
-	const char *s = q ? q : o->session;
-
-	if (!strcmp(cmd, "start"))
-		letw_set_kill_note("start: killed by a second signal: session `%s` may be started, its DCStart passes not waited for (`lttng list %s` says); to undo: `lttng stop %s`",
-				   o->session, s, s);
-	else if (!strcmp(cmd, "stop"))
-		letw_set_kill_note("stop: killed by a second signal: session `%s` may still be active, with DCEnd events enabled (`lttng list %s` says); to stop it: `lttng stop %s`",
-				   o->session, s, s);
-	else if (again && strlen(again) <= KILL_NOTE_CMD_MAX)
-		letw_set_kill_note("snapshot: killed by a second signal: the snapshot of `%s` may be missing or cut (its statedump may have been regenerated); run `%s` again",
-				   o->session, again);
-	else /* too long for the note's fixed buffer: a cut command would
-	      * wait for other processes than the user's */
-		letw_set_kill_note("snapshot: killed by a second signal: the snapshot of `%s` may be missing or cut (its statedump may have been regenerated); run `%s snapshot %s` again%s",
-				   o->session, letw_prog, s,
-				   o->npids ? ", with the same --pid arguments" : "");
-	free(again);
-	free(q);
-}
 
 static int parse(int argc, char **argv, const char *cmd, struct session_opts *o,
 		 void (*usage)(FILE *))
@@ -308,7 +158,7 @@ static int begin(int argc, char **argv, const char *cmd, void (*usage)(FILE *),
 	o->deadline = letw_now_s() + o->timeout_s;
 	*v = letw_procs_list(o->pids, o->npids, n, dcend, LIST_REPLY_S, o->deadline, 0);
 	if (!*v || letw_interrupted) {
-		ret = *v ? interrupted(cmd, o, LEFT_NOTHING, 0) : LETW_EXIT_ERROR;
+		ret = *v ? letw_session_interrupted(cmd, o, LEFT_NOTHING, 0) : LETW_EXIT_ERROR;
 		free(*v);
 		free(o->pids);
 		return ret;
@@ -382,7 +232,7 @@ int letw_cmd_start(int argc, char **argv)
 		failed = 1;
 		goto out;
 	}
-	set_kill_note("start", &o);
+	letw_session_kill_note("start", &o);
 	if (letw_lttng_start(o.session)) {
 		failed = 1;
 		goto out;
@@ -406,7 +256,7 @@ int letw_cmd_start(int argc, char **argv)
 out:
 	ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 	if (letw_interrupted)
-		ret = interrupted("start", &o, started ? LEFT_STARTED : LEFT_NOTHING, 0);
+		ret = letw_session_interrupted("start", &o, started ? LEFT_STARTED : LEFT_NOTHING, 0);
 	free(v);
 	free(o.pids);
 	return ret;
@@ -483,7 +333,7 @@ int letw_cmd_stop(int argc, char **argv)
 	 * channel cannot be added to a started session, and a blocking or
 	 * large channel chosen for the rundown should serve DCEnd too. */
 	channel = o.channel ? o.channel : (chan = letw_session_rundown_channel(o.session));
-	set_kill_note("stop", &o);
+	letw_session_kill_note("stop", &o);
 	ret = letw_lttng_enable_dcend(o.session, channel, filter, o.channel != NULL);
 	if (!ret && !letw_interrupted) {
 		ret = letw_lttng_regenerate(o.session, 0);
@@ -530,15 +380,15 @@ int letw_cmd_stop(int argc, char **argv)
 			      stop_capture) != 0;
 	/* Interrupted, the loops above asked nothing more: not stopped. */
 	if (letw_interrupted) {
-		status = interrupted("stop", &o, asked ? LEFT_DCEND_ASKED : LEFT_DCEND_ON, 0);
+		status = letw_session_interrupted("stop", &o, asked ? LEFT_DCEND_ASKED : LEFT_DCEND_ON, 0);
 		goto out;
 	}
 	if (letw_lttng_stop(o.session)) {
 		failed = 1;
 		if (letw_interrupted)
-			status = interrupted("stop", &o, LEFT_STOP_FAILED, 0);
+			status = letw_session_interrupted("stop", &o, LEFT_STOP_FAILED, 0);
 	} else if (letw_interrupted) {
-		status = interrupted("stop", &o, LEFT_STOPPED, failed || o.missing);
+		status = letw_session_interrupted("stop", &o, LEFT_STOPPED, failed || o.missing);
 	}
 out:
 	if (status < 0)
@@ -589,7 +439,7 @@ int letw_cmd_snapshot(int argc, char **argv)
 	ret = begin(argc, argv, "snapshot", snapshot_usage, 0, &o, &v, &n);
 	if (ret >= 0)
 		return ret;
-	set_kill_note("snapshot", &o);
+	letw_session_kill_note("snapshot", &o);
 	if (letw_lttng_regenerate(o.session, 0)) {
 		failed = 1;
 	} else {
@@ -598,15 +448,15 @@ int letw_cmd_snapshot(int argc, char **argv)
 				      snapshot_capture) != 0;
 	}
 	if (letw_interrupted) { /* a snapshot now might hold a cut pass: none */
-		ret = interrupted("snapshot", &o, LEFT_NO_SNAPSHOT, 0);
+		ret = letw_session_interrupted("snapshot", &o, LEFT_NO_SNAPSHOT, 0);
 	} else if (letw_lttng_snapshot(o.session)) {
-		ret = letw_interrupted ? interrupted("snapshot", &o, LEFT_RECORD_FAILED, 0)
+		ret = letw_interrupted ? letw_session_interrupted("snapshot", &o, LEFT_RECORD_FAILED, 0)
 				       : LETW_EXIT_ERROR;
 	} else {
 		letw_out_line("snapshot of `%s` recorded", o.session);
 		ret = failed || o.missing ? LETW_EXIT_ERROR : LETW_EXIT_OK;
 		if (letw_interrupted)
-			ret = interrupted("snapshot", &o, LEFT_RECORDED, failed || o.missing);
+			ret = letw_session_interrupted("snapshot", &o, LEFT_RECORDED, failed || o.missing);
 	}
 	free(v);
 	free(o.pids);

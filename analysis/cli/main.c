@@ -86,9 +86,9 @@ static void on_interrupt(int sig)
 	raise(sig);
 }
 
-void letw_set_kill_note(const char *fmt, ...)
+int letw_set_kill_note(const char *fmt, ...)
 {
-	int next = kill_note == 0 ? 1 : 0;
+	int next = kill_note == 0 ? 1 : 0, ret = 0;
 	char *body = NULL;
 	va_list ap;
 	FILE *f;
@@ -98,7 +98,7 @@ void letw_set_kill_note(const char *fmt, ...)
 	len = vasprintf(&body, fmt, ap);
 	va_end(ap);
 	if (len < 0)
-		return; /* the note in place stays: less precise, not wrong */
+		return -ENOMEM; /* the note in place stays: less precise, not wrong */
 	/* As say() writes: prefixed, escaped, one line. */
 	f = fmemopen(kill_notes[next], sizeof(kill_notes[next]) - 1, "w");
 	if (f) {
@@ -112,6 +112,7 @@ void letw_set_kill_note(const char *fmt, ...)
 			if ((size_t)len >= sizeof(kill_notes[next]) - 1) { /* cut: still a line */
 				len = (long)sizeof(kill_notes[next]) - 1;
 				kill_notes[next][len - 1] = '\n';
+				ret = -ENAMETOOLONG;
 			}
 			kill_note_lens[next] = (size_t)len;
 			/* The note whole before the handler may pick it: a
@@ -121,6 +122,7 @@ void letw_set_kill_note(const char *fmt, ...)
 		}
 	}
 	free(body);
+	return ret;
 }
 
 /* SIGHUP too: a closed terminal or ssh session is an interrupt, as for the
