@@ -134,40 +134,37 @@ grep -q 'letw_rundown:dcstart_init' "$T/e.txt" || letw_fail "session E recorded 
 ! grep -q 'dcend' "$T/e.txt" ||
 	letw_fail "session E's filter keeps the process out, yet stop recorded its DCEnd pass: $(grep -c dcend "$T/e.txt") event(s)"
 letw_destroy_session "$e"
-# A --pid that is an lttng-etw process the session does not trace (D
-# tracks $pid only): it answers, but runs no pass into D. Said, exit 1;
+# no_pass_said TAG ENV ADDR TRACKED PATTERN WHAT: a letw-scenario run with
+# ENV (VAR=VALUE), named by --pid to start and stop of a session tracking
+# TRACKED (the scenario itself when empty): it answers but runs no pass;
+# both must exit 1 saying PATTERN about it.
+no_pass_said() {
+	local tag=$1 envv=$2 addr=$3 tracked=$4 pattern=$5 what=$6 p s cmd rc
+	env $envv "$LETW_SCENARIO" load "$addr" 0x100 z touch "$f.$tag.ready" wait "$f.$tag.exit" &
+	p=$!
+	letw_track "$p"
+	anl_wait_file "$f.$tag.ready"
+	s=$(anl_session "sess-$tag" "${tracked:-$p}" "") || exit 1
+	for cmd in start stop; do
+		rc=0
+		"$LETW_CLI" $cmd "$s" --pid "$p" >"$T/$cmd-$tag.out" 2>&1 || rc=$?
+		[ "$rc" = 1 ] && grep -q "pid $p: $pattern" "$T/$cmd-$tag.out" ||
+			letw_fail "$cmd --pid of $what: exit $rc: $(cat "$T/$cmd-$tag.out")"
+	done
+	touch "$f.$tag.exit"
+	wait "$p" || letw_fail "the letw-scenario of $what failed"
+	letw_untrack "$p"
+}
+# A --pid that is an lttng-etw process the session does not trace (it
+# tracks $pid only): it answers, but runs no pass into it. Said, exit 1;
 # start and stop used to exit 0 (and stop's filter then kept the traced
 # process's DCEnd out).
-"$LETW_SCENARIO" load 0x30000 0x100 z touch "$f.p2ready" wait "$f.p2exit" &
-p2=$!
-letw_track "$p2"
-anl_wait_file "$f.p2ready"
-d=$(anl_session sess-d "$pid" "") || exit 1
-for cmd in start stop; do
-	rc=0
-	"$LETW_CLI" $cmd "$d" --pid "$p2" >"$T/$cmd-d.out" 2>&1 || rc=$?
-	[ "$rc" = 1 ] && grep -q "pid $p2: ran no D.* pass: is it traced by the session" "$T/$cmd-d.out" ||
-		letw_fail "$cmd D --pid of an untraced process: exit $rc: $(cat "$T/$cmd-d.out")"
-done
-touch "$f.p2exit"
-wait "$p2" || letw_fail "the second letw-scenario failed"
-letw_untrack "$p2"
+no_pass_said d LETW_UNUSED= 0x30000 "$pid" "ran no D.* pass: is it traced by the session" \
+	"an untraced process"
 # A --pid with tracing off (LETW_DISABLE=1): it answers and runs no pass.
 # start and stop say why (stop used to ask whether the session traces it).
-LETW_DISABLE=1 "$LETW_SCENARIO" load 0x40000 0x100 y touch "$f.p3ready" wait "$f.p3exit" &
-p3=$!
-letw_track "$p3"
-anl_wait_file "$f.p3ready"
-g=$(anl_session sess-g "$p3" "") || exit 1
-for cmd in start stop; do
-	rc=0
-	"$LETW_CLI" $cmd "$g" --pid "$p3" >"$T/$cmd-g.out" 2>&1 || rc=$?
-	[ "$rc" = 1 ] && grep -q "pid $p3: .*tracing is unavailable in that process (LETW_DISABLE" "$T/$cmd-g.out" ||
-		letw_fail "$cmd G --pid of a process with tracing off: exit $rc: $(cat "$T/$cmd-g.out")"
-done
-touch "$f.p3exit"
-wait "$p3" || letw_fail "the letw-scenario with tracing off failed"
-letw_untrack "$p3"
+no_pass_said g LETW_DISABLE=1 0x40000 "" ".*tracing is unavailable in that process (LETW_DISABLE" \
+	"a process with tracing off"
 
 # 6. A session recording only runtime events, in a channel of its own:
 # `stop` enables the DCEnd events there. It used to pick channel0, which
