@@ -81,8 +81,8 @@ int letw_sess_collect(struct letw_sess_set *set, uint32_t *any);
 /* Frees set's array (its owner, when no walk can use it any more). */
 void letw_sess_set_free(struct letw_sess_set *set);
 
-/* The union of every active session's rundown events (letw_sess_list's
- * *any without the list). */
+/* The union of every active session's rundown events (letw_sess_collect's
+ * *any, without listing or allocating: any thread). */
 uint32_t letw_sess_any(void);
 
 /* The rundown events one session records (0: none, or not active). */

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,30 +21,46 @@
 
 #include "readerproc.h"
 
-int letw_child_stat(pid_t pid, struct letw_child_stat *cs)
+int letw_proc_stat(pid_t pid, struct letw_child_stat *cs)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long minflt = 0, majflt = 0, ut = 0, st = 0;
+	unsigned long long minflt = 0, majflt = 0, ut = 0, st = 0, start = 0;
+	char state = 0;
 	FILE *f;
 	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
-		return -1;
+		return errno == ENOENT ? -ENOENT : -EIO;
 	n = (int)fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	if (n <= 0)
-		return -1;
+		return -EIO;
 	buf[n] = '\0';
-	/* After the command name in parentheses: state ppid pgrp session
-	 * tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	/* After the command name in parentheses (which may hold blanks and
+	 * parentheses: the last ')'): state ppid pgrp session tty tpgid
+	 * flags minflt cminflt majflt cmajflt utime stime cutime cstime
+	 * priority nice num_threads itrealvalue starttime */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu",
-			 &minflt, &majflt, &ut, &st) != 4)
-		return -1;
+	if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu "
+			 "%*d %*d %*d %*d %*d %*d %llu",
+			 &state, &minflt, &majflt, &ut, &st, &start) != 6)
+		return -EIO;
+	cs->state = state;
+	cs->start_ticks = start;
 	cs->cpu_ticks = ut + st;
 	cs->faults = minflt + majflt;
+	return 0;
+}
+
+int letw_child_stat(pid_t pid, struct letw_child_stat *cs)
+{
+	char path[64], buf[1024];
+	FILE *f;
+
+	if (letw_proc_stat(pid, cs))
+		return -1;
 	cs->rchar = cs->wchar = 0;
 	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
 	f = fopen(path, "r");

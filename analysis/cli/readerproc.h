@@ -9,9 +9,17 @@
 
 struct letw_child_stat {
 	unsigned long long cpu_ticks, faults, rchar, wchar;
+	unsigned long long start_ticks; /* since boot (field 22): with the pid,
+					 * one process of this boot */
+	char state;                     /* 'R', 'S', ..., 'Z' */
 };
 
-/* CPU time, page faults, bytes read and written (rchar, wchar; 0 when
+/* /proc/PID/stat alone: state, start time, CPU time and page faults.
+ * 0; -ENOENT when there is no such file (gone, or hidden by hidepid);
+ * -EIO when it cannot be read or parsed. */
+int letw_proc_stat(pid_t pid, struct letw_child_stat *cs);
+
+/* letw_proc_stat(), and bytes read and written (rchar, wchar; 0 when
  * /proc/PID/io is not readable). 0, or -1 when the process is gone. */
 int letw_child_stat(pid_t pid, struct letw_child_stat *cs);
 

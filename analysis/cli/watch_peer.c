@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include <lttng/lttng.h>
 
 #include "cli.h"
+#include "readerproc.h"
 #include "watch_peer.h"
 
 #define TAG "lttng-etw-watch."
@@ -28,39 +28,16 @@
  * process gone since the caller saw it. */
 static long long start_ticks(pid_t pid)
 {
-	char path[64], buf[1024], *p, *end;
-	unsigned long long t;
-	ssize_t n;
-	int fd;
+	struct letw_child_stat cs;
+	int ret = letw_proc_stat(pid, &cs);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* Gone since the caller's kill(pid, 0) (not hidden by hidepid,
 	 * where the process still exists): no peer, not an unknown one. */
-	if (fd < 0 && errno == ENOENT && kill(pid, 0) != 0 && errno == ESRCH)
+	if (ret == -ENOENT && kill(pid, 0) != 0 && errno == ESRCH)
 		return -1;
-	if (fd < 0)
+	if (ret || cs.start_ticks > LLONG_MAX)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* The command name (field 2) may hold blanks and parentheses: the
-	 * fields go on after its last ')'. */
-	if (!(p = strrchr(buf, ')')) || p[1] != ' ')
-		return 0;
-	if (p[2] == 'Z')
-		return -1;
-	/* Field 22: the 20th after the ')', one blank between fields. */
-	p += 2;
-	for (int field = 3; field < 22 && p; field++)
-		if ((p = strchr(p, ' ')))
-			p++;
-	errno = 0;
-	if (!p || (t = strtoull(p, &end, 10), errno || end == p || t > LLONG_MAX))
-		return 0;
-	return (long long)t;
+	return cs.state == 'Z' ? -1 : (long long)cs.start_ticks;
 }
 
 int letw_watch_tag(char *tag, size_t len)
