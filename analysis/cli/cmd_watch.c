@@ -304,7 +304,16 @@ static void finish(struct watch *w, int channel_ok)
 	if (channel_ok) {
 		/* Two refreshes: a session seen vanishing now gets the delay
 		 * its last ONGOING needs (see letw_wt_refresh()). */
-		for (int r = 0; r < 2 && !letw_wt_refresh(w); r++) {
+		for (int r = 0; r < 2; r++) {
+			int ret = letw_wt_refresh(w);
+
+			/* The lister no longer says why (it returns -errno):
+			 * said here, as before, then the exit goes on. */
+			if (ret) {
+				letw_err("watch: cannot list the sessions of lttng-sessiond: %s",
+					 strerror(-ret));
+				break;
+			}
 			if (drain(w))
 				channel_ok = 0;
 			if (!r)
