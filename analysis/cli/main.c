@@ -26,16 +26,15 @@ const char *letw_prog = "lttng-etw";
  * quote paths and trace data: written as text (letw_text_str). */
 static void say(const char *fmt, va_list ap)
 {
-	char *msg = NULL;
+	char *msg = NULL, prefix[64];
 
-	fprintf(stderr, "%s: ", letw_prog);
+	snprintf(prefix, sizeof(prefix), "%s: ", letw_prog);
 	if (vasprintf(&msg, fmt, ap) < 0) {
-		fputs("(out of memory)", stderr);
+		letw_text_line(stderr, prefix, "(out of memory)");
 	} else {
-		letw_text_str(stderr, msg);
+		letw_text_line(stderr, prefix, msg);
 		free(msg);
 	}
-	fputc('\n', stderr);
 }
 
 void letw_err(const char *fmt, ...)

@@ -120,8 +120,7 @@ static void on_line(struct letw_reader_log *rl, const char *l)
 			return;
 	}
 	letw_rlog_clear_progress(rl);
-	letw_text_str(stderr, l);
-	fputc('\n', stderr);
+	letw_text_line(stderr, "", l);
 }
 
 void letw_rlog_output(struct letw_reader_log *rl, const char *buf, size_t n)

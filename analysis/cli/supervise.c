@@ -134,8 +134,7 @@ static void print_cause(const char *p, const char *tab, const char *end)
 	if (asprintf(&line, "  %.*s: %.*s", (int)(tab - p), p, (int)(end - tab - 1),
 		     tab + 1) < 0)
 		return;
-	letw_text_str(stderr, line);
-	fputc('\n', stderr);
+	letw_text_line(stderr, "", line);
 	free(line);
 }
 

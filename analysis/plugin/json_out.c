@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdlib.h>
 #include <string.h>
 #include <glib.h>
 
@@ -47,4 +48,24 @@ void letw_text_str(FILE *f, const char *s)
 		else
 			fputc(c, f);
 	}
+}
+
+void letw_text_line(FILE *f, const char *prefix, const char *s)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+
+	if (!m) { /* no memory: the same bytes, piece by piece */
+		fputs(prefix, f);
+		letw_text_str(f, s);
+		fputc('\n', f);
+		return;
+	}
+	fputs(prefix, m);
+	letw_text_str(m, s);
+	fputc('\n', m);
+	if (fclose(m) == 0)
+		fwrite(line, 1, len, f);
+	free(line);
 }

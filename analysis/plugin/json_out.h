@@ -16,4 +16,10 @@ void letw_json_str(FILE *f, const char *s);
  * neither splits a line nor sends escape sequences to a terminal. */
 void letw_text_str(FILE *f, const char *s);
 
+/* prefix (as it is), s as letw_text_str() writes it, and a newline, in
+ * one write to f: stderr is unbuffered, and a line written byte by byte
+ * (a write(2) each) can interleave with another process's in a shared
+ * terminal or log. */
+void letw_text_line(FILE *f, const char *prefix, const char *s);
+
 #endif /* LETW_BT_JSON_OUT_H */

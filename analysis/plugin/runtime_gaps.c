@@ -92,9 +92,23 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 					": `lttng-etw snapshot` takes a pass just before it records"))
 				return -ENOMEM;
 			if (!s->ops->quiet_incomplete) {
-				fprintf(stderr, "%s: note: stream ", s->ops->name);
-				letw_text_str(stderr, f->path);
-				fprintf(stderr, ": %s\n", f->note);
+				char *pre = NULL;
+				size_t len = 0;
+				FILE *m = open_memstream(&pre, &len);
+
+				/* One write: stderr is unbuffered (letw_text_line). */
+				if (m) {
+					fprintf(m, "%s: note: stream ", s->ops->name);
+					letw_text_str(m, f->path);
+					fprintf(m, ": %s\n", f->note);
+					if (fclose(m) == 0)
+						fwrite(pre, 1, len, stderr);
+					free(pre);
+				} else {
+					fprintf(stderr, "%s: note: stream ", s->ops->name);
+					letw_text_str(stderr, f->path);
+					fprintf(stderr, ": %s\n", f->note);
+				}
 			}
 		}
 	}

@@ -15,7 +15,8 @@
 #    error" (jitdump's record writers), with no temporary file left;
 # d. (before c, which needs a tmpfs) a device, a FIFO, or a link of root's
 #    to one, as `report -o`, is written in place and stays what it was; a
-#    full output is an error.
+#    full output is an error;
+# e. (before d) each line the CLI writes to stderr is one write(2).
 # Before, a) the victim got the map and the dump and perf-100.map stayed a
 # link to it, and the pidns directories were used; b) FILE was emptied at
 # start; c) jitdump said "Input/output error".
@@ -253,6 +254,43 @@ for cmd in report "perfmap -o $T/shared/pm" "jitdump -o $T/shared/jd"; do
 		letw_fail "$cmd UNREADABLE-TRACE as nobody: exit $rc: $(cat "$T/priv.err")"
 done
 letw_log "b: -o into a trace refused; through links as \`>\`; modes kept; read-only files kept"
+
+# --- e. each line on stderr in one write(2) -------------------------------
+# stderr is unbuffered: a line written in pieces (a write(2) per byte of
+# escaped text before) interleaves with another process's lines in a
+# shared terminal or log. For an error (a trace with no lttng-etw event),
+# an error with the reader's causes and log (damaged metadata, -v) and
+# the notes of perfmap and jitdump: every write of the CLI's own process
+# to its stderr ends a line, and there is at least one.
+cp -r "$T/one" "$T/badmeta"
+printf '\nevent { name = "letw_broken"; stream_id = 0; id = ; };\n' >>"$T/badmeta/metadata"
+# whole_lines NAME CMD...: CMD (the CLI, exec'd by the shell whose pid
+# is noted) under strace; its stderr writes checked.
+whole_lines() {
+	local name=$1
+	shift
+	strace -f -qq -s 1000000 -e trace=write -e signal=none -o "$T/$name.st" \
+		sh -c 'echo $$ >"$0"; exec "$@"' "$T/$name.pid" "$@" >/dev/null 2>"$T/$name.err" || true
+	"$PY" - "$T/$name.st" "$(cat "$T/$name.pid")" "$name" <<'PYEOF' || letw_fail "$name: stderr lines written in pieces (strace: $T/$name.st)"
+import re, sys
+log, pid, name = sys.argv[1], sys.argv[2], sys.argv[3]
+writes = [m.group(1) for m in (re.match(r'^%s +write\(2, "(.*)", \d+\) = \d+$' % pid, l.rstrip('\n'))
+                             for l in open(log)) if m]
+if not writes:
+    sys.exit('%s: no write to stderr seen' % name)
+bad = [w for w in writes if not w.endswith('\\n')]
+if bad:
+    sys.exit('%s: %d of %d writes to stderr do not end a line, e.g. "%s"' % (name, len(bad), len(writes), bad[0][:80]))
+PYEOF
+}
+whole_lines empty "$LETW_CLI" report "$T/empty" --no-progress
+grep -q "lttng-etw" "$T/empty.err" || letw_fail "report of the empty trace said nothing: $(cat "$T/empty.err")"
+whole_lines badmeta "$LETW_CLI" report "$T/badmeta" -v --no-progress
+grep -qi "metadata" "$T/badmeta.err" || letw_fail "report -v of damaged metadata: $(head -c 600 "$T/badmeta.err")"
+mkdir -p "$T/lines"
+whole_lines perfmap "$LETW_CLI" perfmap "$T/one" -o "$T/lines" --no-progress
+whole_lines jitdump "$LETW_CLI" jitdump "$T/one" -o "$T/lines" --no-progress
+letw_log "e: every line on stderr in one write"
 
 # --- d. devices, FIFOs and links to them as outputs; a full output --------
 # `report -o` writes into a device, a FIFO or a link of root's to one, in
