@@ -80,8 +80,9 @@ int letw_parse_u64(const char *s, uint64_t *out);
 /* Parse a positive pid; -1 on error. */
 int letw_parse_pid(const char *s, pid_t *out);
 
-/* lttngctl.c: lttng-sessiond through liblttng-ctl. Each returns 0, or -1
- * after printing why (lttng_strerror); letw_lttng_regenerate returns the
+/* lttngctl.c: lttng-sessiond through liblttng-ctl. Each returns 0, or a
+ * negative errno after printing why (lttng_strerror; the errno as
+ * letw_lttng_sessions maps it); letw_lttng_regenerate returns the
  * (negative) LTTng error code, printed unless quiet (a caller that expects
  * some codes says itself what the others mean). */
 int letw_lttng_start(const char *session);
@@ -103,13 +104,13 @@ char *letw_session_rundown_channel(const char *session);
  * -ENOMEM, else -EIO): watch asks every second, where a sessiond gone is
  * no error, and says the cause itself when it is one. */
 int letw_lttng_sessions(char ***names);
-/* 1 when lttng-sessiond has a session of that name, 0 when not, -1 after
- * printing why it cannot tell. */
+/* 1 when lttng-sessiond has a session of that name, 0 when not, a
+ * negative errno after printing why it cannot tell. */
 int letw_lttng_session_exists(const char *session);
 /* The same, with whether it is started and in snapshot mode. */
 int letw_lttng_session_state(const char *session, int *enabled, int *snapshot);
-/* 1 when SESSION's user-space domain has CHANNEL, 0 when not, -1 after
- * printing why it cannot tell. */
+/* 1 when SESSION's user-space domain has CHANNEL, 0 when not, a negative
+ * errno after printing why it cannot tell. */
 int letw_lttng_channel_exists(const char *session, const char *channel);
 /* 1 when SESSION rotates on size (`lttng enable-rotation --size`), with
  * the size in *bytes (0: it cannot read it); 0 when not or when it cannot

@@ -16,10 +16,23 @@
 
 #include "cli.h"
 
+/* An LTTng error code (negative) as a negative errno: what every function
+ * here returns (letw_lttng_sessions unsaid, for callers that say the cause
+ * themselves; the others after printing lttng_strerror's). */
+static int lttng_errno(int ret)
+{
+	switch (-ret) {
+	case LTTNG_ERR_NO_SESSIOND: return -ECONNREFUSED;
+	case LTTNG_ERR_EPERM: return -EPERM;
+	case LTTNG_ERR_NOMEM: return -ENOMEM;
+	default: return -EIO;
+	}
+}
+
 static int fail(const char *what, const char *session, int ret)
 {
 	letw_err("%s `%s`: %s", what, session, lttng_strerror(ret));
-	return -1;
+	return lttng_errno(ret);
 }
 
 int letw_lttng_start(const char *session)
@@ -129,7 +142,7 @@ int letw_lttng_enable_dcend(const char *session, const char *channel,
 		lttng_destroy_handle(h);
 		lttng_event_destroy(ev);
 		letw_err("out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	/* The session's rules decide what it records (with their filters):
 	 * nothing to add. A --channel asks for that channel, where only its
@@ -195,7 +208,7 @@ int letw_lttng_session_state(const char *session, int *enabled, int *snapshot)
 
 	if (n < 0) {
 		letw_err("cannot list sessions: %s", lttng_strerror(n));
-		return -1;
+		return lttng_errno(n);
 	}
 	for (int i = 0; i < n && !found; i++) {
 		found = strcmp(s[i].name, session) == 0;
@@ -223,30 +236,18 @@ int letw_lttng_channel_exists(const char *session, const char *channel)
 
 	if (!h) {
 		letw_err("out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	n = lttng_list_channels(h, &chans);
 	lttng_destroy_handle(h);
 	if (n < 0) {
 		letw_err("cannot list the channels of `%s`: %s", session, lttng_strerror(n));
-		return -1;
+		return lttng_errno(n);
 	}
 	for (int i = 0; i < n && !found; i++)
 		found = strcmp(chans[i].name, channel) == 0;
 	free(chans);
 	return found;
-}
-
-/* An LTTng error code (negative) as a negative errno, for the functions
- * whose callers say the cause themselves. */
-static int lttng_errno(int ret)
-{
-	switch (-ret) {
-	case LTTNG_ERR_NO_SESSIOND: return -ECONNREFUSED;
-	case LTTNG_ERR_EPERM: return -EPERM;
-	case LTTNG_ERR_NOMEM: return -ENOMEM;
-	default: return -EIO;
-	}
 }
 
 int letw_lttng_sessions(char ***names)
