@@ -444,7 +444,7 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	if (letw_jdx_cache_init(&jd->xcache))
 		goto error;
 	if (letw_params_check(sc, params, allowed) ||
-	    letw_param_string(sc, params, "output-dir", &dir) || param_offset(jd, params) ||
+	    letw_param_path(sc, params, "output-dir", &dir) || param_offset(jd, params) ||
 	    letw_param_bool(sc, params, "fail-on-incomplete", &jd->fail_on_incomplete))
 		goto error;
 	jd->output_dir = strdup(dir);

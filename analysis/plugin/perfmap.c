@@ -394,7 +394,7 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 	pm->base.cache.skip_method_ids = 1;
 	pm->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
-	    letw_param_string(sc, params, "output-dir", &dir) ||
+	    letw_param_path(sc, params, "output-dir", &dir) ||
 	    letw_param_string(sc, params, "mode", &mode) ||
 	    letw_param_bool(sc, params, "fail-on-incomplete", &pm->fail_on_incomplete))
 		goto error;

@@ -450,7 +450,7 @@ letw_report_initialize(bt_self_component_sink *self,
 	r->fail_on_incomplete = 1;
 	if (letw_params_check(sc, params, allowed) ||
 	    letw_param_string(sc, params, "format", &format) ||
-	    letw_param_string(sc, params, "output", &output) ||
+	    letw_param_path(sc, params, "output", &output) ||
 	    letw_param_string(sc, params, "chunk", &chunk) ||
 	    letw_param_bool(sc, params, "fail-on-incomplete", &r->fail_on_incomplete))
 		goto error;

@@ -285,6 +285,9 @@ void letw_sink_name_src(struct letw_sink_name *n, struct letw_name_src *src,
  * leaves *out unchanged), -1 with an error cause on a bad type/value. */
 int letw_param_string(bt_self_component *self, const bt_value *params,
 		      const char *key, const char **out);
+/* The same for a path: an empty string is refused, naming key. */
+int letw_param_path(bt_self_component *self, const bt_value *params,
+		    const char *key, const char **out);
 int letw_param_bool(bt_self_component *self, const bt_value *params,
 		    const char *key, int *out);
 /* Fails with a cause naming the first key of params not in allowed. */

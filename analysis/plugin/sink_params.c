@@ -77,6 +77,27 @@ int letw_param_string(bt_self_component *self, const bt_value *params,
 	return r < 0 ? -1 : 0;
 }
 
+int letw_param_path(bt_self_component *self, const bt_value *params,
+		    const char *key, const char **out)
+{
+	const char *v = NULL;
+
+	if (letw_param_string(self, params, key, &v))
+		return -1;
+	/* "" named no file: the report took it for one in the current
+	 * directory and failed to rename its finished file to it only after
+	 * reading the whole trace; the output directory said "Invalid
+	 * argument". */
+	if (v && !*v) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"parameter `%s` is an empty path (omit it for the default)", key);
+		return -1;
+	}
+	if (v)
+		*out = v;
+	return 0;
+}
+
 int letw_param_bool(bt_self_component *self, const bt_value *params,
 		    const char *key, int *out)
 {

@@ -93,8 +93,8 @@ def steps_of(kind):
     sys.exit('unknown kind %s' % kind)
 
 
-def main():
-    kind, out = sys.argv[1], sys.argv[2]
+def write(kind, out):
+    """The trace of that kind into the directory out."""
     g = bt2.Graph()
     src = g.add_component(Source, 'src', obj=steps_of(kind))
     sink = g.add_component(bt2.find_plugin('ctf').sink_component_classes['fs'], 'sink',
@@ -105,4 +105,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    write(sys.argv[1], sys.argv[2])
