@@ -353,7 +353,7 @@ static void mark_passless(struct letw_report *r)
 static int report_end(struct letw_sink *s)
 {
 	struct letw_report *r = (struct letw_report *)s;
-	FILE *f = r->out ? r->out : stdout;
+	FILE *f;
 	int streams = s->facts.problems, bad, wret;
 
 	/* Without a pass there is nothing to report on, unless the trace
@@ -385,6 +385,10 @@ static int report_end(struct letw_sink *s)
 		letw_sink_say_interrupted(s, r->output_path ? r->output_path : "the report");
 		return -1;
 	}
+	/* A regular file's temporary file, only now (report.h). */
+	if (r->output_path && !r->out && letw_report_open_temp(r))
+		return -1;
+	f = r->out ? r->out : stdout;
 	errno = 0; /* letw_close_output */
 	if (r->json)
 		letw_report_write_json(r, f);

@@ -169,10 +169,14 @@ struct letw_report {
 	int json, fail_on_incomplete;
 	char *output_path;
 	char *chunk; /* the "chunk" parameter, or NULL */
-	/* A new file next to output_path, made at initialization (fail
-	 * before reading a trace), renamed to output_path once the report
-	 * is written: a failed or interrupted read, or an output_path inside
-	 * the trace being read, leaves output_path as it was. */
+	/* A new file next to output_path, made when the report is to be
+	 * written (one made and removed at initialization proves it can
+	 * be, before reading a trace), renamed to output_path once the
+	 * report is written: a failed or interrupted read, or an
+	 * output_path inside the trace being read, leaves output_path as it
+	 * was, and a reader that dies (a damaged trace, SIGTERM to
+	 * babeltrace2, which has no supervisor to clean up) leaves no
+	 * temporary file. */
 	char *tmp_path;
 	FILE *out;
 	struct letw_rproc *procs;
@@ -234,10 +238,14 @@ const char *letw_pass_status_name(enum letw_pass_status st);
 void letw_report_write_text(const struct letw_report *r, FILE *f);
 void letw_report_write_json(const struct letw_report *r, FILE *f);
 
-/* report_file.c: open r->output_path (at initialization, so a bad path
- * fails before the trace is read), and put the finished report in place.
- * Return 0 or a negative errno / -1, with an error cause. */
+/* report_file.c: check r->output_path (at initialization, so a bad path
+ * fails before the trace is read: a device or FIFO is opened there, a
+ * regular file's temporary file made and removed), open the temporary
+ * file when the report is to be written (r->out, r->tmp_path), and put
+ * the finished report in place. Return 0 or a negative errno / -1, with
+ * an error cause. */
 int letw_report_open_output(struct letw_report *r);
+int letw_report_open_temp(struct letw_report *r);
 int letw_report_put_in_place(struct letw_report *r);
 
 #endif /* LETW_BT_REPORT_H */

@@ -47,7 +47,7 @@ int letw_report_put_in_place(struct letw_report *r)
  * the rename), hidden (src.ctf.fs skips dot files, should the directory
  * be the trace's), under a name nobody can guess or plant a link at.
  */
-static int open_temp(struct letw_report *r)
+int letw_report_open_temp(struct letw_report *r)
 {
 	const char *slash = strrchr(r->output_path, '/');
 	int dlen = slash ? (int)(slash - r->output_path + 1) : 0, fd, e;
@@ -186,5 +186,15 @@ int letw_report_open_output(struct letw_report *r)
 	/* From here on the file a link led to: it is what gets replaced. */
 	free(r->output_path);
 	r->output_path = target;
-	return open_temp(r);
+	/* Made and removed: the report can be written there. Kept open
+	 * through the read, it outlived a reader that died. */
+	e = letw_report_open_temp(r);
+	if (r->out)
+		fclose(r->out);
+	r->out = NULL;
+	if (r->tmp_path)
+		unlink(r->tmp_path);
+	free(r->tmp_path);
+	r->tmp_path = NULL;
+	return e;
 }

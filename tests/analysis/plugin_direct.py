@@ -8,12 +8,19 @@ a. an empty path (`output=""`, `output-dir=""`) is refused when the
    component is made, by a cause naming the parameter; before, the report
    read the whole trace and then failed to rename its finished file to
    "" (a cause naming neither the parameter nor why), and the output
-   directory said only "Invalid argument".
+   directory said only "Invalid argument";
+b. a reader that dies while the trace is read (babeltrace2's CTF reader
+   on a damaged trace, SIGTERM, which babeltrace2 does not catch: no
+   supervisor cleans up after it) leaves `report -p output=FILE`'s
+   directory as it was; before, the report's temporary file, made when
+   the component was, stayed there (.FILE.tmp.PID.XXXXXX). The report is
+   still written when the read ends.
 
 usage: plugin_direct.py PLUGIN_DIR
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,6 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from interrupt_e2e import FAILURES, check  # noqa: E402
 from output_safety_trace import write as write_trace  # noqa: E402
+
+import bt2  # noqa: E402
 
 
 def bt(plugin_dir, args, cwd):
@@ -48,13 +57,74 @@ def empty_paths(plugin_dir, tmp, trace):
         check(name + 'nothing written', os.listdir(cwd) == [], os.listdir(cwd))
 
 
+class DyingIter(bt2._UserMessageIterator):
+    """A reader that dies (SIGKILL) after the stream's first message: the
+    sinks are made and reading."""
+    def __init__(self, config, port):
+        self._stream = port.user_data.trace.create_stream(port.user_data.sc)
+        self._begun = False
+
+    def __next__(self):
+        if not self._begun:
+            self._begun = True
+            return self._create_stream_beginning_message(self._stream)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class DyingSource(bt2._UserSourceComponent, message_iterator_class=DyingIter):
+    def __init__(self, config, params, obj):
+        tc = self._create_trace_class()
+        self.sc = tc.create_stream_class()
+        self.trace = tc()
+        self._add_output_port('out', self)
+
+
+def die_reading(plugin_dir, path):
+    """In a process of its own: report -p output=path, its reader dying."""
+    plugin = bt2.find_plugins_in_path(plugin_dir)[0]
+    g = bt2.Graph()
+    src = g.add_component(DyingSource, 'src')
+    sink = g.add_component(plugin.sink_component_classes['report'], 'sink',
+                           params={'output': path})
+    g.connect_ports(src.output_ports['out'], sink.input_ports['in'])
+    g.run()
+
+
+def reader_dies(plugin_dir, tmp, trace):
+    out = tempfile.mkdtemp(dir=tmp, prefix='dies.')
+    path = os.path.join(out, 'r.txt')
+    with open(path, 'w') as f:
+        f.write('the previous report\n')
+    r = subprocess.run([sys.executable, os.path.abspath(__file__), '--die-reading',
+                        plugin_dir, path], stdin=subprocess.DEVNULL, timeout=120)
+    check('report, reader killed: died', r.returncode == -signal.SIGKILL,
+          'exit %d' % r.returncode)
+    check('report, reader killed: no temporary file left', os.listdir(out) == ['r.txt'],
+          os.listdir(out))
+    with open(path) as f:
+        text = f.read()
+    check('report, reader killed: FILE as it was', text == 'the previous report\n', text)
+    # The read whole: the report is put in place, alone.
+    out = tempfile.mkdtemp(dir=tmp, prefix='whole.')
+    path = os.path.join(out, 'r.txt')
+    rc, err = bt(plugin_dir, [trace, '-c', 'sink.etw.report', '-p', 'output="r.txt"'], out)
+    with open(path) as f:
+        text = f.read()
+    check('report -p output=FILE: written', rc == 0 and 'complete' in text, err[-600:] + text)
+    check('report -p output=FILE: FILE alone', os.listdir(out) == ['r.txt'], os.listdir(out))
+
+
 def main():
+    if sys.argv[1] == '--die-reading':
+        die_reading(sys.argv[2], sys.argv[3])
+        sys.exit('the reader did not die')
     plugin_dir = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix='letw-plugin-direct.')
     try:
         one = os.path.join(tmp, 'one')
         write_trace('one', one)
         empty_paths(plugin_dir, tmp, one)
+        reader_dies(plugin_dir, tmp, one)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILURES:
