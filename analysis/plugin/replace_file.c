@@ -99,7 +99,17 @@ int letw_create_temp(char *tmpl)
 
 int letw_temp_path(const char *path, char **tmp)
 {
-	if (asprintf(tmp, "%s.tmp.%ld.XXXXXX", path, (long)getpid()) < 0) {
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash ? (size_t)(slash + 1 - path) : 0, blen = strlen(path + dlen);
+	char suffix[48];
+	size_t slen = (size_t)snprintf(suffix, sizeof(suffix), ".tmp.%ld.XXXXXX", (long)getpid());
+
+	/* The name cut, not the suffix letw_remove_temps() looks for: a
+	 * file name of up to NAME_MAX bytes (a report's) failed to be
+	 * written with ENAMETOOLONG, its temporary name longer. */
+	if (blen + slen > NAME_MAX)
+		blen = NAME_MAX - slen;
+	if (asprintf(tmp, "%.*s%s", (int)(dlen + blen), path, suffix) < 0) {
 		*tmp = NULL;
 		return -ENOMEM;
 	}

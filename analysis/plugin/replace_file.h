@@ -26,7 +26,8 @@ int letw_replace_file(const char *tmp, const char *path);
  * umask. Returns the descriptor (close-on-exec) or a negative errno. */
 int letw_create_temp(char *tmpl);
 
-/* *tmp = "PATH.tmp.PID.XXXXXX" (malloc()ed), the template of the
+/* *tmp = "PATH.tmp.PID.XXXXXX" (malloc()ed; PATH's last component cut
+ * to keep that one within NAME_MAX), the template of the
  * temporary name of the output path, for letw_create_temp(): the writer's
  * pid in it lets the process that supervises it remove what it left
  * should it die before putting the file in place (letw_remove_temps()).

@@ -14,7 +14,10 @@ b. a reader that dies while the trace is read (babeltrace2's CTF reader
    supervisor cleans up after it) leaves `report -p output=FILE`'s
    directory as it was; before, the report's temporary file, made when
    the component was, stayed there (.FILE.tmp.PID.XXXXXX). The report is
-   still written when the read ends.
+   still written when the read ends;
+c. `report -p output=FILE` with a name of up to NAME_MAX (255) bytes is
+   written; before, its temporary name (.FILE.tmp.PID.XXXXXX) was too
+   long and the report failed with "File name too long".
 
 usage: plugin_direct.py PLUGIN_DIR
 """
@@ -114,6 +117,19 @@ def reader_dies(plugin_dir, tmp, trace):
     check('report -p output=FILE: FILE alone', os.listdir(out) == ['r.txt'], os.listdir(out))
 
 
+def long_name(plugin_dir, tmp, trace):
+    out = tempfile.mkdtemp(dir=tmp, prefix='long.')
+    for n in (240, 255):
+        name = 'r' * n
+        rc, err = bt(plugin_dir, [trace, '-c', 'sink.etw.report', '-p',
+                                  'output="%s"' % name], out)
+        check('report -p output=(a %d-byte name): exit 0' % n, rc == 0, err[-600:])
+        check('report -p output=(a %d-byte name): FILE alone' % n,
+              os.listdir(out) == [name], os.listdir(out))
+        if os.path.exists(os.path.join(out, name)):
+            os.unlink(os.path.join(out, name))
+
+
 def main():
     if sys.argv[1] == '--die-reading':
         die_reading(sys.argv[2], sys.argv[3])
@@ -125,6 +141,7 @@ def main():
         write_trace('one', one)
         empty_paths(plugin_dir, tmp, one)
         reader_dies(plugin_dir, tmp, one)
+        long_name(plugin_dir, tmp, one)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILURES:
