@@ -5,13 +5,38 @@
  * component's error chain, for babeltrace2 and the CLI to print.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
 
+#include "replace_file.h"
 #include "sink_common.h"
+
+/* access(W_OK) says yes to root for any directory, /proc's and /sys's
+ * included, where no file can be made: that was found only after the
+ * whole trace was read. A file made and removed, as the outputs will be
+ * (a temporary name: replace_file.h, which the CLI's supervisor removes
+ * should we die in between), says it before. */
+static int probe_dir(bt_self_component *self, const char *dir)
+{
+	char *probe = g_build_filename(dir, ".letw-probe", NULL), *tmp = NULL;
+	int fd = letw_temp_path(probe, &tmp) ? -ENOMEM : letw_create_temp(tmp);
+
+	g_free(probe);
+	if (fd < 0) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"cannot create files in output directory `%s`: %s", dir, strerror(-fd));
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
+}
 
 int letw_sink_output_dir(bt_self_component *self, const char *dir)
 {
@@ -46,7 +71,7 @@ int letw_sink_output_dir(bt_self_component *self, const char *dir)
 			dir);
 		return -1;
 	}
-	return 0;
+	return probe_dir(self, dir);
 }
 
 /* key's value in params: 1 with *v, 0 when absent, -1 after saying that

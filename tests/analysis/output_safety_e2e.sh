@@ -255,6 +255,17 @@ for cmd in report "perfmap -o $T/shared/pm" "jitdump -o $T/shared/jd"; do
 done
 letw_log "b: -o into a trace refused; through links as \`>\`; modes kept; read-only files kept"
 
+# An output directory where no file can be made though access(2) lets
+# root write (/proc): refused when the sink is made, before the trace is
+# read. Before, the whole trace was read first (here: "no lttng-etw code
+# records", the empty trace's own error, hid the output's).
+for cmd in perfmap jitdump; do
+	rc=0
+	cli "$cmd" "$T/empty" -o /proc 2>"$T/proc.err" || rc=$?
+	[ $rc = 1 ] && grep -q 'cannot create files in output directory `/proc`' "$T/proc.err" ||
+		letw_fail "$cmd -o /proc: exit $rc: $(cat "$T/proc.err")"
+done
+
 # --- e. each line on stderr in one write(2) -------------------------------
 # stderr is unbuffered: a line written in pieces (a write(2) per byte of
 # escaped text before) interleaves with another process's lines in a
