@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +205,7 @@ int main(int argc, char **argv)
 	struct teardown td;
 	struct options o;
 	lua_State *L;
-	int err, status = 0;
+	int err, fork_err, status = 0;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
@@ -218,6 +219,15 @@ int main(int argc, char **argv)
 		/* Not fatal: the script runs, its traces just go unnamed. */
 		fprintf(stderr, "letw-luajit: letw_init: %s (running untraced)\n",
 			strerror(-err));
+	/* A script can fork (LuaJIT's FFI: ffi.C.fork) and go on running Lua,
+	 * compiling traces, in the child: the hooks give that child its own
+	 * control thread and socket and lttng-ust's registration, and keep
+	 * its exit from waiting for the parent's threads. (popen and
+	 * os.execute spawn without running them.) */
+	else if ((fork_err = pthread_atfork(letw_fork_prepare, letw_fork_parent,
+					    letw_fork_child)))
+		fprintf(stderr, "letw-luajit: pthread_atfork: %s (a forked child runs untraced)\n",
+			strerror(fork_err));
 
 	map = lh_tracemap_new(o.verbose ? stderr : NULL);
 	L = luaL_newstate();
