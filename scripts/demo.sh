@@ -19,17 +19,42 @@ session="letw-demo-$$"
 pid=""
 finished=""
 cleanup() {
+	local rc=$?
 	# A second Ctrl-C or SIGTERM must not cut the cleanup short and leak
 	# the session.
 	trap '' INT TERM HUP
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	lttng destroy "$session" >/dev/null 2>&1 || true
+	local undone=""
+	stop_runtime && undone="stopped runtime $pid, "
+	lttng destroy "$session" >/dev/null 2>&1 && undone="${undone}destroyed session $session, "
 	[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"
 	# Kept for the reader when the demo ran through (its last line says
-	# where); an interrupted or failed run leaves nothing behind.
-	[ -n "$finished" ] || rm -rf "$out"
+	# where); an interrupted or failed run leaves nothing behind, and says
+	# so: a command it interrupted may have just said what it left (a
+	# session left started, say), which this cleanup undid.
+	[ -n "$finished" ] && return
+	rm -rf "$out"
+	if [ -n "$interrupted" ]; then
+		echo "demo: interrupted (SIG$interrupted)" >&2
+	else
+		echo "demo: failed (exit $rc)" >&2
+	fi
+	echo "demo: ${undone}removed $out: nothing is left" >&2
+}
+# Stopped before the last lines, so its exit summary does not follow them.
+# Fails when there was none left to stop.
+stop_runtime() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null || return 1
+	wait "$pid" 2>/dev/null
+	return 0
 }
 trap cleanup EXIT
+# Caught, not left to the default: a command that handles Ctrl-C itself
+# and exits 0 (perf record, the last stage of a pipeline) would let the
+# demo go on, or end with no word of the interrupt.
+interrupted=""
+trap 'interrupted=INT; exit 130' INT
+trap 'interrupted=TERM; exit 143' TERM
+trap 'interrupted=HUP; exit 129' HUP
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -75,6 +100,7 @@ say "6. perf report names the JIT'd frames"
 cp "$out/maps/perf-$pid.map" "/tmp/perf-$pid.map"
 perf report -i "$out/perf.data" --stdio --sort sym --no-children 2>/dev/null |
 	grep -E '^ +[0-9.]+%' | sed -n '1,12p'
+stop_runtime || true
 echo
 echo "trace: $out/trace   perf data: $out/perf.data   maps: $out/maps"
 echo "(kept: rm -rf $out when done)"
