@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <lauxlib.h>
@@ -22,7 +23,7 @@
  * The user handlers lists let a script attach its own "trace" or
  * "record" handler (jit.dump does) without evicting ours: LuaJIT keeps one
  * handler per event. Each runs in pcall so a failing one cannot skip the
- * next.
+ * next; its error is said on stderr as LuaJIT says a failed handler's.
  */
 static const char prelude[] =
 	"local host = ...\n"
@@ -52,7 +53,10 @@ static const char prelude[] =
 	"    pending, recs = {}, {}\n"
 	"    host.flush()\n"
 	"  end\n"
-	"  for f in next, users.trace do pcall(f, what, tr, func, pc, otr, oex) end\n"
+	"  for f in next, users.trace do\n"
+	"    local ok, err = pcall(f, what, tr, func, pc, otr, oex)\n"
+	"    if not ok then host.failed(err) end\n"
+	"  end\n"
 	"end\n"
 	"local function record(tr, func, pc, depth, ...)\n"
 	"  local r = recs[tr]\n"
@@ -64,7 +68,10 @@ static const char prelude[] =
 	"    local n = r.n + 1\n"
 	"    r.n, r.line[n], r.depth[n], r.file[n] = n, fi.currentline or 0, depth or 0, fx\n"
 	"  end\n"
-	"  for f in next, users.record do pcall(f, tr, func, pc, depth, ...) end\n"
+	"  for f in next, users.record do\n"
+	"    local ok, err = pcall(f, tr, func, pc, depth, ...)\n"
+	"    if not ok then host.failed(err) end\n"
+	"  end\n"
 	"end\n"
 	"local attach = jit.attach\n"
 	"jit.attach = function(f, ...)\n"
@@ -212,6 +219,16 @@ static int host_flush(lua_State *L)
 	return 0;
 }
 
+/* A script's own handler failed: LuaJIT's words for it (lj_vmevent_call),
+ * where LuaJIT would have said them had ours not been in front. */
+static int host_failed(lua_State *L)
+{
+	const char *msg = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "?";
+
+	fprintf(stderr, "VM handler failed: %s\n", msg);
+	return 0;
+}
+
 /* os.exit(code, true) closes the lua_State, unmapping the machine code,
  * and os.exit(code) ends the process without returning to main: either
  * way the host's teardown (unpublish everything, counters) must run
@@ -232,6 +249,7 @@ int lh_bridge_install(lua_State *L, struct lh_tracemap *map,
 		{ "stop", host_stop },
 		{ "flush", host_flush },
 		{ "exit", host_exit },
+		{ "failed", host_failed },
 		{ NULL, NULL },
 	};
 	const luaL_Reg *r;
