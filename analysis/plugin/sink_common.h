@@ -223,7 +223,7 @@ letw_sink_consume(bt_self_component_sink *self);
 int letw_sink_add_port(bt_self_component_sink *self);
 /* The output directory of perfmap and jitdump, made (mkdir -p) and checked
  * at init rather than after reading a whole (or a live) trace: writable
- * (a file made and removed in it: access(2) lets root write to /proc),
+ * (a file made in it: access(2) lets root write to /proc),
  * and not a trace's own directory (one holding `metadata`: its files would
  * be read as damaged streams ever after). 0, or -1 with an error cause. */
 int letw_sink_output_dir(bt_self_component *self, const char *dir);

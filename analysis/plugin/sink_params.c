@@ -4,7 +4,11 @@
  * component is initialised: each error is a cause appended to the
  * component's error chain, for babeltrace2 and the CLI to print.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,25 +21,38 @@
 
 /* access(W_OK) says yes to root for any directory, /proc's and /sys's
  * included, where no file can be made: that was found only after the
- * whole trace was read. A file made and removed, as the outputs will be
- * (a temporary name: replace_file.h, which the CLI's supervisor removes
- * should we die in between), says it before. */
+ * whole trace was read. A file made says it before: an unnamed one
+ * (O_TMPFILE: nothing to remove, whatever happens next), or where the
+ * filesystem has none (EOPNOTSUPP: /proc, /sys, some network ones;
+ * EISDIR: a kernel without O_TMPFILE) a temporary name made and removed
+ * (replace_file.h: the CLI's supervisor removes it should we die in
+ * between). */
 static int probe_dir(bt_self_component *self, const char *dir)
 {
-	char *probe = g_build_filename(dir, ".letw-probe", NULL), *tmp = NULL;
-	int fd = letw_temp_path(probe, &tmp) ? -ENOMEM : letw_create_temp(tmp);
+	char *probe, *tmp = NULL;
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 
-	g_free(probe);
-	if (fd < 0) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"cannot create files in output directory `%s`: %s", dir, strerror(-fd));
-		free(tmp);
-		return -1;
+	if (fd >= 0) {
+		close(fd);
+		return 0;
 	}
-	close(fd);
-	unlink(tmp);
-	free(tmp);
-	return 0;
+	if (errno == EOPNOTSUPP || errno == EISDIR) {
+		probe = g_build_filename(dir, ".letw-probe", NULL);
+		fd = letw_temp_path(probe, &tmp) ? -ENOMEM : letw_create_temp(tmp);
+		g_free(probe);
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return 0;
+		}
+		free(tmp);
+	} else {
+		fd = -errno;
+	}
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+		"cannot create files in output directory `%s`: %s", dir, strerror(-fd));
+	return -1;
 }
 
 int letw_sink_output_dir(bt_self_component *self, const char *dir)
