@@ -165,11 +165,7 @@ done
 PID=$!
 letw_track "$PID"
 anl_wait_file "$T/filt.list.ready"
-s=$(letw_session_create mapjit-filter) || exit 1
-letw_session_track "$s" "$PID"
-lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter 'name == "fn_1*"' >/dev/null ||
-	letw_fail "filter: enable-event"
-lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "filter: add-context"
+s=$(letw_session_dcstart mapjit-filter "$PID" 'name == "fn_1*"') || exit 1
 "$LETW_CLI" start "$s" --pid "$PID" >&2 || letw_fail "filter: lttng-etw start"
 lttng stop "$s" >/dev/null || letw_fail "filter: stop"
 rc=0

@@ -243,6 +243,19 @@ letw_session_track() {
 	lttng track -u -s "$1" --vpid="$2" >/dev/null || letw_fail "lttng track --vpid=$2"
 }
 
+# letw_session_dcstart NAME_PREFIX PID FILTER : a session (not started)
+# tracking PID and recording the DCStart events FILTER lets through, with
+# the vpid context; prints its unique name.
+letw_session_dcstart() {
+	local s
+	s=$(letw_session_create "$1") || return 1
+	letw_session_track "$s" "$2"
+	lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "$3" >/dev/null ||
+		letw_fail "enable-event in $s"
+	lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context in $s"
+	echo "$s"
+}
+
 # letw_perfmap_reuse PLUGIN_DIR TRACE PID : run sink.etw.perfmap straight
 # from babeltrace2 (as a user of the plugin would) into $LETW_TEST_TMP/maps,
 # check it wrote PID's map and reported address ranges that held different

@@ -26,11 +26,7 @@ letw_track "$parent"
 letw_wait_for test -s "$pidfile" || letw_fail "the child never wrote its pid: $(cat "$out")"
 child=$(cat "$pidfile")
 letw_track "$child"
-s=$(letw_session_create luajit-fork) || exit 1
-letw_session_track "$s" "$child"
-lttng enable-event -u -s "$s" 'letw_rundown:*dcstart*' --filter "\$ctx.vpid == $child" >/dev/null ||
-	letw_fail "enable-event"
-lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"
+s=$(letw_session_dcstart luajit-fork "$child" "\$ctx.vpid == $child") || exit 1
 timeout 60 "$cli" start "$s" --pid "$child" >"$LETW_TEST_TMP/start.log" 2>&1 ||
 	letw_fail "lttng-etw start --pid $child (the forked child): $(cat "$LETW_TEST_TMP/start.log")"
 timeout 30 sh -c 'echo go >"$1"' sh "$go" || letw_fail "the child never opened $go"
