@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <lttng-etw/lttng-etw.h>
 
 #include "bridge.h"
+#include "fork.h"
 #include "tracemap.h"
 
 struct options {
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 	struct teardown td;
 	struct options o;
 	lua_State *L;
-	int err, fork_err, status = 0;
+	int err, status = 0;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
@@ -219,15 +219,8 @@ int main(int argc, char **argv)
 		/* Not fatal: the script runs, its traces just go unnamed. */
 		fprintf(stderr, "letw-luajit: letw_init: %s (running untraced)\n",
 			strerror(-err));
-	/* A script can fork (LuaJIT's FFI: ffi.C.fork) and go on running Lua,
-	 * compiling traces, in the child: the hooks give that child its own
-	 * control thread and socket and lttng-ust's registration, and keep
-	 * its exit from waiting for the parent's threads. (popen and
-	 * os.execute spawn without running them.) */
-	else if ((fork_err = pthread_atfork(letw_fork_prepare, letw_fork_parent,
-					    letw_fork_child)))
-		fprintf(stderr, "letw-luajit: pthread_atfork: %s (a forked child runs untraced)\n",
-			strerror(fork_err));
+	else
+		lh_fork_hooks_on(); /* a script's fork() (fork.c) */
 
 	map = lh_tracemap_new(o.verbose ? stderr : NULL);
 	L = luaL_newstate();
