@@ -158,8 +158,9 @@ int letw_cmd_perfmap(int argc, char **argv)
 		default: perfmap_usage(stderr); return LETW_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !a.dir) {
-		letw_err("perfmap: %s", !a.dir ? "missing -o DIR" : "expected exactly one TRACE");
+	if (optind + 1 != argc || !a.dir || !*a.dir) {
+		letw_err("perfmap: %s", !a.dir ? "missing -o DIR" :
+			 !*a.dir ? "-o needs a directory name" : "expected exactly one TRACE");
 		perfmap_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}

@@ -207,8 +207,9 @@ int letw_cmd_jitdump(int argc, char **argv)
 		default: jitdump_usage(stderr); return LETW_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !a.dir) {
-		letw_err("jitdump: %s", !a.dir ? "missing -o DIR" : "expected exactly one TRACE");
+	if (optind + 1 != argc || !a.dir || !*a.dir) {
+		letw_err("jitdump: %s", !a.dir ? "missing -o DIR" :
+			 !*a.dir ? "-o needs a directory name" : "expected exactly one TRACE");
 		jitdump_usage(stderr);
 		return LETW_EXIT_USAGE;
 	}

@@ -259,11 +259,18 @@ letw_log "b: -o into a trace refused; through links as \`>\`; modes kept; read-o
 # root write (/proc): refused when the sink is made, before the trace is
 # read. Before, the whole trace was read first (here: "no lttng-etw code
 # records", the empty trace's own error, hid the output's).
+# An empty -o is a usage error (exit 2), as report's is: there is no
+# default directory (it was the plugin's "parameter `output-dir` is an
+# empty path (omit it for the default)", exit 1).
 for cmd in perfmap jitdump; do
 	rc=0
 	cli "$cmd" "$T/empty" -o /proc 2>"$T/proc.err" || rc=$?
 	[ $rc = 1 ] && grep -q 'cannot create files in output directory `/proc`' "$T/proc.err" ||
 		letw_fail "$cmd -o /proc: exit $rc: $(cat "$T/proc.err")"
+	rc=0
+	cli "$cmd" "$T/one" -o "" 2>"$T/noname.err" || rc=$?
+	[ $rc = 2 ] && grep -q -- '-o needs a directory name' "$T/noname.err" ||
+		letw_fail "$cmd -o '': exit $rc: $(cat "$T/noname.err")"
 done
 
 # --- e. each line on stderr in one write(2) -------------------------------
