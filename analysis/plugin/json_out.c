@@ -56,16 +56,19 @@ void letw_text_line(FILE *f, const char *prefix, const char *s)
 	size_t len = 0;
 	FILE *m = open_memstream(&line, &len);
 
-	if (!m) { /* no memory: the same bytes, piece by piece */
-		fputs(prefix, f);
-		letw_text_str(f, s);
-		fputc('\n', f);
-		return;
+	if (m) {
+		fputs(prefix, m);
+		letw_text_str(m, s);
+		fputc('\n', m);
+		if (fclose(m) == 0) {
+			fwrite(line, 1, len, f);
+			free(line);
+			return;
+		}
+		free(line);
 	}
-	fputs(prefix, m);
-	letw_text_str(m, s);
-	fputc('\n', m);
-	if (fclose(m) == 0)
-		fwrite(line, 1, len, f);
-	free(line);
+	/* No memory for the line: the same bytes, piece by piece. */
+	fputs(prefix, f);
+	letw_text_str(f, s);
+	fputc('\n', f);
 }

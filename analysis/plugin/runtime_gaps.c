@@ -101,10 +101,12 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 					fprintf(m, "%s: note: stream ", s->ops->name);
 					letw_text_str(m, f->path);
 					fprintf(m, ": %s\n", f->note);
-					if (fclose(m) == 0)
-						fwrite(pre, 1, len, stderr);
+					if (fclose(m) != 0)
+						len = 0; /* said below, in pieces */
+					fwrite(pre, 1, len, stderr);
 					free(pre);
-				} else {
+				}
+				if (!m || !len) {
 					fprintf(stderr, "%s: note: stream ", s->ops->name);
 					letw_text_str(stderr, f->path);
 					fprintf(stderr, ": %s\n", f->note);
