@@ -22,11 +22,12 @@
 /* access(W_OK) says yes to root for any directory, /proc's and /sys's
  * included, where no file can be made: that was found only after the
  * whole trace was read. A file made says it before: an unnamed one
- * (O_TMPFILE: nothing to remove, whatever happens next), or where the
- * filesystem has none (EOPNOTSUPP: /proc, /sys, some network ones;
- * EISDIR: a kernel without O_TMPFILE) a temporary name made and removed
- * (replace_file.h: the CLI's supervisor removes it should we die in
- * between). */
+ * (O_TMPFILE: nothing to remove, whatever happens next), else, whatever
+ * the reason (EOPNOTSUPP: /proc, /sys, some network or FUSE filesystems,
+ * which may answer with any errno; EISDIR: a kernel without O_TMPFILE;
+ * EACCES: then the next fails the same), a temporary name made and
+ * removed (replace_file.h: the CLI's supervisor removes it should we die
+ * in between), whose failure is the one said. */
 static int probe_dir(bt_self_component *self, const char *dir)
 {
 	char *probe, *tmp = NULL;
@@ -36,20 +37,16 @@ static int probe_dir(bt_self_component *self, const char *dir)
 		close(fd);
 		return 0;
 	}
-	if (errno == EOPNOTSUPP || errno == EISDIR) {
-		probe = g_build_filename(dir, ".letw-probe", NULL);
-		fd = letw_temp_path(probe, &tmp) ? -ENOMEM : letw_create_temp(tmp);
-		g_free(probe);
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return 0;
-		}
+	probe = g_build_filename(dir, ".letw-probe", NULL);
+	fd = letw_temp_path(probe, &tmp) ? -ENOMEM : letw_create_temp(tmp);
+	g_free(probe);
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
 		free(tmp);
-	} else {
-		fd = -errno;
+		return 0;
 	}
+	free(tmp);
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
 		"cannot create files in output directory `%s`: %s", dir, strerror(-fd));
 	return -1;
