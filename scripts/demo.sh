@@ -17,6 +17,8 @@ bin="$root/build/bin"
 out=$(mktemp -d /tmp/lttng-etw-demo.XXXXXX)
 session="letw-demo-$$"
 pid=""
+perf_pid=""
+stopped=""
 finished=""
 cleanup() {
 	local rc=$?
@@ -24,6 +26,11 @@ cleanup() {
 	# the session.
 	trap '' INT TERM HUP
 	local undone=""
+	# perf record of step 2, when interrupted there: it would sample on
+	# until its target died.
+	if [ -n "$perf_pid" ] && kill "$perf_pid" 2>/dev/null; then
+		wait "$perf_pid" 2>/dev/null || true
+	fi
 	stop_runtime && undone="stopped runtime $pid, "
 	lttng destroy "$session" >/dev/null 2>&1 && undone="${undone}destroyed session $session, "
 	[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"
@@ -32,7 +39,7 @@ cleanup() {
 	# so: a command it interrupted may have just said what it left (a
 	# session left started, say), which this cleanup undid.
 	[ -n "$finished" ] && return
-	rm -rf "$out"
+	rm -rf "$out" || true
 	if [ -n "$interrupted" ]; then
 		echo "demo: interrupted (SIG$interrupted)" >&2
 	else
@@ -41,10 +48,12 @@ cleanup() {
 	echo "demo: ${undone}removed $out: nothing is left" >&2
 }
 # Stopped before the last lines, so its exit summary does not follow them.
-# Fails when there was none left to stop.
+# Fails when there was none left to stop; once reaped, its pid is never
+# signalled again (it may be another process's by then).
 stop_runtime() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null || return 1
+	[ -n "$pid" ] && [ -z "$stopped" ] && kill "$pid" 2>/dev/null || return 1
 	wait "$pid" 2>/dev/null
+	stopped=1
 	return 0
 }
 trap cleanup EXIT
@@ -78,6 +87,7 @@ perf record -q -e cpu-clock -g -p "$pid" -o "$out/perf.data" -- sleep 3 2>/dev/n
 perf_pid=$!
 "$bin/lttng-etw" start "$session" --pid "$pid"
 wait "$perf_pid" || true
+perf_pid=""
 "$bin/lttng-etw" stop "$session" --pid "$pid"
 
 say "3. The rundown passes in the trace (babeltrace2)"
