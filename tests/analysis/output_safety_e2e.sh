@@ -284,15 +284,18 @@ cp -r "$T/one" "$T/badmeta"
 printf '\nevent { name = "letw_broken"; stream_id = 0; id = ; };\n' >>"$T/badmeta/metadata"
 # whole_lines NAME CMD...: CMD (the CLI, exec'd by the shell whose pid
 # is noted) under strace; its stderr writes checked.
+command -v strace >/dev/null || letw_fail "strace is not installed (scripts/deps.sh installs it)"
 whole_lines() {
 	local name=$1
 	shift
-	strace -f -qq -s 1000000 -e trace=write -e signal=none -o "$T/$name.st" \
+	# -ff: a file per process, where no write is split into unfinished
+	# and resumed halves (which the pattern below would skip).
+	strace -ff -qq -s 1000000 -e trace=write -e signal=none -o "$T/$name.st" \
 		sh -c 'echo $$ >"$0"; exec "$@"' "$T/$name.pid" "$@" >/dev/null 2>"$T/$name.err" || true
-	"$PY" - "$T/$name.st" "$(cat "$T/$name.pid")" "$name" <<'PYEOF' || letw_fail "$name: stderr lines written in pieces (strace: $T/$name.st)"
+	"$PY" - "$T/$name.st.$(cat "$T/$name.pid")" "$name" <<'PYEOF' || letw_fail "$name: stderr lines written in pieces (strace: $T/$name.st.*)"
 import re, sys
-log, pid, name = sys.argv[1], sys.argv[2], sys.argv[3]
-writes = [m.group(1) for m in (re.match(r'^%s +write\(2, "(.*)", \d+\) = \d+$' % pid, l.rstrip('\n'))
+log, name = sys.argv[1], sys.argv[2]
+writes = [m.group(1) for m in (re.match(r'^write\(2, "(.*)", \d+\) = \d+$', l.rstrip('\n'))
                              for l in open(log)) if m]
 if not writes:
     sys.exit('%s: no write to stderr seen' % name)
