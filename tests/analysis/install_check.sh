@@ -5,7 +5,8 @@
 # plugin where babeltrace2 looks with no option; any other prefix keeps it
 # under that prefix, where --plugin-path and BABELTRACE_PLUGIN_PATH (what
 # the install message and the README say to set) find it. The installed
-# CLI runs from the prefix without LD_LIBRARY_PATH.
+# CLI runs from the prefix without LD_LIBRARY_PATH, and nothing installed
+# names the source or build tree.
 # usage: install_check.sh BUILD_DIR SYSTEM_PLUGIN_DIR
 set -u
 build=$1 sysdir=$2
@@ -50,4 +51,20 @@ for c in perfmap report jitdump capture-state status start stop snapshot watch; 
 done
 out=$(env -u LD_LIBRARY_PATH "$cli" report "$stage/none" 2>&1)
 [ $? = 1 ] && echo "$out" | grep -q "No such file" || fail "installed lttng-etw report on a missing trace: $out"
+
+# 4. Nothing installed names the source or build tree: the plugin's error
+# causes, which babeltrace2 prints, carried its sources' absolute paths.
+# Debug info names the sources by design (packagers map it with
+# -ffile-prefix-map), so it is stripped before looking.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+bdir=$(cd "$build" && pwd)
+while read -r f; do
+	g=$f
+	if head -c4 "$f" | grep -q ELF; then
+		g=$stage/nodebug
+		objcopy --strip-debug "$f" "$g" || fail "objcopy --strip-debug $f"
+	fi
+	hit=$(strings -a "$g" | grep -F -e "$src/" -e "$bdir/" | head -n1)
+	[ -z "$hit" ] || fail "installed ${f#"$p"/} names the source or build tree: $hit"
+done < <(find "$p" -type f)
 echo "install_check: ok"
