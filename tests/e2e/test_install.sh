@@ -6,7 +6,8 @@
 # missing, with LETW_DISABLE=1, and with tracing on. The same runtime
 # built by a CMake project with find_package(lttng-etw CONFIG) runs too.
 # Every installed executable and shared object resolves its libraries
-# without LD_LIBRARY_PATH, and the installed programs start.
+# without LD_LIBRARY_PATH, and the installed programs start; the libraries
+# carry no RUNPATH, and the probe no link to link it by.
 # usage: test_install.sh BUILD_DIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +19,9 @@ cmake --install "$build" --prefix "$prefix" >/dev/null || letw_fail "cmake --ins
 libdir=$(dirname "$(find "$prefix" -name 'liblttng-etw.so' | head -n1)")
 [ -f "$prefix/include/lttng-etw/lttng-etw.h" ] || letw_fail "header not installed"
 [ -e "$libdir/liblttng-etw-tp.so.0" ] || letw_fail "probe object not installed next to the library"
+# The probe is loaded by its SONAME, never linked: no link to link it by
+# (-llttng-etw-tp would pull liblttng-ust into a runtime).
+[ ! -e "$libdir/liblttng-etw-tp.so" ] || letw_fail "liblttng-etw-tp.so installed: the probe can be linked"
 # The library exports the API and nothing else (lttng-ust's tracepoint
 # definitions and the section's __start_/__stop_ symbols were exported).
 extra=$(nm -D --defined-only "$libdir/liblttng-etw.so.0" | awk '{print $3}' | grep -v '^letw_')
@@ -97,6 +101,15 @@ while read -r f; do
 	if env -u LD_LIBRARY_PATH ldd "$f" | grep -q "liblttng-etw.so" && [ "${f#"$prefix"/bin/}" != "$f" ]; then
 		readelf -d "$f" | grep -q 'R.*PATH.*\$ORIGIN' || letw_fail "$f: no \$ORIGIN-relative RUNPATH"
 	fi
+	# Shared objects need no RUNPATH (their dependencies are system
+	# libraries), but for the JVM agent's $ORIGIN: they had the
+	# executables' $ORIGIN/../LIBDIR, a directory that does not exist
+	# from a multiarch LIBDIR (lib/x86_64-linux-gnu).
+	case $f in
+	"$prefix"/bin/* | */liblttng-etw-jvmti.so) ;;
+	*) ! readelf -d "$f" | grep -qE '\((RUNPATH|RPATH)\)' ||
+		letw_fail "${f#"$prefix"/} has a RUNPATH: $(readelf -d "$f" | grep -E '\((RUNPATH|RPATH)\)' | sed 's/.*: //')" ;;
+	esac
 done < <(find "$prefix" -type f)
 [ "$n" -ge 4 ] || letw_fail "only $n ELF files installed"
 for exe in "$prefix"/bin/*; do
