@@ -68,6 +68,15 @@ out=$(LETW_PROBE_PATH=/nonexistent/liblttng-etw-tp.so "$LETW_TEST_TMP/rt") ||
 	letw_fail "runtime failed without its probe object"
 [ "$out" = "tracing=0" ] || letw_fail "missing probe not detected: $out"
 
+# Installed into /usr, the .pc names /usr, so that pkg-config leaves its
+# system directories out of the flags (spelled from the .pc's own
+# directory, -I/usr/lib/pkgconfig/../../include and an -L of the
+# system's library directory went into every consumer's command line).
+DESTDIR=$LETW_TEST_TMP/stage cmake --install "$build" --prefix /usr >/dev/null || letw_fail "cmake --install --prefix /usr"
+upc=$(find "$LETW_TEST_TMP/stage/usr" -name lttng-etw.pc | head -n1)
+out=$(PKG_CONFIG_LIBDIR=$(dirname "$upc") pkg-config --cflags --libs lttng-etw | xargs)
+[ "$out" = "-llttng-etw" ] || letw_fail "a /usr install's flags are '$out', not -llttng-etw"
+
 # A CMake consumer of the installed package, no LD_LIBRARY_PATH.
 mkdir -p "$LETW_TEST_TMP/consumer"
 cp "$LETW_TEST_TMP/rt.c" "$LETW_TEST_TMP/consumer/rt.c"
