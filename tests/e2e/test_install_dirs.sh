@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installing with the directories GNUInstallDirs lets a packager choose:
-# an absolute CMAKE_INSTALL_LIBDIR and an INCLUDEDIR other than `include`.
+# an absolute CMAKE_INSTALL_LIBDIR, an INCLUDEDIR other than `include`, a
+# relative LETW_BT_PLUGIN_INSTALL_DIR (under the prefix, as GNUInstallDirs'
+# are; it was under the directory cmake ran in).
 # A runtime built against the installed lttng-etw.pc, and one built by a
 # CMake project with find_package(lttng-etw CONFIG), compile, link and run
 # (the .pc named PREFIX/PREFIX/lib, the imported target PREFIX/include).
@@ -13,16 +15,20 @@ src=$(cd "$here/../.." && pwd)
 t=$LETW_TEST_TMP
 p=$t/prefix
 
-# The library alone: all this test needs, built in a few seconds.
+# The library and the analysis alone: all this test needs.
+cd "$t" || letw_fail "cd $t"
 cmake -S "$src" -B "$t/build" -DCMAKE_INSTALL_PREFIX="$p" -DCMAKE_INSTALL_LIBDIR="$p/lib" \
-	-DCMAKE_INSTALL_INCLUDEDIR=include/letw -DLETW_BUILD_TESTS=OFF -DLETW_BUILD_ANALYSIS=OFF \
-	-DLETW_BUILD_EXAMPLES=OFF -DLETW_BUILD_RUNTIMES=OFF -DLETW_BUILD_BENCH=OFF \
+	-DCMAKE_INSTALL_INCLUDEDIR=include/letw -DLETW_BT_PLUGIN_INSTALL_DIR=lib/bt-plugins \
+	-DLETW_BUILD_TESTS=OFF -DLETW_BUILD_EXAMPLES=OFF -DLETW_BUILD_RUNTIMES=OFF -DLETW_BUILD_BENCH=OFF \
 	-DLETW_BUILD_GLOBAL_LOCK=OFF >"$t/build.log" 2>&1 &&
 	cmake --build "$t/build" -j2 >>"$t/build.log" 2>&1 &&
 	cmake --install "$t/build" >>"$t/build.log" 2>&1 ||
 	{ cat "$t/build.log" >&2; letw_fail "cannot build and install with LIBDIR=$p/lib, INCLUDEDIR=include/letw"; }
 [ -f "$p/include/letw/lttng-etw/lttng-etw.h" ] || letw_fail "header not in INCLUDEDIR"
 [ -f "$p/lib/pkgconfig/lttng-etw.pc" ] || letw_fail "lttng-etw.pc not in LIBDIR/pkgconfig"
+[ -f "$p/lib/bt-plugins/babeltrace-plugin-etw.so" ] ||
+	letw_fail "LETW_BT_PLUGIN_INSTALL_DIR=lib/bt-plugins: the plugin is at" \
+		"$(find "$t" -name babeltrace-plugin-etw.so -not -path "$t/build/*"), not under the prefix"
 
 cat >"$t/rt.c" <<'C'
 #include <lttng-etw/lttng-etw.h>
@@ -52,4 +58,4 @@ cmake -S "$t/consumer" -B "$t/consumer/build" -DCMAKE_PREFIX_PATH="$p" >"$t/cons
 	cmake --build "$t/consumer/build" >>"$t/consumer.log" 2>&1 ||
 	{ cat "$t/consumer.log" >&2; letw_fail "a CMake project cannot build with find_package(lttng-etw)"; }
 "$t/consumer/build/rt" || letw_fail "the CMake-built runtime failed: $?"
-echo "PASS: an absolute LIBDIR and INCLUDEDIR=include/letw serve pkg-config and CMake consumers"
+echo "PASS: an absolute LIBDIR and INCLUDEDIR=include/letw serve pkg-config and CMake consumers; a relative plugin directory is under the prefix"
