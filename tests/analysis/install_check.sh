@@ -38,6 +38,11 @@ BABELTRACE_PLUGIN_PATH=$pdir babeltrace2 list-plugins 2>&1 | grep -q "sink.etw.r
 babeltrace2 --plugin-path="$pdir" list-plugins 2>&1 | grep -q "sink.etw.perfmap" ||
 	fail "--plugin-path=$pdir does not find the plugin"
 ldd "$pdir/babeltrace-plugin-etw.so" | grep -q "not found" && fail "plugin has unresolved libraries"
+# --strip strips the plugin as it does the libraries and programs.
+cmake --install "$build" --prefix "$stage/stripped" --strip >/dev/null || fail "cmake --install --strip"
+for f in "$stage"/stripped/*/babeltrace2/plugins/babeltrace-plugin-etw.so "$stage"/stripped/bin/lttng-etw; do
+	! readelf -S "$f" | grep -q '\.debug_info' || fail "cmake --install --strip left ${f#"$stage"/stripped/} unstripped"
+done
 
 # 3. The installed CLI, as a user would start it.
 cli=$p/bin/lttng-etw
