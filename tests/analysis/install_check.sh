@@ -31,7 +31,7 @@ p=$stage/prefix
 msg=$(cmake --install "$build" --prefix "$p" 2>&1) || fail "cmake --install --prefix $p"
 pdir=$(dirname "$(find "$p" -name babeltrace-plugin-etw.so | head -1)")
 case $pdir in "$p"/*/babeltrace2/plugins) ;; *) fail "plugin not under the prefix: '$pdir'";; esac
-echo "$msg" | grep -q "BABELTRACE_PLUGIN_PATH=$pdir" ||
+echo "$msg" | grep -qF "BABELTRACE_PLUGIN_PATH='$pdir'" ||
 	fail "the install does not tell how to reach the plugin: $msg"
 BABELTRACE_PLUGIN_PATH=$pdir babeltrace2 list-plugins 2>&1 | grep -q "sink.etw.report" ||
 	fail "BABELTRACE_PLUGIN_PATH=$pdir does not find the plugin"
