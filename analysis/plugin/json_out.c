@@ -50,22 +50,32 @@ void letw_text_str(FILE *f, const char *s)
 	}
 }
 
+char *letw_text_dup(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	if (!m)
+		return NULL;
+	letw_text_str(m, s);
+	if (fclose(m) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 void letw_text_line(FILE *f, const char *prefix, const char *s)
 {
-	char *line = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&line, &len);
+	char *t = letw_text_dup(s);
 
-	if (m) {
-		fputs(prefix, m);
-		letw_text_str(m, s);
-		fputc('\n', m);
-		if (fclose(m) == 0) {
-			fwrite(line, 1, len, f);
-			free(line);
-			return;
-		}
-		free(line);
+	/* One fprintf() is one write(2) on an unbuffered stream (glibc
+	 * formats it into a buffer of its own first). */
+	if (t) {
+		fprintf(f, "%s%s\n", prefix, t);
+		free(t);
+		return;
 	}
 	/* No memory for the line: the same bytes, piece by piece. */
 	fputs(prefix, f);

@@ -16,10 +16,15 @@ void letw_json_str(FILE *f, const char *s);
  * neither splits a line nor sends escape sequences to a terminal. */
 void letw_text_str(FILE *f, const char *s);
 
+/* s (NULL: "") as letw_text_str() writes it, in a new string (free()
+ * it), or NULL without memory: for a line of several parts written with
+ * one fprintf(). stderr is unbuffered, and a line written in pieces (an
+ * fputc per byte: a write(2) each) can interleave with another process's
+ * in a shared terminal or log. */
+char *letw_text_dup(const char *s);
+
 /* prefix (as it is), s as letw_text_str() writes it, and a newline, in
- * one write to f: stderr is unbuffered, and a line written byte by byte
- * (a write(2) each) can interleave with another process's in a shared
- * terminal or log. */
+ * one write to f (letw_text_dup). */
 void letw_text_line(FILE *f, const char *prefix, const char *s);
 
 #endif /* LETW_BT_JSON_OUT_H */

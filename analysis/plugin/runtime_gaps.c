@@ -92,25 +92,12 @@ int letw_sink_runtime_gaps(struct letw_sink *s)
 					": `lttng-etw snapshot` takes a pass just before it records"))
 				return -ENOMEM;
 			if (!s->ops->quiet_incomplete) {
-				char *pre = NULL;
-				size_t len = 0;
-				FILE *m = open_memstream(&pre, &len);
+				char *path = letw_text_dup(f->path);
 
-				/* One write: stderr is unbuffered (letw_text_line). */
-				if (m) {
-					fprintf(m, "%s: note: stream ", s->ops->name);
-					letw_text_str(m, f->path);
-					fprintf(m, ": %s\n", f->note);
-					if (fclose(m) != 0)
-						len = 0; /* said below, in pieces */
-					fwrite(pre, 1, len, stderr);
-					free(pre);
-				}
-				if (!m || !len) {
-					fprintf(stderr, "%s: note: stream ", s->ops->name);
-					letw_text_str(stderr, f->path);
-					fprintf(stderr, ": %s\n", f->note);
-				}
+				/* One write: stderr is unbuffered (letw_text_dup). */
+				fprintf(stderr, "%s: note: stream %s: %s\n", s->ops->name,
+					path ? path : "(out of memory)", f->note);
+				free(path);
 			}
 		}
 	}

@@ -59,10 +59,12 @@ int letw_sink_output_dir(bt_self_component *self, const char *dir)
 	struct stat st;
 
 	/* glib's mkdir -p: an existing path that is not a directory is
-	 * ENOTDIR (a hand-written one took EEXIST for success). */
-	if (g_mkdir_with_parents(dir, 0755) != 0 || access(dir, W_OK) != 0) {
+	 * ENOTDIR (a hand-written one took EEXIST for success). Whether
+	 * files can be made in it is probe_dir()'s, last: access(W_OK)
+	 * here said yes to root for /proc. */
+	if (g_mkdir_with_parents(dir, 0755) != 0) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"cannot create or write output directory `%s`: %s", dir, strerror(errno));
+			"cannot create output directory `%s`: %s", dir, strerror(errno));
 		return -1;
 	}
 	/* A link another user planted at the name (DIR/<chunk> in a shared,

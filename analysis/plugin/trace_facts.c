@@ -355,26 +355,15 @@ int letw_facts_note(struct letw_trace_facts *f, size_t i, const char *fmt, ...)
 static void text_line(FILE *out, const char *prefix, const char *kind, const char *path,
 		      const char *what)
 {
-	char *head = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&head, &len);
+	char *p = letw_text_dup(path), *w = letw_text_dup(what);
 
-	/* The line in one write (letw_text_line): out may be stderr. */
-	if (m) {
-		fprintf(m, "%s%sstream ", prefix, kind);
-		letw_text_str(m, path);
-		fputs(": ", m);
-		if (fclose(m) == 0) {
-			letw_text_line(out, head, what);
-			free(head);
-			return;
-		}
-		free(head);
-	}
-	fprintf(out, "%s%sstream ", prefix, kind);
-	letw_text_str(out, path);
-	fputs(": ", out);
-	letw_text_line(out, "", what);
+	/* One write: out may be stderr (letw_text_dup). */
+	if (p && w)
+		fprintf(out, "%s%sstream %s: %s\n", prefix, kind, p, w);
+	else
+		fprintf(out, "%s%sstream (out of memory)\n", prefix, kind);
+	free(p);
+	free(w);
 }
 
 void letw_facts_write_text(const struct letw_trace_facts *f, FILE *out,
