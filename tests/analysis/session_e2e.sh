@@ -133,7 +133,7 @@ babeltrace2 "$(anl_trace "$e")" >"$T/e.txt" 2>"$T/e.err" || letw_fail "babeltrac
 grep -q 'letw_rundown:dcstart_init' "$T/e.txt" || letw_fail "session E recorded no dcstart_init: not traced?"
 ! grep -q 'dcend' "$T/e.txt" ||
 	letw_fail "session E's filter keeps the process out, yet stop recorded its DCEnd pass: $(grep -c dcend "$T/e.txt") event(s)"
-letw_destroy_session "$e"
+letw_destroy_session --no-wait "$e"
 # no_pass_said TAG ENV ADDR TRACKED PATTERN WHAT: a letw-scenario run with
 # ENV (VAR=VALUE), named by --pid to start and stop of a session tracking
 # TRACKED (the scenario itself when empty): it answers but runs no pass;
@@ -269,7 +269,7 @@ for round in 1 2 3 4 5; do
 		odd=$(anl_json "$T/$s.json" "' '.join('%s:%s' % (p['status'], p['cause']) for x in r['processes'] if x['vpid']==$pp for p in x['passes'] if p['status'] != 'complete' and p['cause'] not in ('trace_begins', 'init_missing', 'records_missing'))")
 		[ "$report_rc" = 0 ] || { [ "$report_rc" = 3 ] && [ -z "$odd" ]; } ||
 			letw_fail "round $round: report $s: exit $report_rc, passes '$got', not complete: '$odd'"
-		letw_destroy_session "$s"
+		letw_destroy_session --no-wait "$s"
 	done
 	# The next round starts from rundown events switched off.
 	letw_wait_for bash -c "'$LETW_CLI' status --pid $pp | grep -q 'rundown mask 0x0,'" ||
@@ -285,7 +285,7 @@ rc=0
 "$LETW_CLI" stop "$u" --pid "$pp" >"$T/poll-stop.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "pid $pp: ran no DCEnd pass" "$T/poll-stop.out" ||
 	letw_fail "stop, polling process the session does not trace: exit $rc: $(cat "$T/poll-stop.out")"
-letw_destroy_session "$u"
+letw_destroy_session --no-wait "$u"
 v=$(anl_session poll-dcend "$pp" "" 'letw_rundown:*dcend*') || exit 1
 rc=0
 "$LETW_CLI" start "$v" --pid "$pp" >"$T/poll-start.out" 2>&1 || rc=$?
@@ -297,7 +297,7 @@ rc=0
 	letw_fail "stop, polling process: exit $?: $(cat "$T/poll-stop2.out")"
 complete_pass "$v" "$pp" dcend ||
 	letw_fail "the DCEnd-only session holds no complete DCEnd pass (report exit $report_rc): '$got'"
-letw_destroy_session "$v"
+letw_destroy_session --no-wait "$v"
 touch "$f.pollexit"
 wait "$pp" || letw_fail "the polling letw-scenario failed"
 letw_untrack "$pp"
@@ -443,7 +443,7 @@ if anl_netns_start; then
 	release
 	complete_pass "$h" "$hp" dcend ||
 		letw_fail "session H: no complete DCEnd pass of the process busy at stop (report exit $report_rc): '$got'"
-	letw_destroy_session "$h"
+	letw_destroy_session --no-wait "$h"
 	touch "$f.hexit"
 	wait "$hns" || letw_fail "the held letw-scenario failed"
 	letw_untrack "$hns"
@@ -515,7 +515,7 @@ lttng list "$i" | head -1 | grep -q "\[inactive\]" ||
 	letw_fail "the rerun stop left $i: $(lttng list "$i" | head -1)"
 complete_pass "$i" "$ip" dcend ||
 	letw_fail "session I: no complete DCEnd pass after the rerun (report exit $report_rc): '$got'"
-letw_destroy_session "$i"
+letw_destroy_session --no-wait "$i"
 j=$(letw_session_create sess-j --snapshot) || exit 1
 letw_session_track "$j" "$ip"
 lttng enable-event -u -s "$j" 'letw_rundown:*' >/dev/null || letw_fail "enable-event J"
@@ -526,7 +526,7 @@ interrupt HUP "$j" active snapshot "$j" --pid "$ip"
 	letw_fail "snapshot interrupted while it waits: exit $rc: $(cat "$T/int.out")"
 [ -z "$(find "$(anl_trace "$j")" -name metadata 2>/dev/null)" ] ||
 	letw_fail "snapshot interrupted: a snapshot was recorded: $(find "$(anl_trace "$j")")"
-letw_destroy_session "$j"
+letw_destroy_session --no-wait "$j"
 # 9. capture-state --wait and status, interrupted while the process's
 # control thread is held (a process in a long pass): each stops at once,
 # says what it leaves, exits 130. They died by the signal, unsaid.

@@ -53,12 +53,12 @@ end_runtime() {
 	wait "$1" || letw_fail "$2 runtime exited with $?"
 	letw_untrack "$1"
 }
-# destroy_all SESSION...: `lttng destroy` waits about 0.5 s for the
-# session's data: all at once.
+# destroy_all SESSION...: all at once, not waiting for the ends of their
+# destructions (letw_destroy_session --no-wait).
 destroy_all() {
 	local s destroys=()
 	for s in "$@"; do
-		letw_destroy_session "$s" &
+		letw_destroy_session --no-wait "$s" &
 		destroys+=($!)
 	done
 	wait "${destroys[@]}"
@@ -248,7 +248,7 @@ for s in "$x" "$y" "$z"; do
 	lttng start "$s" >/dev/null || letw_fail "start $s"
 done
 lttng stop "$x" >/dev/null || letw_fail "stop X"
-letw_destroy_session "$y"
+letw_destroy_session "$y" # waits: Y must be gone when the queue runs
 release_control
 settled "$pid3" || letw_fail "Z's pass never ended"
 id_z=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
@@ -256,8 +256,8 @@ id_z=$(letw_ctl_field "$pid3" last_dcstart_pass_id)
 	letw_fail "$((id_z - id_0)) passes for 1 session still started (of 3 queued: one stopped, one destroyed before their pass)"
 lttng stop "$z" >/dev/null || letw_fail "stop Z"
 check "$z" "$pid3" "$live3" "dcstart:1:$id_z"
-letw_destroy_session "$x"
-letw_destroy_session "$z"
+letw_destroy_session --no-wait "$x"
+letw_destroy_session --no-wait "$z"
 
 # Only distinct sessions fill the queue: 64 started while the control
 # thread is stopped get a pass each, a regenerate of one of them joins its
