@@ -225,14 +225,18 @@ static void remove_child_temps(const struct letw_graph_opts *o, pid_t pid)
 	int n;
 
 	/* Where the sink writes: its output directory, or the directory of
-	 * the report's output file. */
+	 * the file the report replaces: through a link of the caller's, the
+	 * file it names (letw_output_target(), as report_file.c resolves it),
+	 * in another directory than the link's. */
 	if (o->params && bt_value_is_map(o->params)) {
 		dv = bt_value_map_borrow_entry_value_const(o->params, "output-dir");
 		fv = bt_value_map_borrow_entry_value_const(o->params, "output");
 	}
 	if (dv && bt_value_is_string(dv)) {
 		dir = bt_value_string_get(dv);
-	} else if (fv && bt_value_is_string(fv) && (copy = strdup(bt_value_string_get(fv)))) {
+	} else if (fv && bt_value_is_string(fv) &&
+		   ((copy = letw_output_target(bt_value_string_get(fv))) ||
+		    (copy = strdup(bt_value_string_get(fv))))) {
 		dir = dirname(copy);
 	} else {
 		return;

@@ -80,6 +80,29 @@ done
 # and claims no output. tmp_crash.c makes the child die right after it
 # creates the temporary file.
 [ -f "${LETW_TMP_CRASH_SO:-}" ] || letw_fail "LETW_TMP_CRASH_SO is not set to the shim"
+# crashed WHAT HOW NTH STAGE DIR CMD -o OUT: the CLI's CMD with the shim
+# making the writer of its NTH temporary file die (HOW: segv, spin) exits
+# 1 saying why (STAGE: the stage a hang is said in) and leaves no
+# temporary file anywhere under DIR.
+crashed() {
+	local what=$1 how=$2 nth=$3 stage=$4 dir=$5 cmd=$6 want left rc=0
+	shift 6
+	LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how LETW_TMP_CRASH_NTH=$nth \
+		"$LETW_CLI" "$cmd" "$TRACE" "$@" \
+		--no-progress --stall-timeout 1 >/dev/null 2>"$T/crash.err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "$what, writer $how: exit $rc, expected 1"; }
+	# Our writer's doing, not the trace's nor the reader's.
+	case $how in
+	segv) want="analysis crashed on .*SIGSEGV" ;;
+	*) want="analysis of .* made no progress .* while $stage its output" ;;
+	esac
+	grep -q "$want" "$T/crash.err" ||
+		{ cat "$T/crash.err" >&2; letw_fail "$what, writer $how: not said as /$want/"; }
+	! grep -Ei "wrote|warning: cannot remove|trace is damaged|CTF reader" "$T/crash.err" >&2 ||
+		letw_fail "$what, writer $how: a false claim, or blamed on the trace or the reader (above)"
+	left=$(find "$dir" -name '*.tmp.*')
+	[ -z "$left" ] || letw_fail "$what, writer $how: temporary file(s) left: $left"
+}
 # report -o FILE too: its temporary file beside FILE is named and removed
 # the same way (it was left, named without the writer's pid). Its file is
 # opened while the sink is created, before any trace is opened: a crash or
@@ -92,21 +115,24 @@ for cmd in perfmap jitdump report; do
 			mkdir "$dir"
 			out=$dir/r.txt stage=opening
 		fi
-		rc=0
-		LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=$how "$LETW_CLI" $cmd "$TRACE" -o "$out" \
-			--no-progress --stall-timeout 1 >/dev/null 2>"$T/crash.err" || rc=$?
-		[ "$rc" = 1 ] || { cat "$T/crash.err" >&2; letw_fail "$cmd, writer $how: exit $rc, expected 1"; }
-		# Our writer's doing, not the trace's nor the reader's.
-		case $how in
-		segv) want="analysis crashed on .*SIGSEGV" ;;
-		*) want="analysis of .* made no progress .* while $stage its output" ;;
-		esac
-		grep -q "$want" "$T/crash.err" ||
-			{ cat "$T/crash.err" >&2; letw_fail "$cmd, writer $how: not said as /$want/"; }
-		! grep -Ei "wrote|warning: cannot remove|trace is damaged|CTF reader" "$T/crash.err" >&2 ||
-			letw_fail "$cmd, writer $how: a false claim, or blamed on the trace or the reader (above)"
-		left=$(find "$dir" -name '*.tmp.*')
-		[ -z "$left" ] || letw_fail "$cmd, writer $how: temporary file(s) left: $left"
+		crashed "$cmd" $how 1 $stage "$dir" $cmd -o "$out"
+	done
+done
+# report -o LINK: the report replaces the file the link names, so its
+# temporary file is made beside that file, in the link target's directory;
+# the supervisor looked for it beside the link and left it. Both of the
+# report's temporary files: the one made when its sink is created (NTH=1)
+# and the real one, made after the trace is read (NTH=2).
+for nth in 1 2; do
+	stage=opening
+	[ $nth = 2 ] && stage=writing
+	for how in segv spin; do
+		dir=$T/crash.link.$nth.$how
+		mkdir -p "$dir/at" "$dir/to"
+		ln -s ../to/r.txt "$dir/at/r.txt"
+		crashed "report -o LINK, temporary file $nth" $how $nth $stage "$dir" report -o "$dir/at/r.txt"
+		[ ! -e "$dir/to/r.txt" ] ||
+			letw_fail "report -o LINK, temporary file $nth, writer $how: a report was put in place"
 	done
 done
 

@@ -9,6 +9,9 @@
  * each burn SLOW_BURN_S of CPU time, then write one byte (a short write,
  * which the writer continues), so the CPU time spent writing exceeds a
  * 1 s stall limit while the bytes written grow. Unset: nothing.
+ * LETW_TMP_CRASH_NTH=N: the Nth temporary file the process creates is the
+ * one (default 1): the report makes one when its sink is created (a probe,
+ * removed at once) and its real one at the end, after the trace is read.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -28,6 +31,7 @@
 
 static int slow_fd = -1;
 static int slowed;
+static int temps; /* temporary files created so far */
 
 static double cpu_s(void)
 {
@@ -40,7 +44,7 @@ static double cpu_s(void)
 static int open_and_die(const char *path, int flags, mode_t mode)
 {
 	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
-	const char *how = getenv("LETW_TMP_CRASH");
+	const char *how = getenv("LETW_TMP_CRASH"), *nth;
 	int fd;
 
 	if (!real) {
@@ -49,6 +53,9 @@ static int open_and_die(const char *path, int flags, mode_t mode)
 	}
 	fd = real(path, flags, mode);
 	if (fd < 0 || !how || !(flags & O_CREAT) || !path || !strstr(path, ".tmp."))
+		return fd;
+	nth = getenv("LETW_TMP_CRASH_NTH");
+	if (++temps != (nth ? atoi(nth) : 1))
 		return fd;
 	if (strcmp(how, "segv") == 0)
 		raise(SIGSEGV);
