@@ -450,7 +450,7 @@ letw_jitdump_initialize(bt_self_component_sink *self,
 	jd->output_dir = strdup(dir);
 	if (!jd->output_dir)
 		goto error;
-	if (letw_sink_output_dir(bt_self_component_sink_as_self_component(self), jd->output_dir))
+	if (letw_sink_output_dir(&jd->base, jd->output_dir))
 		goto error;
 	if (letw_sink_add_port(self))
 		goto error;

@@ -278,29 +278,29 @@ out:
 static void report_reuse(struct perfmap *pm, const struct letw_codemap *m,
 			 const struct letw_reuse *r)
 {
-	size_t i, shown;
+	/* Always shown (not gated by the log level): the map alone cannot
+	 * tell which code owned a reused range at a given sample time. Said
+	 * before the map is written: "writes", not "wrote", a claim the
+	 * crash or failure of that write would make false. One fprintf:
+	 * glibc writes each call on unbuffered stderr at once, and a line
+	 * printed in five calls came apart among other writers' lines. */
+	char label[LETW_PROC_LABEL_MAX], eg[4 * 20] = "";
+	size_t i, shown = r->ranges < 4 ? r->ranges : 4, at = 0;
 
 	if (!r->ranges)
 		return;
-	/* Always shown (not gated by the log level): the map alone cannot
-	 * tell which code owned a reused range at a given sample time. */
-	char label[LETW_PROC_LABEL_MAX];
-
-	fprintf(stderr,
-		"perfmap: process %s: %zu address range(s) held different code over time (%zu regions); mode=%s %s",
-		letw_sink_proc_label(&pm->base, m->vpid, label), r->ranges, r->regions,
-		pm->mode == LETW_MAP_ALL ? "all" : "latest",
-		/* Said before the map is written: "writes", not "wrote", a
-		 * claim the crash or failure of that write would make false. */
-		pm->mode == LETW_MAP_ALL ? "writes every region" : "writes the most recent code of each");
+	for (i = 0; i < shown && at < sizeof(eg); i++)
+		at += (size_t)snprintf(eg + at, sizeof(eg) - at, " 0x%llx",
+				       (unsigned long long)r->example[i]);
 	if (pm->mode == LETW_MAP_LATEST)
-		fprintf(stderr, ", %zu older region(s) omitted, %zu trimmed to the part no newer code covers",
-			r->omitted, r->trimmed);
-	fprintf(stderr, "; e.g. at");
-	shown = r->ranges < 4 ? r->ranges : 4;
-	for (i = 0; i < shown; i++)
-		fprintf(stderr, " 0x%llx", (unsigned long long)r->example[i]);
-	fprintf(stderr, "\n");
+		fprintf(stderr,
+			"perfmap: process %s: %zu address range(s) held different code over time (%zu regions); mode=latest writes the most recent code of each, %zu older region(s) omitted, %zu trimmed to the part no newer code covers; e.g. at%s\n",
+			letw_sink_proc_label(&pm->base, m->vpid, label), r->ranges, r->regions,
+			r->omitted, r->trimmed, eg);
+	else
+		fprintf(stderr,
+			"perfmap: process %s: %zu address range(s) held different code over time (%zu regions); mode=all writes every region; e.g. at%s\n",
+			letw_sink_proc_label(&pm->base, m->vpid, label), r->ranges, r->regions, eg);
 }
 
 static int perfmap_end(struct letw_sink *s)
@@ -409,7 +409,7 @@ letw_perfmap_initialize(bt_self_component_sink *self,
 	pm->output_dir = strdup(dir);
 	if (!pm->output_dir)
 		goto error;
-	if (letw_sink_output_dir(bt_self_component_sink_as_self_component(self), pm->output_dir))
+	if (letw_sink_output_dir(&pm->base, pm->output_dir))
 		goto error;
 	if (letw_sink_add_port(self))
 		goto error;

@@ -135,6 +135,10 @@ struct letw_sink {
 	int passless;
 	/* ops->count_passes: passes not complete, and the first few. */
 	struct letw_pass_acct acct;
+	/* The directories letw_sink_output_dir() made, deepest first:
+	 * letw_sink_fini() removes those still empty. */
+	char **made_dirs;
+	size_t nmade_dirs;
 };
 
 /*
@@ -225,8 +229,10 @@ int letw_sink_add_port(bt_self_component_sink *self);
  * at init rather than after reading a whole (or a live) trace: writable
  * (a file made in it: access(2) lets root write to /proc),
  * and not a trace's own directory (one holding `metadata`: its files would
- * be read as damaged streams ever after). 0, or -1 with an error cause. */
-int letw_sink_output_dir(bt_self_component *self, const char *dir);
+ * be read as damaged streams ever after). 0, or -1 with an error cause.
+ * The directories it made are removed again by letw_sink_fini() if the run
+ * wrote nothing into them. */
+int letw_sink_output_dir(struct letw_sink *s, const char *dir);
 void letw_sink_fini(struct letw_sink *s);
 
 /* The pass ids seen for a process key (passids.h), or NULL when it had no

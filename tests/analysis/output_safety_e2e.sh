@@ -9,6 +9,8 @@
 #    pidns-INO directory that is nobody's, or a link, is refused by name;
 # b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
 #    even when FILE is the trace's own metadata, and no temporary file;
+#    perfmap and jitdump -o DIR leave no directory they made on one they
+#    write nothing from;
 #    `-o -` is standard output; a trace `nobody` may not read is named as
 #    given by report, perfmap and jitdump (before: as TRACE/archives);
 # c. a full disk is said as "No space left on device", not "Input/output
@@ -46,7 +48,7 @@ chmod 755 "$T" # nobody reaches the shared directories below
 as_nobody() {
 	setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups -- "$@"
 }
-for k in one two empty big; do
+for k in one two empty big reuse; do
 	"$PY" "$GEN" "$k" "$T/$k" || letw_fail "cannot make the $k trace"
 done
 
@@ -187,6 +189,30 @@ cmp -s "$T/dash.out" "$T/rep/r.txt" || letw_fail "report -o - did not write the 
 [ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "report -o - left in its directory: $(ls -A "$T/rep")"
 letw_log "b: a failed report leaves FILE as it was; -o - is stdout"
 
+# perfmap and jitdump -o DIR (and its missing parents) on a trace they write
+# nothing from, one that does not open or one without lttng-etw events:
+# the directories they made are taken back (both runs left them, empty);
+# a directory that was there stays, and a run that writes keeps its own.
+mkdir "$T/garbled"
+echo "not a trace" >"$T/garbled/metadata"
+mkdir "$T/was"
+for cmd in perfmap jitdump; do
+	for tr in garbled empty; do
+		rc=0
+		cli $cmd "$T/$tr" -o "$T/made.$cmd.$tr/sub/out" 2>"$T/made.err" || rc=$?
+		[ $rc = 1 ] || letw_fail "$cmd on the $tr trace: exit $rc: $(cat "$T/made.err")"
+		[ ! -e "$T/made.$cmd.$tr" ] ||
+			letw_fail "$cmd on the $tr trace left the directories it made: $(find "$T/made.$cmd.$tr")"
+	done
+	rc=0
+	cli $cmd "$T/garbled" -o "$T/was" 2>"$T/made.err" || rc=$?
+	[ $rc = 1 ] && [ -d "$T/was" ] || letw_fail "$cmd, -o an existing directory: exit $rc, $(ls -ld "$T/was" 2>&1)"
+	cli $cmd "$T/one" -o "$T/made.$cmd.one/sub" 2>"$T/made.err" ||
+		letw_fail "$cmd on the one trace: exit $?: $(cat "$T/made.err")"
+	[ -n "$(ls -A "$T/made.$cmd.one/sub")" ] || letw_fail "$cmd wrote nothing into $T/made.$cmd.one/sub"
+done
+letw_log "b: perfmap and jitdump leave no directory they made when they write nothing"
+
 # report -o naming a file of a trace it can read (its metadata, a stream
 # file, an index, a new file beside them, a `metadata` at the top): refused
 # before reading, the trace untouched. Before, the report replaced the
@@ -279,7 +305,8 @@ done
 # shared terminal or log. For an error (a trace with no lttng-etw event),
 # an error with the reader's causes and log (damaged metadata, -v) and
 # the notes of perfmap and jitdump: every write of the CLI's own process
-# to its stderr ends a line, and there is at least one.
+# to its stderr ends a line, and there is at least one; and babeltrace2's
+# with the plugin's perfmap note.
 cp -r "$T/one" "$T/badmeta"
 printf '\nevent { name = "letw_broken"; stream_id = 0; id = ; };\n' >>"$T/badmeta/metadata"
 # whole_lines NAME CMD...: CMD (the CLI, exec'd by the shell whose pid
@@ -311,6 +338,14 @@ grep -qi "metadata" "$T/badmeta.err" || letw_fail "report -v of damaged metadata
 mkdir -p "$T/lines"
 whole_lines perfmap "$LETW_CLI" perfmap "$T/one" -o "$T/lines" --no-progress
 whole_lines jitdump "$LETW_CLI" jitdump "$T/one" -o "$T/lines" --no-progress
+# The plugin's own lines, with no CLI to gather them: perfmap's note of a
+# reused address range, in both modes, under babeltrace2 (five writes).
+for mode in latest all; do
+	whole_lines "reuse-$mode" babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$T/reuse" \
+		-c sink.etw.perfmap -p "output-dir=\"$T/lines\",mode=\"$mode\""
+	grep -q "held different code over time .*mode=$mode" "$T/reuse-$mode.err" ||
+		letw_fail "perfmap's reuse note, mode=$mode: $(cat "$T/reuse-$mode.err")"
+done
 letw_log "e: every line on stderr in one write"
 
 # --- d. devices, FIFOs and links to them as outputs; a full output --------

@@ -14,6 +14,8 @@ usage: output_safety_trace.py KIND DIR
   big    process 100, 3000 methods with 1000-character names: a 3 MB
          jitdump, which on a 1 MiB disk fails while a record's name is
          put (not its filler, whose writer always said the errno)
+  reuse  process 100: alpha's address unloaded, then beta loaded there (a
+         range that held different code over time: perfmap's note)
   slow   process 100, 3000 methods of 64 KiB with 1000-character names:
          a 200 MB jitdump (of filler) and a 3 MB map, long enough to write
          that interrupt_e2e.py stops the writer while the output's
@@ -85,6 +87,10 @@ def steps_of(kind):
                 process((2, 4026532002), 100, ['beta'], base=0x40000))
     if kind == 'empty':
         return []
+    if kind == 'reuse':
+        return process((100, ns), 10, ['alpha']) + [
+            method('method_unload', 20, 0x10000, 'alpha', vpid=(100, ns)),
+            method('method_load', 21, 0x10000, 'beta', vpid=(100, ns))]
     if kind == 'big':
         return process((100, ns), 10, ['m%05d_' % i + 'x' * 1000 for i in range(3000)])
     if kind == 'slow':
