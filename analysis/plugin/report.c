@@ -386,7 +386,7 @@ static int report_end(struct letw_sink *s)
 		return -1;
 	}
 	/* A regular file's temporary file, only now (report.h). */
-	if (r->output_path && !r->out && letw_report_open_temp(r))
+	if (r->output_path && !r->out && letw_report_open_temp(r, 0))
 		return -1;
 	f = r->out ? r->out : stdout;
 	errno = 0; /* letw_close_output */

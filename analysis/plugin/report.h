@@ -245,7 +245,10 @@ void letw_report_write_json(const struct letw_report *r, FILE *f);
  * the finished report in place. Return 0 or a negative errno / -1, with
  * an error cause. */
 int letw_report_open_output(struct letw_report *r);
-int letw_report_open_temp(struct letw_report *r);
+/* probe: made only to be removed at once (letw_report_open_output's
+ * check): the old file's mode and owner are not given to it, and a
+ * failure to give them, said when the real one is made, is not said twice. */
+int letw_report_open_temp(struct letw_report *r, int probe);
 int letw_report_put_in_place(struct letw_report *r);
 
 #endif /* LETW_BT_REPORT_H */

@@ -47,7 +47,7 @@ int letw_report_put_in_place(struct letw_report *r)
  * the rename), hidden (src.ctf.fs skips dot files, should the directory
  * be the trace's), under a name nobody can guess or plant a link at.
  */
-int letw_report_open_temp(struct letw_report *r)
+int letw_report_open_temp(struct letw_report *r, int probe)
 {
 	const char *slash = strrchr(r->output_path, '/');
 	int dlen = slash ? (int)(slash - r->output_path + 1) : 0, fd, e;
@@ -90,7 +90,7 @@ int letw_report_open_temp(struct letw_report *r)
 	/* The new file keeps the old one's mode (and, made by root, its
 	 * owner), as a file written through `>` does; best effort: the
 	 * report is still whole without. */
-	if (exists && (fchmod(fd, st.st_mode & 07777) != 0 ||
+	if (!probe && exists && (fchmod(fd, st.st_mode & 07777) != 0 ||
 		       (geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) != 0)))
 		BT_COMP_LOGW("%s: the new file does not keep the old one's mode or owner: %s",
 			     r->output_path, strerror(errno));
@@ -188,7 +188,7 @@ int letw_report_open_output(struct letw_report *r)
 	r->output_path = target;
 	/* Made and removed: the report can be written there. Kept open
 	 * through the read, it outlived a reader that died. */
-	e = letw_report_open_temp(r);
+	e = letw_report_open_temp(r, 1);
 	if (r->out)
 		fclose(r->out);
 	r->out = NULL;

@@ -182,6 +182,15 @@ regular "$T/rep/r.txt" 644
 [ "$(PYTHONPATH= python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["complete"])' "$T/rep/r.txt")" = 1 ] ||
 	letw_fail "report: $(cat "$T/rep/r.txt")"
 [ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
+# A mode the new file cannot be given (a filesystem without modes; the
+# shim fails fchmod): the report is written and says so, once. It said
+# it twice: for the file made and removed when the sink is made, too.
+[ -f "${LETW_CHMOD_FAIL_SO:-}" ] || letw_fail "LETW_CHMOD_FAIL_SO is not set to the shim"
+LD_PRELOAD=$LETW_CHMOD_FAIL_SO cli report "$T/one" --json -o "$T/rep/r.txt" 2>"$T/rep.err" ||
+	letw_fail "report, fchmod failing: exit $?: $(cat "$T/rep.err")"
+n=$(grep -c "does not keep the old one's mode or owner" "$T/rep.err")
+[ "$n" = 1 ] || letw_fail "report, fchmod failing: said $n times, not once: $(cat "$T/rep.err")"
+[ "$(ls -A "$T/rep")" = r.txt ] || letw_fail "left in $T/rep: $(ls -A "$T/rep")"
 # `-o -` is standard output, not a file named `-`.
 (cd "$T/rep" && cli report "$T/one" --json -o - >"$T/dash.out" 2>"$T/rep.err") ||
 	letw_fail "report -o -: exit $?: $(cat "$T/rep.err")"
