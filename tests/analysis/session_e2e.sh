@@ -468,6 +468,7 @@ anl_wait_file "$f.iready"
 # command got. The handshake before a signal: a fixed sleep (1 s, 2 s)
 # took "it got that far" on trust, and on a loaded machine the signal
 # could come before the command's handlers or its regenerate.
+command -v ss >/dev/null || letw_fail "ss is needed (Debian: iproute2; scripts/deps.sh installs it)"
 queued() {
 	local name
 	name="@lttng-etw/$(stat -Lc %i "/proc/$1/ns/pid")/$1"
