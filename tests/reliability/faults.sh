@@ -372,7 +372,18 @@ sc_fork_in_resize() {
 	app_start a LD_PRELOAD="$LETW_FAULT_STALL_SO" LETW_STALL_DIR="$d" -- --records 20000
 	letw_wait_for test -e "$d/stalled" || letw_fail "the control thread never resized"
 	app_cmd a fork
-	sleep 1 # let the fork reach letw_fork_prepare while the resize is held
+	# The resize released only once the fork waits for it in
+	# letw_fork_prepare: the runtime's main thread (tid = pid, which runs
+	# the command) blocked in a futex wait. A fixed `sleep 1` took that on
+	# trust, and on a slow machine could release the resize before the
+	# fork got there, passing without the race. Code that forked without
+	# waiting never blocks: the wait fails.
+	fork_waits() {
+		local w
+		w=$(cat "/proc/$a_pid/task/$a_pid/wchan" 2>/dev/null) && [[ $w == *futex* ]]
+	}
+	letw_wait_for fork_waits ||
+		letw_fail "the fork never waited for the held resize (main thread in $(cat "/proc/$a_pid/task/$a_pid/wchan" 2>&1))"
 	touch "$d/go"
 	app_expect a '^fork child=[0-9]+ status=' 120 || letw_fail "no answer to fork"
 	[[ $REPLY =~ status=0$ ]] || letw_fail "fork during a table resize: child failed ($REPLY)"
