@@ -471,7 +471,7 @@ anl_wait_file "$f.iready"
 command -v ss >/dev/null || letw_fail "ss is needed (Debian: iproute2; scripts/deps.sh installs it)"
 queued() {
 	local name
-	name="@lttng-etw/$(stat -Lc %i "/proc/$1/ns/pid")/$1"
+	name=$(letw_ctl "$1" address) || return 1
 	ss -xlH | awk -v n="$name" '$5 == n { q = $3 } END { print q + 0 }'
 }
 # asked PID BASE N: at least N requests queued at PID since it held BASE.

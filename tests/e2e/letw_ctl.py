@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Minimal client of the lttng-etw control socket (provider/ctlproto.h),
 written independently of the C code so the tests check the wire protocol
-itself. Usage: letw_ctl.py PID {ping|status|capture} [MASK]"""
+itself. Usage: letw_ctl.py PID {ping|status|capture} [MASK], or PID address (the
+process's control socket name, as ss(8) prints it)."""
 import os
 import socket
 import struct
@@ -54,6 +55,10 @@ def request(pid, kind, mask=0, request_id=1, timeout=60.0, raw=None):
 def main():
     pid = int(sys.argv[1])
     kind = sys.argv[2]
+    if kind == "address":
+        # As ss(8) prints an abstract name: '@' for the leading NUL.
+        print("@" + address(pid)[1:])
+        return 0
     mask = int(sys.argv[3], 0) if len(sys.argv) > 3 else 0
     rep = request(pid, kind, mask)
     print(" ".join("%s=%d" % (k, v) for k, v in rep.items()))

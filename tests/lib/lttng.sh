@@ -207,7 +207,8 @@ LETW_PY=${LETW_PY:-/usr/bin/python3}
 
 # The control socket's client (provider/ctlproto.h), written apart from
 # the C code so the tests check the wire protocol itself.
-# letw_ctl PID {ping|status|capture} [MASK] prints the reply's fields.
+# letw_ctl PID {ping|status|capture} [MASK] prints the reply's fields;
+# letw_ctl PID address, the control socket's name as ss(8) prints it.
 LETW_CTL_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")/../e2e" && pwd)/letw_ctl.py
 letw_ctl() {
 	"$LETW_PY" "$LETW_CTL_PY" "$@"
