@@ -41,6 +41,9 @@ ldd "$pdir/babeltrace-plugin-etw.so" | grep -q "not found" && fail "plugin has u
 # --strip strips the plugin as it does the libraries and programs.
 cmake --install "$build" --prefix "$stage/stripped" --strip >/dev/null || fail "cmake --install --strip"
 for f in "$stage"/stripped/*/babeltrace2/plugins/babeltrace-plugin-etw.so "$stage"/stripped/bin/lttng-etw; do
+	# A file not there (a glob that matched nothing) has no .debug_info
+	# either: it must be there first, or the check passes on nothing.
+	[ -f "$f" ] || fail "cmake --install --strip installed no $f"
 	! readelf -S "$f" | grep -q '\.debug_info' || fail "cmake --install --strip left ${f#"$stage"/stripped/} unstripped"
 done
 
