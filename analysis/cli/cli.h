@@ -95,6 +95,11 @@ int letw_lttng_snapshot(const char *session);
  * every DCEnd event already: theirs, filters included, decide. */
 int letw_lttng_enable_dcend(const char *session, const char *channel,
 			    const char *filter, int explicit_channel);
+/* 1 when an enabled rule of an enabled user-space channel of SESSION
+ * matches a DCStart event (whatever its filter, exclusions or log level:
+ * it may record it), 0 when none does: the session gets no DCStart pass.
+ * A negative errno after printing why it cannot tell. */
+int letw_lttng_may_record_dcstart(const char *session);
 /* The channel of SESSION's user-space domain that holds letw_rundown event
  * rules, else one holding other letw_ rules, else its only channel;
  * malloc()ed; NULL when none or on error. */

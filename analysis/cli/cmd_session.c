@@ -195,7 +195,9 @@ static void start_usage(FILE *f)
 		"DCStart rundown it runs into SESSION (each process answers the session's\n"
 		"statedump with a pass into that session; `lttng start` alone returns before\n"
 		"a long pass ends). A process that polls instead (LETW_STATEDUMP=0) is sent a\n"
-		"capture-state once the session has started.\n"
+		"capture-state once the session has started. A session with no enabled rule\n"
+		"matching a DCStart event (letw_rundown:*dcstart*; DCEnd events only, runtime\n"
+		"events only) gets no DCStart pass: it is started, and nothing is waited for.\n"
 		"\n"
 		"  -t, --timeout S  wait at most S seconds in all (default 30); a process that\n"
 		"                   does not answer (in a long pass, or stopped) is waited for,\n"
@@ -222,7 +224,7 @@ int letw_cmd_start(int argc, char **argv)
 {
 	struct session_opts o;
 	struct letw_proc *v;
-	int n = 0, i, ret, failed = 0, started = 0;
+	int n = 0, i, ret, failed = 0, started = 0, no_dcstart;
 
 	ret = begin(argc, argv, "start", start_usage, 0, &o, &v, &n);
 	if (ret >= 0)
@@ -232,12 +234,24 @@ int letw_cmd_start(int argc, char **argv)
 		failed = 1;
 		goto out;
 	}
+	/* A session that enables none of the DCStart events (DCEnd events
+	 * only, or the runtime's loads only) gets no DCStart pass from any
+	 * process. Nothing to wait for, and "ran no
+	 * DCStart pass" would call a session set up as its user wanted a
+	 * failure. When it cannot tell (said), the wait runs as for any
+	 * session. */
+	no_dcstart = letw_lttng_may_record_dcstart(o.session) == 0;
 	letw_session_kill_note("start", &o);
 	if (letw_lttng_start(o.session)) {
 		failed = 1;
 		goto out;
 	}
 	started = 1;
+	if (no_dcstart) {
+		letw_note("start: session `%s` records no DCStart rundown (no enabled rule matches letw_rundown:*dcstart*): started, no pass to wait for",
+			  o.session);
+		goto out;
+	}
 	/* A polling process runs a pass when its rundown events switch on,
 	 * which says nothing of which sessions were started by then: a
 	 * second session started at the same moment (its mask read before

@@ -90,6 +90,16 @@ static const char *const dcend_events[] = {
 };
 #define N_DCEND (sizeof(dcend_events) / sizeof(dcend_events[0]))
 
+/* The DCStart events: any of them enabled turns a process's DCStart
+ * keyword on (provider/sessions.c, START_EVENTS); unit.dcend_events checks
+ * this list too. */
+static const char *const dcstart_events[] = {
+	"letw_rundown:dcstart_init", "letw_rundown:dcstart_complete",
+	"letw_rundown:method_dcstart", "letw_rundown:stub_dcstart",
+	"letw_rundown:module_dcstart",
+};
+#define N_DCSTART (sizeof(dcstart_events) / sizeof(dcstart_events[0]))
+
 /*
  * Whether the session's own enabled rules, in `channel` (NULL: any), record
  * every DCEnd event already: then stop adds none. A rule of ours beside
@@ -129,6 +139,42 @@ static int dcend_covered(struct lttng_handle *h, const char *channel)
 	for (size_t d = 0; d < N_DCEND; d++)
 		all &= covered[d];
 	return n > 0 && all;
+}
+
+int letw_lttng_may_record_dcstart(const char *session)
+{
+	struct lttng_handle *h = ust_handle(session);
+	struct lttng_channel *chans = NULL;
+	int n, may = 0;
+
+	if (!h)
+		return -ENOMEM;
+	n = lttng_list_channels(h, &chans);
+	if (n < 0) {
+		lttng_destroy_handle(h);
+		return fail("cannot list the channels of session", session, n);
+	}
+	for (int i = 0; i < n && !may; i++) {
+		struct lttng_event *evs = NULL;
+		int ne;
+
+		if (!chans[i].enabled)
+			continue;
+		ne = lttng_list_events(h, chans[i].name, &evs);
+		/* Filters, exclusions and log levels are not weighed: any of
+		 * them may let the event through, so a matching rule counts
+		 * (the caller then waits, as it did for every session). */
+		for (int k = 0; k < ne && !may; k++) {
+			if (!evs[k].enabled || evs[k].type != LTTNG_EVENT_TRACEPOINT)
+				continue;
+			for (size_t d = 0; d < N_DCSTART && !may; d++)
+				may = fnmatch(evs[k].name, dcstart_events[d], 0) == 0;
+		}
+		free(evs);
+	}
+	free(chans);
+	lttng_destroy_handle(h);
+	return may;
 }
 
 int letw_lttng_enable_dcend(const char *session, const char *channel,

@@ -202,7 +202,12 @@ refused() {
 # started. It used to start it, say the pid was ignored, and exit 1.
 refused "start --pid of no lttng-etw process" inactive \
 	"none of the --pid processes answered: nothing changed" start "$e" --pid $$
-"$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || true # no rundown events: no pass
+# A session recording no rundown events gets no DCStart pass: started, no
+# wait, exit 0. It used to wait for one and exit 1 ("ran no DCStart pass").
+rc=0
+"$LETW_CLI" start "$e" --pid "$pid" >"$T/start-e.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && grep -q "records no DCStart rundown .*: started, no pass to wait for" "$T/start-e.out" ||
+	letw_fail "start of a session recording no DCStart: exit $rc: $(cat "$T/start-e.out")"
 # A mistyped --channel: refused, the session left running. It used to fail
 # the enable and stop the session anyway: its DCEnd lost for good.
 refused "stop --channel of a missing channel" active \
@@ -277,8 +282,9 @@ for round in 1 2 3 4 5; do
 done
 # A polling process's capture-state answers for the flavour waited for
 # only: `stop` of a session that does not trace it, and `start` of one that
-# records DCEnd only, say so and exit 1, as for a process the statedump
-# hook serves. The first capture-states (f90d06e) counted any pass: exit 0.
+# does not trace it while a DCEnd-only session does, say so and exit 1, as
+# for a process the statedump hook serves. The first capture-states
+# (f90d06e) counted any pass: exit 0.
 u=$(anl_session poll-untraced "$other" "" 'letw_rundown:*dcstart*') || exit 1
 "$LETW_CLI" start "$u" >/dev/null 2>&1 || true
 rc=0
@@ -286,11 +292,26 @@ rc=0
 [ "$rc" = 1 ] && grep -q "pid $pp: ran no DCEnd pass" "$T/poll-stop.out" ||
 	letw_fail "stop, polling process the session does not trace: exit $rc: $(cat "$T/poll-stop.out")"
 letw_destroy_session --no-wait "$u"
+# A session recording DCEnd only gets no DCStart pass: `start` starts it,
+# says so, sends no capture-state and exits 0 (it used to wait for a
+# DCStart pass and exit 1).
 v=$(anl_session poll-dcend "$pp" "" 'letw_rundown:*dcend*') || exit 1
 rc=0
 "$LETW_CLI" start "$v" --pid "$pp" >"$T/poll-start.out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "pid $pp: ran no DCStart pass" "$T/poll-start.out" ||
+[ "$rc" = 0 ] && grep -q "records no DCStart rundown" "$T/poll-start.out" &&
+	! grep -q "capture-state" "$T/poll-start.out" ||
 	letw_fail "start, a session recording DCEnd only: exit $rc: $(cat "$T/poll-start.out")"
+lttng list "$v" | head -1 | grep -q "\[active\]" ||
+	letw_fail "start, a session recording DCEnd only, left it $(lttng list "$v" | head -1)"
+# Now the process's only rundown keyword is DCEnd (from that session): the
+# capture-state `start` sends it for a session recording DCStart but not
+# tracing it runs a DCEnd pass, which is not the DCStart pass waited for.
+w=$(anl_session poll-dcstart-untraced "$other" "" 'letw_rundown:*dcstart*') || exit 1
+rc=0
+"$LETW_CLI" start "$w" --pid "$pp" >"$T/poll-start-w.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "pid $pp: ran no DCStart pass" "$T/poll-start-w.out" ||
+	letw_fail "start, polling process whose live mask is DCEnd only: exit $rc: $(cat "$T/poll-start-w.out")"
+letw_destroy_session --no-wait "$w"
 # The same session stopped with lttng-etw: the polling process's DCEnd
 # capture-state reaches it.
 "$LETW_CLI" stop "$v" --pid "$pp" >"$T/poll-stop2.out" 2>&1 ||

@@ -8,13 +8,18 @@
 # taken as covered, and stop would add no rule for it.
 set -euo pipefail
 SRC=${1:?usage: dcend_events.sh SOURCE_DIR}
-defined=$(grep -oE '^\s*[a-z_]*dcend[a-z_]*, LTTNG_UST_TP_ARGS' "$SRC/tracepoints/letw_rundown_tp.h" |
-	sed -E 's/^\s*//; s/, .*//' | sort)
-listed=$(grep -oE '"letw_rundown:[a-z_]*dcend[a-z_]*"' "$SRC/analysis/cli/lttngctl.c" |
-	tr -d '"' | sed 's/^letw_rundown://' | sort)
-[ -n "$defined" ] || { echo "FAIL: no DCEnd event found in letw_rundown_tp.h" >&2; exit 1; }
-[ "$defined" = "$listed" ] || {
-	echo "FAIL: DCEnd events defined:" $defined "; listed by lttngctl.c:" $listed >&2
-	exit 1
-}
-echo "dcend_events: ok ($(wc -w <<<"$defined") events)"
+# `start` likewise decides from the DCStart events' names whether the
+# session gets a DCStart pass at all (letw_lttng_may_record_dcstart): one
+# missing there would make start wait for no pass, or skip one.
+for flavour in dcend dcstart; do
+	defined=$(grep -oE "^\s*[a-z_]*${flavour}[a-z_]*, LTTNG_UST_TP_ARGS" "$SRC/tracepoints/letw_rundown_tp.h" |
+		sed -E 's/^\s*//; s/, .*//' | sort)
+	listed=$(grep -oE "\"letw_rundown:[a-z_]*${flavour}[a-z_]*\"" "$SRC/analysis/cli/lttngctl.c" |
+		tr -d '"' | sed 's/^letw_rundown://' | sort)
+	[ -n "$defined" ] || { echo "FAIL: no $flavour event found in letw_rundown_tp.h" >&2; exit 1; }
+	[ "$defined" = "$listed" ] || {
+		echo "FAIL: $flavour events defined:" $defined "; listed by lttngctl.c:" $listed >&2
+		exit 1
+	}
+	echo "${flavour}_events: ok ($(wc -w <<<"$defined") events)"
+done
