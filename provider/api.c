@@ -165,6 +165,7 @@ LETW_API int letw_init(const struct letw_config *cfg)
 	 * ids are not counters: they keep growing, the analysis wants them
 	 * unique in a process). */
 	uatomic_set(&letw_g.passes, 0);
+	uatomic_set(&letw_g.passes_failed, 0);
 	uatomic_set(&letw_g.rundown_emitted, 0);
 	uatomic_set(&letw_g.last_pass_emitted, 0);
 	uatomic_set(&letw_g.last_pass_bytes, 0);
@@ -586,6 +587,7 @@ LETW_API int letw_get_store_stats(struct letw_store_stats *out)
 	st.last_pass_sections = uatomic_read(&letw_g.last_pass_sections);
 	st.last_pass_max_section_start_ns = uatomic_read(&letw_g.last_pass_max_section_start_ns);
 	letw_hook_counts(&st.statedumps_coalesced, &st.statedumps_overflowed);
+	st.passes_failed = uatomic_read(&letw_g.passes_failed);
 	/* The caller's size, read once: st.size is what lands in out->size,
 	 * so a struct reused for the next call keeps the caller's size. */
 	st.size = out->size < sizeof(st) ? out->size : sizeof(st);

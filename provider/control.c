@@ -97,9 +97,21 @@ static void run_pass(int passes, int code, uint64_t mask,
 			  (unsigned long long)pass_id);
 		return;
 	}
-	if (ret)
-		letw_err("rundown pass %llu failed: %s", (unsigned long long)pass_id,
-			 strerror(-ret));
+	if (ret) {
+		/* The walk never began (its copy buffer could not be mapped):
+		 * no Init went out, so no Complete either. A Complete alone
+		 * read as a pass whose Init the session lost (the report
+		 * blamed the trace), and moving last_pass_id told `lttng-etw
+		 * stop` its DCEnd had run. Not a pass then: the counters and
+		 * last ids stay, the requester gets the error (letw_capture_state,
+		 * the socket's reply status), and the next pass maps again. */
+		letw_err("rundown pass %llu not run, nothing written: %s",
+			 (unsigned long long)pass_id, strerror(-ret));
+		uatomic_inc(&letw_g.passes_failed);
+		if (res)
+			res->passes = ret;
+		return;
+	}
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++) {
 		struct letw_tp_pass_complete done = {
 			.pass_id = pass_id,

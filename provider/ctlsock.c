@@ -221,9 +221,12 @@ static int handle_request(int fd)
 		letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, mask,
 				      LETW_PROVIDER_RUNDOWN, NULL, &res);
 		pthread_mutex_unlock(&letw_g.pass_lock);
-		r = reply_for(req.type, letw_g.tracing ? 0 : -ENOTCONN,
+		/* A walk that could not begin (res.passes < 0) ran nothing:
+		 * its errno is the reply's status. */
+		r = reply_for(req.type, !letw_g.tracing ? -ENOTCONN :
+					res.passes < 0 ? res.passes : 0,
 			      req.request_id);
-		r.passes = (uint32_t)res.passes;
+		r.passes = res.passes < 0 ? 0 : (uint32_t)res.passes;
 		r.pass_id = res.pass_id;
 		r.emitted = res.emitted;
 		r.skipped_raced = res.skipped_raced;

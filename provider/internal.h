@@ -54,7 +54,7 @@
 #include "log.h"
 
 struct letw_pass_result {
-	int passes;
+	int passes;              /* LETW_PASS_* bits run, or the walk's -errno */
 	uint64_t pass_id;
 	uint64_t emitted;
 	uint64_t skipped_raced;
@@ -90,6 +90,7 @@ struct letw_state {
 	uint64_t pass_seq;
 	uint64_t last_pass_id[2]; /* per flavour, for LETW_CTL_STATUS */
 	uint64_t passes, rundown_emitted, rundown_skipped;
+	uint64_t passes_failed;     /* walks that could not begin (-ENOMEM) */
 	uint64_t last_pass_emitted; /* records of the last completed pass (STATUS) */
 	uint64_t last_pass_bytes;   /* its payload bytes (emit.h; STATUS) */
 	uint64_t last_pass_max_section_ns, max_section_ns, last_pass_sections;

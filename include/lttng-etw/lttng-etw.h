@@ -408,7 +408,9 @@ LETW_API int letw_tracing_available(void);
  * negative errno: -EDEADLK from a control or log callback, -ESRCH in a child
  * forked without letw_fork_child (no control thread runs there), -ENOTSUP
  * with LETW_CONFIG_NO_CONTROL_THREAD, -ESHUTDOWN before letw_init or after
- * letw_shutdown. While letw_init or letw_shutdown runs on another thread
+ * letw_shutdown, -ENOMEM (with wait) when the pass could not begin for
+ * want of memory (nothing written; letw_store_stats.passes_failed). While
+ * letw_init or letw_shutdown runs on another thread
  * it waits for that call to return, then answers as after it.
  */
 LETW_API int letw_capture_state(uint64_t match_any_keyword, int wait);
@@ -460,6 +462,12 @@ struct letw_store_stats {
 		uint64_t statedumps_overflowed;
 		uint64_t statedumps_dropped;
 	};
+	/* Rundown passes that could not begin: the walker's copy buffer
+	 * (8 MiB, mapped at the first pass and kept) could not be mapped.
+	 * Such a pass writes no event (no Init, no Complete), counts in no
+	 * other counter, and is logged as an error; the next pass tries
+	 * the mapping again. */
+	uint64_t passes_failed;
 };
 /* 0, -EINVAL for NULL or a `size` that holds no field past itself,
  * -ESHUTDOWN before letw_init or after letw_shutdown. */
