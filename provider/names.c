@@ -154,8 +154,13 @@ static uint32_t commit(struct letw_names *nm, uint32_t nr, int prefault)
 		uatomic_sub(&nm->claimed, len);
 		return 0;
 	}
-	if (mprotect(nm->base + off, len, PROT_READ | PROT_WRITE))
-		return 0; /* stays claimed, never used */
+	if (mprotect(nm->base + off, len, PROT_READ | PROT_WRITE)) {
+		/* The claim back unless a later one was made (store.c,
+		 * unclaim_slots: kept, every failed try of the control
+		 * thread's burnt a range for good). */
+		(void)uatomic_cmpxchg(&nm->claimed, off + len, off);
+		return 0;
+	}
 	if (prefault)
 		memset(nm->base + off, 0, len);
 	uatomic_add(&nm->blocks, (long)nr);

@@ -54,6 +54,28 @@ static void *reserve(size_t len)
 }
 
 /*
+ * A commit whose mprotect failed (ENOMEM: strict overcommit short of
+ * memory, or the process's map count) gives its claim back, so that the
+ * next try takes the same range. Left claimed, as it used to be, each
+ * failed try burnt its range for good, and the control thread tries at
+ * every wake-up (letw_store_maintain, 200 a second by default): seconds
+ * of memory shortage used the region up, and every publish after got
+ * -ENOMEM, memory back or not. Only while no later claim was made: one
+ * made meanwhile (another grower's, which may already be in use) cannot
+ * be moved, so that range alone stays claimed and unused, once per such
+ * race rather than once per try.
+ */
+static void unclaim_slots(struct letw_store *st, uint32_t first)
+{
+	(void)uatomic_cmpxchg(&st->slots_claimed, first + LETW_STORE_SLOT_CHUNK, first);
+}
+
+static void unclaim_chunks(struct letw_store *st, size_t off, size_t len)
+{
+	(void)uatomic_cmpxchg(&st->chunks_claimed, off + len, off);
+}
+
+/*
  * Commit one chunk of slots: make it accessible, initialise every slot as
  * FREE (this touches every page, so later publishers do not fault), flag
  * the chunk ready for the walker, then push the slots. The flag goes up
@@ -81,8 +103,8 @@ static int grow_slots(struct letw_store *st, struct letw_slot **keep)
 	base = &st->slots[first];
 	if (mprotect(base, (size_t)LETW_STORE_SLOT_CHUNK * sizeof(*base),
 		     PROT_READ | PROT_WRITE)) {
-		/* The chunk stays claimed and never ready: the walker skips
-		 * it, the bound stays consistent. */
+		/* Never ready: the walker skips it while it is claimed. */
+		unclaim_slots(st, first);
 		return -ENOMEM;
 	}
 	memset(base, 0, (size_t)LETW_STORE_SLOT_CHUNK * sizeof(*base));
@@ -123,8 +145,10 @@ static int grow_class(struct letw_store *st, int c, int prefault, uint32_t *keep
 		return -ENOMEM;
 	}
 	base = st->chunks + off;
-	if (mprotect(base, block, PROT_READ | PROT_WRITE))
+	if (mprotect(base, block, PROT_READ | PROT_WRITE)) {
+		unclaim_chunks(st, off, block);
 		return -ENOMEM;
+	}
 	if (prefault)
 		memset(base, 0, block);
 	for (size_t i = 0; i < n; i++) {
