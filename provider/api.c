@@ -200,6 +200,11 @@ LETW_API int letw_init(const struct letw_config *cfg)
 		pthread_once(&exit_once, register_exit_handler);
 		ret = letw_control_start();
 		if (ret) {
+			/* The hook it connected first goes too: letw_shutdown,
+			 * which would disconnect it, answers -ESHUTDOWN after a
+			 * failed init, and left connected it queued requests
+			 * nobody serves (and outlived an unloaded library). */
+			letw_hook_stop();
 			rcu_assign_pointer(letw_g.table, NULL);
 			urcu_bp_synchronize_rcu();
 			letw_table_destroy(t);
