@@ -4,10 +4,28 @@
  * control code and mask a session's statedump gets (DESIGN §4, ETW's
  * semantics per session), and its pruning.
  */
+#include <errno.h>
+#include <stddef.h>
+
 #include <criterion/criterion.h>
 
 #include <lttng-etw/lttng-etw.h>
 #include "sessions.h"
+
+/* This executable's realloc, which sessions.c (linked in from the
+ * internals archive) calls: refuses while `refuse_realloc` is set (the
+ * out-of-memory test below), else glibc's. */
+extern void *__libc_realloc(void *p, size_t n);
+static int refuse_realloc;
+
+void *realloc(void *p, size_t n)
+{
+	if (refuse_realloc) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_realloc(p, n);
+}
 
 #define S(n) ((struct lttng_ust_session *)(uintptr_t)(0x1000 * (n)))
 #define START LETW_KW_RUNDOWN_START
@@ -187,4 +205,49 @@ Test(sessmem, event_sets_map_to_keywords)
 		     LETW_KW_LINES_RUNDOWN);
 	cr_assert_eq(letw_rd_events_mask(LETW_RD_BIT(LETW_RD_CODE_END)),
 		     LETW_KW_CODE_BYTES_RUNDOWN);
+}
+
+/* Out of memory when the memory must grow for one more session: its
+ * statedump still gets its pass, as a first ENABLE (the safe answer for
+ * a session it cannot tell apart from a new one), counted in
+ * `unremembered` (the control thread warns with it: control.c,
+ * say_unremembered); the sessions already remembered keep their ETW
+ * answers, and once memory is back the session is remembered. */
+Test(sessmem, a_session_not_remembered_for_want_of_memory_still_gets_its_pass)
+{
+	static struct letw_sessmem m;
+	struct letw_sess one = { .session = S(18), .events = 1 };
+	uint64_t run[2] = { 0, 0 }, unremembered[2], other;
+	int code[3];
+
+	for (int i = 1; i <= 16; i++)
+		cr_assert_eq(letw_sessmem_statedump(&m, S(i), START, &other),
+			     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(m.n, m.cap, "the memory is full: the next session must grow it");
+	/* Refused, nothing is asserted (Criterion's messages allocate). */
+	refuse_realloc = 1;
+	for (int k = 0; k < 2; k++) {
+		code[k] = letw_sessmem_statedump(&m, S(17), START | KINDS, &run[k]);
+		unremembered[k] = m.unremembered;
+	}
+	letw_sessmem_served_all(&m, &one, 1, ~0u);
+	/* Remembered before: still a capture-state, nothing to allocate. */
+	code[2] = letw_sessmem_statedump(&m, S(5), START, &other);
+	refuse_realloc = 0;
+	for (int k = 0; k < 2; k++) {
+		cr_expect_eq(code[k], LETW_CONTROL_ENABLE_PROVIDER, "try %d", k);
+		cr_expect_eq(run[k], START | KINDS, "try %d", k);
+		cr_expect_eq(unremembered[k], (uint64_t)k + 1, "try %d", k);
+	}
+	cr_expect_eq(m.unremembered, 3, "the all-sessions pass's session not counted");
+	cr_expect_eq(m.n, 16);
+	cr_expect_eq(code[2], LETW_CONTROL_CAPTURE_STATE);
+
+	cr_expect_eq(letw_sessmem_statedump(&m, S(17), START, &other),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_expect_eq(letw_sessmem_statedump(&m, S(17), START, &other),
+		     LETW_CONTROL_CAPTURE_STATE, "remembered once memory is back");
+	cr_expect_eq(m.n, 17);
+	cr_expect_eq(m.unremembered, 3);
+	letw_sessmem_free(&m);
 }
