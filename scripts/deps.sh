@@ -7,7 +7,7 @@ libbabeltrace2-dev libglib2.0-dev libcriterion-dev libluajit-5.1-dev liblttng-ct
 openjdk-17-jdk-headless"
 LETW_DEPS_RUN="lttng-tools babeltrace2 python3 python3-bt2 linux-perf luajit
 procps"
-LETW_DEPS_TEST="valgrind clang libclang-rt-14-dev util-linux strace iproute2"
+LETW_DEPS_TEST="valgrind clang libclang-rt-14-dev llvm util-linux strace iproute2"
 LETW_DEPS_BENCH="gnuplot-nox"
 
 letw_install_deps() { # [extra packages...]

@@ -15,6 +15,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$1 bin=$2 secs=${3:-25}
 [ -d "$src" ] && [ -d "$bin" ] || letw_fail "usage: $0 SOURCE_DIR BUILD_DIR [SECONDS]"
 command -v clang >/dev/null || letw_fail "clang is needed (Debian: clang, libclang-rt-14-dev)"
+# The upstream classes below are told from ours by the function and
+# library names in the sanitizer's stacks: without llvm-symbolizer every
+# frame of the harness is a bare address, so a babeltrace2 stop reads as
+# ours and fails the test only when the fuzzer happens to meet one
+# (a fresh Debian 12 root, 2026-12-07). Failing here says why, every run.
+command -v llvm-symbolizer >/dev/null ||
+	letw_fail "llvm-symbolizer is needed to classify the fuzzers' stops (Debian: llvm)"
 fz="$bin/reliability-fuzz"
 letw_log "building the harnesses in $fz"
 CC=clang cmake -S "$src" -B "$fz" -DLETW_FUZZ=ON -DLETW_WERROR=OFF \
