@@ -37,6 +37,20 @@ struct client {
 static struct client clients[MAX_CLIENTS];
 static int nclients;
 
+/*
+ * accept4() failing for want of descriptors or memory (EMFILE, ENFILE,
+ * ENOBUFS, ENOMEM) leaves the connection queued, so the listening socket
+ * stays readable: polled as before, the control thread spun at full CPU
+ * until a descriptor freed up. It is left out of the poll set for
+ * ACCEPT_PAUSE_MS instead (the thread still wakes every poll_ms for its
+ * other work) and tried again then; the client waits in the backlog, or
+ * gives up at its own timeout. Said once per run of failures. Control
+ * thread only, like clients[].
+ */
+#define ACCEPT_PAUSE_MS 100
+static uint64_t accept_paused_until_ms;
+static int accept_failing;
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -86,7 +100,11 @@ int letw_ctlsock_pollfds(struct pollfd *fds, int max)
 
 	if (letw_g.listen_fd < 0 || max < 1)
 		return 0;
-	fds[n++] = (struct pollfd){ .fd = letw_g.listen_fd, .events = POLLIN };
+	/* A negative fd keeps the slot (letw_ctlsock_service reads fds[0]
+	 * as the listening socket) and poll() ignores it: revents 0. */
+	fds[n++] = (struct pollfd){
+		.fd = now_ms() < accept_paused_until_ms ? -1 : letw_g.listen_fd,
+		.events = POLLIN };
 	for (int i = 0; i < nclients && n < max; i++)
 		fds[n++] = (struct pollfd){ .fd = clients[i].fd, .events = POLLIN };
 	return n;
@@ -145,8 +163,22 @@ static void accept_clients(void)
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct letw_ctl_reply r;
 
-		if (fd < 0)
+		if (fd < 0) {
+			int err = errno;
+
+			/* Gone before it was taken: the next one may wait. */
+			if (err == ECONNABORTED || err == EINTR)
+				continue;
+			if (err == EAGAIN || err == EWOULDBLOCK)
+				return;
+			accept_paused_until_ms = now_ms() + ACCEPT_PAUSE_MS;
+			if (!accept_failing)
+				letw_warn("control socket: cannot accept a connection: %s; retrying every %d ms",
+					  strerror(err), ACCEPT_PAUSE_MS);
+			accept_failing = 1;
 			return;
+		}
+		accept_failing = 0;
 		if (!peer_allowed(fd)) {
 			r = reply_for(0, -EACCES, 0);
 			send_reply(fd, &r);
