@@ -137,13 +137,28 @@ id_f=$(letw_ctl_field "$pid2" last_dcstart_pass_id)
 
 # With no session started, a trigger switches the rundown tracepoints on in
 # every process with no session behind it: neither process may run a pass.
-# A bounded observation: STATUS counts no polling cycles to wait on, so
-# this watches for 1.5 s, hundreds of the fallback's 5 ms polling periods
-# (and the hook would answer at once); a pass that started only after the
-# window would not be caught.
+# A handshake, not a window (a fixed 1.5 s, which a slower machine could
+# spend before the control thread looked): the rundown tracepoints are on in
+# each process after the trigger, read from the process (tp_state.py: a
+# trigger shows nowhere else; no session of ours is started, and the others
+# track other processes). Not asserted off before it: a trigger of a test
+# running at the same time would do as well. Then a STATUS, each on a new
+# connection: the control thread answers a connection's first request one
+# wake-up after accepting it (provider/ctlsock.c), and every wake-up walks
+# the probe arrays and polls the keywords before it answers, running the
+# pass a change calls for there and then (control.c, watch_sessions). So
+# the pass ids below are read after the thread saw the trigger's probes.
+rd_on() { "$LETW_PY" "$here/tp_state.py" "$1" letw_rundown; } # PID: "ON of TOTAL"
+rd_all_on() {
+	local s
+	s=$(rd_on "$1") && [ "${s%% of *}" != 0 ] && [ "${s%% of *}" = "${s##* of }" ]
+}
 trig=$(letw_trigger_add letw-sessions --condition event-rule-matches --type=user \
 	--name='letw_rundown:*' --action notify) || exit 1
-sleep 1.5
+for p in "$pid" "$pid2"; do
+	letw_wait_for rd_all_on "$p" ||
+		letw_fail "the trigger did not switch the rundown tracepoints on in $p: $(rd_on "$p" 2>&1)"
+done
 [ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = "$id_c" ] && [ "$(letw_ctl_field "$pid" last_dcend_pass_id)" = 0 ] ||
 	letw_fail "a trigger on letw_rundown events made the process run a pass: $(letw_ctl "$pid" status) (before: last_dcstart_pass_id=$id_c)"
 [ "$(letw_ctl_field "$pid2" last_dcstart_pass_id)" = "$id_f" ] && [ "$(letw_ctl_field "$pid2" last_dcend_pass_id)" = 0 ] ||
