@@ -12,7 +12,8 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 C=$(free_port) D=$(free_port) L=$(free_port)
-lttng-relayd -C "tcp://127.0.0.1:$C" -D "tcp://127.0.0.1:$D" -L "tcp://127.0.0.1:$L" \
+# -vvv: the late join (3.) waits for the reader's requests in its log.
+lttng-relayd -vvv -C "tcp://127.0.0.1:$C" -D "tcp://127.0.0.1:$D" -L "tcp://127.0.0.1:$L" \
 	-o "$T/relayd" >"$T/relayd.log" 2>&1 &
 letw_track $!
 letw_wait_for python3 -c "import socket; socket.create_connection(('127.0.0.1', $L), 1)" ||
@@ -97,12 +98,18 @@ live_round report babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" \
 # machine may add passes).
 [ "$(anl_json "$T/report.out" "sorted(set((p['flavour'], p['status']) for x in r['processes'] if x['vpid']==$PID for p in x['passes']))")" = "[('dcend', 'complete'), ('dcstart', 'complete')]" ] ||
 	letw_fail "live report: passes not all complete"
-# 3. A reader that joins after the pass: babeltrace2's live source starts
-# each stream at its latest packet, so the pass is not read. perfmap must
-# not call that map whole (before: exit 0, a note about --filter). The
-# process runs on one CPU, so its events share one stream, and emits an
-# event after the live timer closed the pass's packet: the reader's first
-# packet of that stream is a later one.
+# 3. A reader that joins after the pass: lttng-relayd starts a joining
+# viewer's streams past the packets it holds (-vvv logs "index_received_seqcount
+# 1 index_sent_seqcount 1"), so the pass is not read. perfmap must not call
+# that map whole (before: exit 0, a note about --filter). The process runs
+# on one CPU, so its events share one stream, and emits an event after the
+# live timer closed the pass's packet: the reader's first packet of that
+# stream is a later one.
+# Each step waits for what the next relies on, seen in relayd's trace (its
+# stream files: whole packets, as the consumer sent them; the names are
+# the published ones) or log, where fixed sleeps (0.5, 0.5, 1, 0.5 s) took
+# them on trust: on a slower machine the reader could join before the
+# pass's packet reached relayd, read the pass, and leave nothing to check.
 f=$T/late
 taskset -c 0 "$LETW_SCENARIO" load 0x10000 0x100 before_join touch "$f.ready" wait "$f.go" \
 	load 0x30000 0x40 after_pass touch "$f.after" wait "$f.joined" \
@@ -111,23 +118,38 @@ PID=$!
 letw_track "$PID"
 anl_wait_file "$f.ready"
 live_session late
+# relayd_has NAME: a packet holding NAME (a method's name, in the pass's
+# DCStart record or a load record) reached relayd.
+relayd_has() {
+	local d
+	for d in "$T/relayd/$(hostname)/$SESSION"*; do
+		find "$d" -type f -name 'channel*' ! -name '*.idx' -exec grep -aqF "$1" {} + && return 0
+	done
+	return 1
+}
 "$LETW_CLI" start "$SESSION" --pid "$PID" >&2 || letw_fail "lttng-etw start"
-# The pass is done; the live timer (0.1 s) closes its packet; the next
-# event opens another.
-sleep 0.5
+# The pass is done; the live timer (0.1 s) closes its packet and the
+# consumer sends it; the next event opens another.
+letw_wait_for relayd_has before_join || letw_fail "late: the pass's packet never reached relayd"
 touch "$f.go"
 anl_wait_file "$f.after"
-sleep 0.5
+# That event's packet is relayd's latest too: every packet of the pass,
+# in the same stream before it, is there.
+letw_wait_for relayd_has after_pass || letw_fail "late: the packet after the pass never reached relayd"
+viewer_log_from=$(($(wc -l <"$T/relayd.log") + 1))
 "$LETW_CLI" perfmap -o "$T/late-maps" --no-progress "net://127.0.0.1:$L/host/$(hostname)/$SESSION" \
 	>"$f.out" 2>"$f.err" &
 reader=$!
 letw_track "$reader"
-letw_wait_for bash -c "ss -Htn state established '( dport = :$L )' | grep -q ." ||
-	letw_fail "late: the live reader did not connect"
-sleep 1
+# Attached, its streams set (after relayd's latest packets), and reading:
+# its first request for a packet, logged since it started (-vvv).
+reading() { tail -n "+$viewer_log_from" "$T/relayd.log" | grep -q 'Viewer get next index'; }
+letw_wait_for reading ||
+	letw_fail "late: the live reader never asked relayd for a packet ($(tail -3 "$f.err"))"
 touch "$f.joined"
 anl_wait_file "$f.done"
-sleep 0.5
+# What followed the join reached relayd, to a reader that was attached.
+letw_wait_for relayd_has after_join || letw_fail "late: the packet after the join never reached relayd"
 touch "$f.exit"
 wait "$PID" || letw_fail "letw-scenario failed"
 lttng destroy "$SESSION" >/dev/null || letw_fail "lttng destroy"
@@ -138,10 +160,10 @@ wait "$reader" || rc=$?
 cat "$f.err" >&2
 grep -q "after_join" "$T/late-maps/perf-$PID.map" ||
 	letw_fail "late: the reader did not read what followed its join"
-if grep -q "before_join" "$T/late-maps/perf-$PID.map"; then
-	letw_log "late: the reader still read the pass (its packet was the latest): nothing to check"
-else
-	[ "$rc" = 3 ] && grep -q "ran before this live reader joined" "$f.err" ||
-		letw_fail "late: perfmap of a live session joined after its pass: exit $rc, not 3 naming the late join"
-fi
+# The handshakes above leave the reader no way to the pass: reading it is
+# a failure (it was a pass with nothing checked).
+! grep -q "before_join" "$T/late-maps/perf-$PID.map" ||
+	letw_fail "late: the reader read the pass that ran before it joined"
+[ "$rc" = 3 ] && grep -q "ran before this live reader joined" "$f.err" ||
+	letw_fail "late: perfmap of a live session joined after its pass: exit $rc, not 3 naming the late join"
 echo "live_e2e: ok"
