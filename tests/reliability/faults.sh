@@ -291,28 +291,53 @@ sc_exit_in_pass() {
 }
 
 # The process exits while its pass is stuck in a blocking channel past the
-# exit handler's bound (2 s): lttng-consumerd is stopped for 4 s. The
-# library's destructors then run while the control thread waits inside a
-# tracepoint; once the consumer reads again, the thread's next tracepoint
-# call must not go through the symbols lttng-ust's destructors cleared
-# (SIGSEGV, exit status 139, before letw_tp_keep_at_exit).
+# exit handler's bound (2 s): lttng-consumerd is stopped until the exit
+# handler gave up (its warning) and the main thread waits in the ELF
+# destructors for the stuck thread. The library's destructors then run
+# while the control thread waits inside a tracepoint; once the consumer
+# reads again, the thread's next tracepoint call must not go through the
+# symbols lttng-ust's destructors cleared (SIGSEGV, exit status 139,
+# before letw_tp_keep_at_exit).
 sc_exit_stuck_pass() {
 	# The exit handler gives up on the stuck control thread by design and
 	# the process exits with it still running: under TSan a "thread leak",
 	# not what this scenario is about (exit_in_pass joins it).
-	app_start a TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }report_thread_leaks=0" -- --records 500
+	# LETW_LOG=stderr: the exit handler's warning is the handshake below.
+	app_start a LETW_LOG=stderr \
+		TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }report_thread_leaks=0" -- --records 500
 	session_start letw-fault-stuck "$a_vpid" blocking_tiny
 	settle a
 	trap 'pkill -CONT -x lttng-consumerd; letw_cleanup' EXIT
 	pkill -STOP -x lttng-consumerd || letw_fail "no lttng-consumerd to stop"
 	app_cmd a "exit-in-pass 0x150"
 	app_expect a '^exiting' 60 || { pkill -CONT -x lttng-consumerd; letw_fail "exit-in-pass"; }
-	sleep 4
-	local alive=0
-	kill -0 "$a_pid" 2>/dev/null && alive=1
+	# The consumer reads again only once the exit is where this scenario
+	# is about: the exit handler gave up on the stuck thread (its warning,
+	# printed last before it returns) and the main thread (tid = pid) sits
+	# in the ELF destructors, in liburcu's wait for the stuck reader
+	# (lttng_ust_urcu_synchronize_rcu: poll(NULL, 0, 10), syscall 7, or
+	# ppoll, 271, where glibc makes poll of it; the exit handler's join
+	# waits in a futex). A fixed `sleep 4` took that on trust and, on a
+	# machine slower than the 2 s bound plus the destructors, let the pass
+	# go on before they ran: the test passed without the race. A process
+	# that exited ends the wait at once (bash reaps it; before that a
+	# zombie, which kill -0 still finds).
+	in_destructors() {
+		grep -q 'exit: the control thread is stuck in a pass' "$LETW_TEST_TMP/a.err" &&
+			[[ $(cat "/proc/$a_pid/task/$a_pid/syscall" 2>/dev/null) =~ ^(7|271)\ 0x0\ 0x0\  ]]
+	}
+	exited() {
+		local st
+		st=$(sed 's/.*) //' "/proc/$a_pid/stat" 2>/dev/null) || return 0
+		[ "${st%% *}" = Z ]
+	}
+	stuck_or_exited() { in_destructors || exited; }
+	LETW_WAIT_SECONDS=120 letw_wait_for stuck_or_exited
+	exited && letw_fail "the process exited before the consumer read again: the pass was not stuck"
+	in_destructors ||
+		letw_fail "the exit did not reach the destructors with its pass stuck in 120 s (main thread: $(cat "/proc/$a_pid/task/$a_pid/syscall" 2>&1); stderr: $(tail -3 "$LETW_TEST_TMP/a.err"))"
 	pkill -CONT -x lttng-consumerd
 	trap letw_cleanup EXIT
-	[ "$alive" = 1 ] || letw_fail "the process exited before the consumer read again: the pass was not stuck"
 	local deadline=$((SECONDS + 120))
 	while kill -0 "$a_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
 	kill -0 "$a_pid" 2>/dev/null && letw_fail "process did not finish exiting once the consumer read again"
