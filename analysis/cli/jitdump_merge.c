@@ -42,6 +42,7 @@
 #include "jitdump_read.h"
 #include "jitdump_units.h"
 #include "jitdump_write.h"
+#include "made_dirs.h"
 #include "replace_file.h"
 
 /* One chunk's dump of the process, mapped. */
@@ -66,6 +67,10 @@ struct merge {
 	int many;          /* the output goes to DIR/pidns-INO/ */
 	int merged;
 	uint64_t loads, repeats;
+	/* The pidns-INO directories out_dir() made: taken back at the end
+	 * if the merged dump meant for one was not written (a full disk,
+	 * an interrupt). */
+	struct letw_made_dirs made;
 };
 
 static int stop_now(void *unused)
@@ -221,7 +226,7 @@ static int map_dump(struct dump *dp)
 /* DIR or DIR/pidns-INO (created, and refused when a link or another
  * user's, as the sink does: letw_sink_proc_dir). malloc()ed, NULL after
  * saying why. */
-static char *out_dir(const struct merge *m, uint64_t ino)
+static char *out_dir(struct merge *m, uint64_t ino)
 {
 	char why[PATH_MAX + 128];
 	char *d;
@@ -231,7 +236,14 @@ static char *out_dir(const struct merge *m, uint64_t ino)
 	if (asprintf(&d, "%s/pidns-%llu", m->dir, (unsigned long long)ino) < 0)
 		return NULL;
 	/* The sink's rule for the pidns-INO directories it writes into. */
-	if (mkdir(d, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(d, 0755) == 0) {
+		if (letw_made_dirs_add(&m->made, d)) {
+			(void)rmdir(d);
+			letw_err("out of memory");
+			free(d);
+			return NULL;
+		}
+	} else if (errno != EEXIST) {
 		letw_err("jitdump: cannot create `%s` for the merged dumps: %s", d, strerror(errno));
 		free(d);
 		return NULL;
@@ -413,6 +425,7 @@ int letw_jd_merge_chunks(const char *dir, const struct letw_jd_chunk_out *c, siz
 			ret = r;
 	}
 	g_ptr_array_free(list, TRUE);
+	letw_made_dirs_take_back(&m.made);
 	*merged = m.merged;
 	if (m.merged)
 		letw_note("jitdump: merged the chunks' dumps into %s/%sjit-PID.dump (%d process(es), %llu LOAD record(s), %llu repeated across chunks written once): what perf inject --jit reads",

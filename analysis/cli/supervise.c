@@ -57,6 +57,7 @@
 #include "grow.h"
 #include "hugeheap.h"
 #include "json_out.h"
+#include "made_dirs.h"
 #include "memlimit.h"
 #include "precheck.h"
 #include "readerlog.h"
@@ -213,33 +214,73 @@ static void print_crash(const struct letw_graph_opts *o,
 		fprintf(stderr, "  libbabeltrace2: %s\n", rl->last[i]);
 }
 
+/* The sink's output directory (perfmap's and jitdump's "output-dir"), or
+ * NULL. */
+static const char *output_dir_of(const struct letw_graph_opts *o)
+{
+	const bt_value *dv = o->params && bt_value_is_map(o->params) ?
+		bt_value_map_borrow_entry_value_const(o->params, "output-dir") : NULL;
+
+	return dv && bt_value_is_string(dv) ? bt_value_string_get(dv) : NULL;
+}
+
+/* Before the child runs: the directories its sink may make, and take back
+ * in its letw_sink_fini() when it writes nothing into them; should it die
+ * by a signal, that never runs. Those missing now (its mkdir -p of the
+ * output directory) into made, the pidns-* there now (it makes the others:
+ * letw_sink_proc_dir()) into had. 0, or -1 (out of memory: none noted,
+ * and none is to be taken back, a pidns-* that was there included). */
+static int note_child_dirs(const struct letw_graph_opts *o, struct letw_made_dirs *made,
+			   struct letw_made_dirs *had)
+{
+	const char *dir = output_dir_of(o);
+
+	if (dir && (letw_made_dirs_note_missing(made, dir) || letw_made_dirs_subdirs(had, dir))) {
+		letw_made_dirs_fini(made);
+		letw_made_dirs_fini(had);
+		return -1;
+	}
+	return 0;
+}
+
+/* The child died by a signal: what it made and left empty (its temporary
+ * files removed first) is taken back as its letw_sink_fini() would have. */
+static void take_back_child_dirs(const struct letw_graph_opts *o, struct letw_made_dirs *made,
+				 const struct letw_made_dirs *had)
+{
+	const char *dir = output_dir_of(o);
+
+	if (dir)
+		(void)letw_made_dirs_new_subdirs(made, dir, had);
+	letw_made_dirs_take_back(made);
+}
+
 /* The child died by a signal (a crash, or killed as hung): the output it
  * was writing is left under its temporary name, which carries the
  * child's pid (replace_file.h). Removed as the child would have; what it
  * had put in place stays. */
 static void remove_child_temps(const struct letw_graph_opts *o, pid_t pid)
 {
-	const bt_value *dv = NULL, *fv = NULL;
+	const bt_value *fv = NULL;
 	char *copy = NULL;
-	const char *dir;
+	const char *dir = output_dir_of(o);
 	int n;
 
 	/* Where the sink writes: its output directory, or the directory of
 	 * the file the report replaces: through a link of the caller's, the
 	 * file it names (letw_output_target(), as report_file.c resolves it),
 	 * in another directory than the link's. */
-	if (o->params && bt_value_is_map(o->params)) {
-		dv = bt_value_map_borrow_entry_value_const(o->params, "output-dir");
-		fv = bt_value_map_borrow_entry_value_const(o->params, "output");
-	}
-	if (dv && bt_value_is_string(dv)) {
-		dir = bt_value_string_get(dv);
-	} else if (fv && bt_value_is_string(fv) &&
-		   ((copy = letw_output_target(bt_value_string_get(fv))) ||
-		    (copy = strdup(bt_value_string_get(fv))))) {
+	if (!dir) {
+		if (o->params && bt_value_is_map(o->params))
+			fv = bt_value_map_borrow_entry_value_const(o->params, "output");
+		if (!fv || !bt_value_is_string(fv))
+			return;
+		copy = letw_output_target(bt_value_string_get(fv));
+		if (!copy)
+			copy = strdup(bt_value_string_get(fv));
+		if (!copy)
+			return;
 		dir = dirname(copy);
-	} else {
-		return;
 	}
 	n = letw_remove_temps(dir, pid);
 	if (n < 0)
@@ -271,18 +312,23 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 	char waited[PATH_MAX];
 	uint64_t mem_mib = letw_memory_limit_mib(o->memory_limit_mib);
 	long hz = sysconf(_SC_CLK_TCK);
+	struct letw_made_dirs made = { 0 }, had = { 0 };
+	int noted;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		letw_err("pipe: %s", strerror(errno));
 		return -1;
 	}
+	noted = note_child_dirs(o, &made, &had) == 0;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		letw_err("fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
+		letw_made_dirs_fini(&made);
+		letw_made_dirs_fini(&had);
 		return -1;
 	}
 	if (pid == 0) {
@@ -400,8 +446,13 @@ static int supervise(const struct letw_graph_opts *o, char **dirs, size_t ndirs,
 		letw_rlog_output(&rl, "\n", 1);
 	close(pfd[0]);
 	wait_child(pid, &status);
-	if (WIFSIGNALED(status))
+	if (WIFSIGNALED(status)) {
 		remove_child_temps(o, pid);
+		if (noted)
+			take_back_child_dirs(o, &made, &had);
+	}
+	letw_made_dirs_fini(&made);
+	letw_made_dirs_fini(&had);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);

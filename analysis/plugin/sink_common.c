@@ -319,16 +319,9 @@ int letw_sink_say_mixed(struct letw_sink *s, const char *what)
 void letw_sink_fini(struct letw_sink *s)
 {
 	/* Taken back if empty: a run that wrote nothing (a trace that did
-	 * not open, one without lttng-etw events, an interrupt) leaves no
-	 * directory behind. rmdir(2) removes only an empty directory: one
-	 * the run wrote into, or that someone else filled meanwhile, stays. */
-	for (size_t i = 0; i < s->nmade_dirs; i++) {
-		(void)rmdir(s->made_dirs[i]);
-		free(s->made_dirs[i]);
-	}
-	free(s->made_dirs);
-	s->made_dirs = NULL;
-	s->nmade_dirs = 0;
+	 * not open, one without lttng-etw events, an interrupt, a write
+	 * that failed) leaves no directory behind. */
+	letw_made_dirs_take_back(&s->made);
 	bt_message_iterator_put_ref(s->iter);
 	s->iter = NULL;
 	letw_facts_fini(&s->facts);

@@ -15,6 +15,7 @@
 #include "clock_id.h"
 #include "codemap.h"
 #include "event.h"
+#include "made_dirs.h"
 #include "names.h"
 #include "passids.h"
 #include "trace_facts.h"
@@ -135,10 +136,9 @@ struct letw_sink {
 	int passless;
 	/* ops->count_passes: passes not complete, and the first few. */
 	struct letw_pass_acct acct;
-	/* The directories letw_sink_output_dir() made, deepest first:
-	 * letw_sink_fini() removes those still empty. */
-	char **made_dirs;
-	size_t nmade_dirs;
+	/* The directories letw_sink_output_dir() and letw_sink_proc_dir()
+	 * made: letw_sink_fini() removes those still empty. */
+	struct letw_made_dirs made;
 };
 
 /*

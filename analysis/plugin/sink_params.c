@@ -52,40 +52,6 @@ static int probe_dir(bt_self_component *self, const char *dir)
 	return -1;
 }
 
-/* The directories a mkdir -p of dir makes (those not there yet), deepest
- * first, kept in s for letw_sink_fini() to take back those the run wrote
- * nothing into (a trace that did not open left them, empty). 0 or
- * -ENOMEM. */
-static int note_missing(struct letw_sink *s, const char *dir)
-{
-	char *p = strdup(dir);
-	struct stat st;
-
-	while (p && lstat(p, &st) != 0 && errno == ENOENT) {
-		char **grown = realloc(s->made_dirs, (s->nmade_dirs + 1) * sizeof(*grown));
-		char *up;
-
-		if (!grown) {
-			free(p);
-			return -ENOMEM;
-		}
-		s->made_dirs = grown;
-		s->made_dirs[s->nmade_dirs++] = p; /* owned there now */
-		up = g_path_get_dirname(p);
-		if (!strcmp(up, p)) {
-			/* "." and "/" are their own parents: nothing above. */
-			g_free(up);
-			return 0;
-		}
-		p = strdup(up);
-		g_free(up);
-		if (!p)
-			return -ENOMEM;
-	}
-	free(p);
-	return 0;
-}
-
 int letw_sink_output_dir(struct letw_sink *s, const char *dir)
 {
 	bt_self_component *self = s->self;
@@ -93,7 +59,9 @@ int letw_sink_output_dir(struct letw_sink *s, const char *dir)
 	int is_trace;
 	struct stat st;
 
-	if (note_missing(s, dir)) {
+	/* Kept for letw_sink_fini() to take back those the run wrote
+	 * nothing into (a trace that did not open left them, empty). */
+	if (letw_made_dirs_note_missing(&s->made, dir)) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self, "out of memory");
 		return -1;
 	}

@@ -70,7 +70,17 @@ int letw_sink_proc_dir(struct letw_sink *s, int64_t key, const char *dir, char *
 		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
 		return -ENOMEM;
 	}
-	if (letw_sink_many_pidns(s) && mkdir(*out, 0755) && errno != EEXIST) {
+	if (letw_sink_many_pidns(s) && mkdir(*out, 0755) == 0) {
+		/* Ours: taken back by letw_sink_fini() if the file meant for
+		 * it is not written (a full disk, an interrupt). */
+		if (letw_made_dirs_add(&s->made, *out)) {
+			(void)rmdir(*out);
+			BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+			free(*out);
+			*out = NULL;
+			return -ENOMEM;
+		}
+	} else if (letw_sink_many_pidns(s) && errno != EEXIST) {
 		int e = errno;
 
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s`: %s", *out, strerror(e));

@@ -10,11 +10,14 @@
 # b. `report -o FILE` on a trace it cannot report on leaves FILE as it was,
 #    even when FILE is the trace's own metadata, and no temporary file;
 #    perfmap and jitdump -o DIR leave no directory they made on one they
-#    write nothing from;
+#    write nothing from, nor when their reader crashes (the supervisor
+#    takes back DIR and DIR/pidns-INO, not a pidns-INO that was there);
 #    `-o -` is standard output; a trace `nobody` may not read is named as
 #    given by report, perfmap and jitdump (before: as TRACE/archives);
 # c. a full disk is said as "No space left on device", not "Input/output
-#    error" (jitdump's record writers), with no temporary file left;
+#    error" (jitdump's record writers), with no temporary file left, and
+#    no pidns-INO directory made for a file it could not hold (the sinks',
+#    and the CLI's for a rotated session's merged dumps);
 # d. (before c, which needs a tmpfs) a device, a FIFO, or a link of root's
 #    to one, as `report -o`, is written in place and stays what it was; a
 #    full output is an error;
@@ -56,6 +59,13 @@ done
 # pid-based temporary name could take are the few first ones, all planted.
 cli() {
 	unshare -p -f --mount-proc "$LETW_CLI" "$@" --no-progress
+}
+# cli_fails WHAT PATTERN ARGS...: cli ARGS exits 1 saying PATTERN.
+cli_fails() {
+	local what=$1 pat=$2 rc=0
+	shift 2
+	cli "$@" 2>"$T/fails.err" || rc=$?
+	[ $rc = 1 ] && grep -q "$pat" "$T/fails.err" || letw_fail "$what: exit $rc: $(cat "$T/fails.err")"
 }
 # regular FILE MODE: a regular file (not a link) of that mode.
 regular() {
@@ -219,6 +229,24 @@ for cmd in perfmap jitdump; do
 	cli $cmd "$T/one" -o "$T/made.$cmd.one/sub" 2>"$T/made.err" ||
 		letw_fail "$cmd on the one trace: exit $?: $(cat "$T/made.err")"
 	[ -n "$(ls -A "$T/made.$cmd.one/sub")" ] || letw_fail "$cmd wrote nothing into $T/made.$cmd.one/sub"
+done
+# A reader that dies by a signal while it writes (tmp_crash.c: right after
+# making its first temporary file, in DIR/pidns-INO/ of a trace with two
+# pid namespaces): no sink's letw_sink_fini() runs, the supervisor takes
+# back the directories the reader made, DIR and its parents too, and
+# keeps an empty pidns-INO that was there before. Before, DIR/pidns-INO/
+# (its temporary file removed) and DIR were left, empty.
+[ -f "${LETW_TMP_CRASH_SO:-}" ] || letw_fail "LETW_TMP_CRASH_SO is not set to the shim"
+mkdir -p "$T/had/pidns-4026532002"
+for cmd in perfmap jitdump; do
+	for o in "$T/crash.$cmd/sub" "$T/had"; do
+		LD_PRELOAD=$LETW_TMP_CRASH_SO LETW_TMP_CRASH=segv \
+			cli_fails "$cmd -o $o, the reader crashing" SIGSEGV $cmd "$T/two" -o "$o"
+	done
+	[ ! -e "$T/crash.$cmd" ] ||
+		letw_fail "$cmd, the reader crashing, left the directories it made: $(find "$T/crash.$cmd")"
+	[ "$(find "$T/had" | sort | tr '\n' ' ')" = "$T/had $T/had/pidns-4026532002 " ] ||
+		letw_fail "$cmd, the reader crashing, in a directory that was there: $(find "$T/had")"
 done
 letw_log "b: perfmap and jitdump leave no directory they made when they write nothing"
 
@@ -433,4 +461,27 @@ cli jitdump "$T/big" -o "$FULL" 2>"$T/full.err" || rc=$?
 	! grep -q "Input/output error" "$T/full.err" ||
 	letw_fail "jitdump on a full disk: exit $rc: $(cat "$T/full.err")"
 [ -z "$(ls -A "$FULL")" ] || letw_fail "left on the full disk: $(ls -A "$FULL")"
-letw_log "c: a full disk is said as such"
+# A pidns-INO directory made for a file that cannot be written (mkdir needs
+# no block of a tmpfs, the file does) is taken back with DIR: the sinks'
+# in the reader, and the CLI's for the chunks' merged dumps (the disk
+# holds the chunks' own dumps, one page each, and no more). Before, both
+# were left, empty.
+dd if=/dev/zero of="$FULL/filler" bs=4096 2>/dev/null
+for cmd in perfmap jitdump; do
+	cli_fails "$cmd, two pid namespaces, on a full disk" "No space left on device" \
+		$cmd "$T/two" -o "$FULL/two.$cmd"
+done
+[ "$(ls -A "$FULL")" = filler ] || letw_fail "left on the full disk: $(find "$FULL" ! -name filler)"
+rm "$FULL/filler"
+mkdir -p "$T/rot/archives"
+cp -a "$T/two" "$T/rot/archives/c1"
+cp -a "$T/two" "$T/rot/archives/c2"
+free=$(stat -f -c %a "$FULL")
+dd if=/dev/zero of="$FULL/filler" bs="$(stat -f -c %S "$FULL")" count=$((free - 4)) 2>/dev/null
+cli_fails "jitdump, chunks of two pid namespaces, merged on a full disk" \
+	"cannot write the merged dump .*pidns-4026532002/jit-2.dump.*No space left on device" \
+	jitdump "$T/rot" -o "$FULL/rot"
+[ "$(cd "$FULL/rot" && find . -name 'pidns-*' | sort | tr '\n' ' ')" = \
+	"./c1/pidns-4026532001 ./c1/pidns-4026532002 ./c2/pidns-4026532001 ./c2/pidns-4026532002 " ] ||
+	letw_fail "jitdump, merged on a full disk, left: $(find "$FULL/rot")"
+letw_log "c: a full disk is said as such; no directory made for what it could not hold is left"

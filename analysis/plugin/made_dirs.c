@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "made_dirs.h"
+
+int letw_made_dirs_add(struct letw_made_dirs *m, const char *dir)
+{
+	char **grown = realloc(m->dir, (m->n + 1) * sizeof(*grown));
+	char *copy = strdup(dir);
+
+	if (grown)
+		m->dir = grown;
+	if (!grown || !copy) {
+		free(copy);
+		return -ENOMEM;
+	}
+	m->dir[m->n++] = copy;
+	return 0;
+}
+
+int letw_made_dirs_note_missing(struct letw_made_dirs *m, const char *dir)
+{
+	char *p = strdup(dir);
+	struct stat st;
+
+	while (p && lstat(p, &st) != 0 && errno == ENOENT) {
+		char *slash;
+
+		if (letw_made_dirs_add(m, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+		/* Up one: "a/b//" is "a/b"'s, "a" is the current
+		 * directory's (there), "/" its own. */
+		while ((slash = strrchr(p, '/')) && slash[1] == '\0' && slash != p)
+			*slash = '\0';
+		slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			break;
+		*slash = '\0';
+	}
+	if (!p)
+		return -ENOMEM;
+	free(p);
+	return 0;
+}
+
+static int is_pidns(const char *name)
+{
+	return strncmp(name, "pidns-", 6) == 0;
+}
+
+static int listed(const struct letw_made_dirs *had, const char *name)
+{
+	for (size_t i = 0; i < had->n; i++)
+		if (!strcmp(had->dir[i], name))
+			return 1;
+	return 0;
+}
+
+/* For each pidns-* entry of dir that is not in skip (NULL: none), fn. */
+static int each_pidns(const char *dir, const struct letw_made_dirs *skip,
+		      int (*fn)(struct letw_made_dirs *, const char *dir, const char *name),
+		      struct letw_made_dirs *m)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d)))
+		if (is_pidns(de->d_name) && (!skip || !listed(skip, de->d_name)))
+			ret = fn(m, dir, de->d_name);
+	closedir(d);
+	return ret;
+}
+
+static int add_name(struct letw_made_dirs *m, const char *dir, const char *name)
+{
+	(void)dir;
+	return letw_made_dirs_add(m, name);
+}
+
+static int add_path(struct letw_made_dirs *m, const char *dir, const char *name)
+{
+	char *p;
+	struct stat st;
+	int ret;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	/* A link is no directory of ours: rmdir() would fail on it anyway. */
+	ret = lstat(p, &st) == 0 && S_ISDIR(st.st_mode) ? letw_made_dirs_add(m, p) : 0;
+	free(p);
+	return ret;
+}
+
+int letw_made_dirs_subdirs(struct letw_made_dirs *had, const char *dir)
+{
+	return each_pidns(dir, NULL, add_name, had);
+}
+
+int letw_made_dirs_new_subdirs(struct letw_made_dirs *m, const char *dir,
+			       const struct letw_made_dirs *had)
+{
+	return each_pidns(dir, had, add_path, m);
+}
+
+/* Longest first: a directory's path is longer than its parent's. */
+static int deeper_first(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void letw_made_dirs_take_back(struct letw_made_dirs *m)
+{
+	if (m->n)
+		qsort(m->dir, m->n, sizeof(*m->dir), deeper_first);
+	/* rmdir(2) removes only an empty directory: one the run wrote into,
+	 * or that someone else filled meanwhile, stays. */
+	for (size_t i = 0; i < m->n; i++)
+		(void)rmdir(m->dir[i]);
+	letw_made_dirs_fini(m);
+}
+
+void letw_made_dirs_fini(struct letw_made_dirs *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->dir[i]);
+	free(m->dir);
+	m->dir = NULL;
+	m->n = 0;
+}
