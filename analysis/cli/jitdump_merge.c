@@ -281,7 +281,8 @@ static int write_merged(const char *path, struct merged_fill *f)
 	else if (err && !strcmp(e.step, "create"))
 		letw_err("jitdump: cannot create `%s`: %s", e.tmp, strerror(-err));
 	else if (err && err != -EINTR)
-		letw_err("jitdump: cannot write the merged dump `%s`: %s", path, strerror(-err));
+		letw_err("jitdump: cannot write the merged dump `%s`: %s", path,
+			 !strcmp(e.step, "name") ? letw_temp_path_why(err) : strerror(-err));
 	else if (e.kept)
 		letw_note("jitdump: %s is in place, but the file it replaced (now `%s`) cannot be removed: %s",
 			  path, e.tmp, strerror(e.kept));

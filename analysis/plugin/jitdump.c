@@ -39,6 +39,7 @@
 #include "jitdump_read.h"
 #include "jitdump_write.h"
 #include "names.h"
+#include "replace_file.h"
 #include "sink_common.h"
 
 #define LETW_LOG_SELF_COMP (jd->base.self)
@@ -291,7 +292,8 @@ static int write_dump(struct jitdump *jd, struct letw_jd_proc *p)
 	}
 	if (err) {
 		if (!strcmp(e.step, "name"))
-			BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+			BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", path,
+						  letw_temp_path_why(err));
 		else if (!strcmp(e.step, "rename"))
 			BT_COMP_LOGE_APPEND_CAUSE("cannot rename `%s` to `%s`: %s", e.tmp, path,
 						  strerror(-err));

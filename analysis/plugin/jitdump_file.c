@@ -39,10 +39,11 @@ int letw_jd_write_file(const char *path, int (*fill)(struct letw_jd_out *o, void
 	memset(e, 0, sizeof(*e));
 	/* Named by our pid: the supervisor removes it should we die before
 	 * the rename (replace_file.h). */
-	if (!hidden || letw_temp_path(hidden, &e->tmp)) {
+	err = hidden ? letw_temp_path(hidden, &e->tmp) : -ENOMEM;
+	if (err) {
 		free(hidden);
 		e->step = "name";
-		return -ENOMEM;
+		return err;
 	}
 	free(hidden);
 	/* A fresh name nobody can guess: the directory may be a /tmp that

@@ -200,8 +200,10 @@ static int write_map(struct perfmap *pm, const struct letw_codemap *m,
 		path = NULL;
 	/* Named by our pid: the supervisor removes it should we die before
 	 * the rename (replace_file.h). */
-	if (!path || letw_temp_path(path, &tmp)) {
-		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
+	fd = path ? letw_temp_path(path, &tmp) : -ENOMEM;
+	if (fd) {
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write `%s`: %s", path ? path : "perf-PID.map",
+					  letw_temp_path_why(fd));
 		goto out;
 	}
 	fd = letw_create_temp(tmp);

@@ -109,11 +109,24 @@ int letw_temp_path(const char *path, char **tmp)
 	 * written with ENAMETOOLONG, its temporary name longer. */
 	if (blen + slen > NAME_MAX)
 		blen = NAME_MAX - slen;
+	/* The whole path is bounded too (open() fails with ENAMETOOLONG):
+	 * said for what it is, not as the create's failure. */
+	if (dlen + blen + slen >= PATH_MAX) {
+		*tmp = NULL;
+		return -ENAMETOOLONG;
+	}
 	if (asprintf(tmp, "%.*s%s", (int)(dlen + blen), path, suffix) < 0) {
 		*tmp = NULL;
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+const char *letw_temp_path_why(int err)
+{
+	return err == -ENAMETOOLONG ?
+		"its path with the temporary file's suffix (.tmp.PID.XXXXXX) is longer than PATH_MAX" :
+		strerror(-err);
 }
 
 /* Whether name is "NAME.tmp.PID.XXXXXX" (letw_temp_path), the random

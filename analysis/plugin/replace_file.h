@@ -31,8 +31,13 @@ int letw_create_temp(char *tmpl);
  * temporary name of the output path, for letw_create_temp(): the writer's
  * pid in it lets the process that supervises it remove what it left
  * should it die before putting the file in place (letw_remove_temps()).
- * Returns 0 or -ENOMEM (*tmp NULL). */
+ * Returns 0, or -ENAMETOOLONG (the whole is PATH_MAX or longer) or
+ * -ENOMEM (*tmp NULL). */
 int letw_temp_path(const char *path, char **tmp);
+
+/* What to say of letw_temp_path()'s error err (PATH_MAX named, not only
+ * "File name too long"). */
+const char *letw_temp_path_why(int err);
 
 /* Remove, in dir and in its pidns-* subdirectories, the temporary files
  * process pid left (every sink's output): regular files of the caller's

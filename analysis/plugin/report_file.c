@@ -71,11 +71,13 @@ int letw_report_open_temp(struct letw_report *r, int probe)
 	 * removes it should the writer die. */
 	if (asprintf(&hidden, "%.*s.%s", dlen, r->output_path, r->output_path + dlen) < 0)
 		hidden = NULL;
-	if (!hidden || letw_temp_path(hidden, &r->tmp_path)) {
+	fd = hidden ? letw_temp_path(hidden, &r->tmp_path) : -ENOMEM;
+	if (fd) {
 		free(hidden);
 		r->tmp_path = NULL;
-		BT_COMP_LOGE_APPEND_CAUSE("out of memory");
-		return -ENOMEM;
+		BT_COMP_LOGE_APPEND_CAUSE("cannot write the report to `%s`: %s", r->output_path,
+					  letw_temp_path_why(fd));
+		return fd;
 	}
 	free(hidden);
 	fd = letw_create_temp(r->tmp_path);

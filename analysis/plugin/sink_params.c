@@ -9,6 +9,8 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,7 +40,9 @@ static int probe_dir(bt_self_component *self, const char *dir)
 		return 0;
 	}
 	probe = g_build_filename(dir, ".letw-probe", NULL);
-	fd = letw_temp_path(probe, &tmp) ? -ENOMEM : letw_create_temp(tmp);
+	fd = letw_temp_path(probe, &tmp);
+	if (!fd)
+		fd = letw_create_temp(tmp);
 	g_free(probe);
 	if (fd >= 0) {
 		close(fd);
@@ -52,12 +56,31 @@ static int probe_dir(bt_self_component *self, const char *dir)
 	return -1;
 }
 
+/* How much the longest path a sink writes under its output directory adds
+ * to it: /pidns-INO/.jit-PID.dump.tmp.PID.XXXXXX, its numbers at their
+ * widest (perfmap's perf-PID.map is shorter). */
+static size_t longest_below(void)
+{
+	return (size_t)snprintf(NULL, 0, "/pidns-%llu/.jit-%lld.dump.tmp.%ld.XXXXXX",
+				ULLONG_MAX, LLONG_MIN, (long)getpid());
+}
+
 int letw_sink_output_dir(struct letw_sink *s, const char *dir)
 {
 	bt_self_component *self = s->self;
 	char *meta;
 	int is_trace;
 	struct stat st;
+
+	/* Said before anything is made or read: a file under it failed
+	 * with "File name too long" only when written, after the whole
+	 * trace was read. */
+	if (strlen(dir) + longest_below() >= PATH_MAX) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"output directory `%s` is too long (%zu bytes): the paths of the files written in it (DIR/pidns-INO/.jit-PID.dump.tmp.PID.XXXXXX, up to %zu bytes more) would be longer than PATH_MAX (%d)",
+			dir, strlen(dir), longest_below(), PATH_MAX);
+		return -1;
+	}
 
 	/* Kept for letw_sink_fini() to take back those the run wrote
 	 * nothing into (a trace that did not open left them, empty). */

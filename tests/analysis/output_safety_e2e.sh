@@ -325,11 +325,34 @@ letw_log "b: -o into a trace refused; through links as \`>\`; modes kept; read-o
 # An empty -o is a usage error (exit 2), as report's is: there is no
 # default directory (it was the plugin's "parameter `output-dir` is an
 # empty path (omit it for the default)", exit 1).
+# long_path LEN: a path under $T/long of LEN bytes, in 200-byte components.
+long_path() {
+	local p=$T/long
+	while [ ${#p} -lt $(($1 - 220)) ]; do p=$p/$(printf '%0200d' 0); done
+	echo "$p/$(printf '%0*d' $(($1 - ${#p} - 1)) 0)"
+}
+# The report's file, its whole path within PATH_MAX (4096 with the NUL)
+# but not with the temporary suffix (.FILE.tmp.PID.XXXXXX): refused when
+# the sink is made, naming PATH_MAX.
+long=$(long_path 4090)
+mkdir -p "$(dirname "$long")"
+cli_fails "report -o (a ${#long}-byte path)" "cannot write the report to .*longer than PATH_MAX" \
+	report "$T/one" -o "$long"
+rm -r "$T/long"
+long=$(long_path 4080)
+long_len=${#long}
 for cmd in perfmap jitdump; do
 	rc=0
 	cli "$cmd" "$T/empty" -o /proc 2>"$T/proc.err" || rc=$?
 	[ $rc = 1 ] && grep -q 'cannot create files in output directory `/proc`' "$T/proc.err" ||
 		letw_fail "$cmd -o /proc: exit $rc: $(cat "$T/proc.err")"
+	# An -o whose files' paths (DIR/perf-100.map.tmp.PID.XXXXXX) would
+	# pass PATH_MAX: refused as well, saying so (it failed with "File
+	# name too long" once the trace was read; here the empty trace's
+	# own error hid it).
+	cli_fails "$cmd -o (a $long_len-byte path)" "output directory .* is too long.*PATH_MAX" \
+		"$cmd" "$T/empty" -o "$long"
+	[ ! -e "$T/long" ] || letw_fail "$cmd -o (a $long_len-byte path) made $(find "$T/long" | tail -1)"
 	rc=0
 	cli "$cmd" "$T/one" -o "" 2>"$T/noname.err" || rc=$?
 	[ $rc = 2 ] && grep -q -- '-o needs a directory name' "$T/noname.err" ||
