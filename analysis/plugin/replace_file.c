@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -89,8 +91,15 @@ int letw_create_temp(char *tmpl)
 
 		random_letters(tmpl + len - 6);
 		fd = open(tmpl, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd >= 0)
+		if (fd >= 0) {
+			/* Held until the file is closed, by the kernel for
+			 * us should we die (SIGKILL included): a later run
+			 * tells a live writer's file from one left by a
+			 * writer gone (letw_remove_stale_temps()). A new
+			 * file of our own: nothing else holds it. */
+			(void)flock(fd, LOCK_EX | LOCK_NB);
 			return fd;
+		}
 		if (errno != EEXIST)
 			return -errno;
 	}
@@ -130,25 +139,69 @@ const char *letw_temp_path_why(int err)
 }
 
 /* Whether name is "NAME.tmp.PID.XXXXXX" (letw_temp_path), the random
- * part as letw_create_temp() makes it. */
-static int temp_of(const char *name, pid_t pid)
+ * part as letw_create_temp() makes it: then *pid and *nlen, NAME's
+ * length. */
+static int temp_name(const char *name, long *pid, size_t *nlen)
 {
-	size_t len = strlen(name);
-	char mid[32];
-	int mlen = snprintf(mid, sizeof(mid), ".tmp.%ld.", (long)pid);
+	size_t len = strlen(name), d, dot;
 
-	if (mlen <= 0 || len < (size_t)mlen + 7 ||
-	    memcmp(name + len - 6 - (size_t)mlen, mid, (size_t)mlen) != 0)
+	if (len < 13)
 		return 0;
 	for (size_t i = len - 6; i < len; i++)
 		if (!isalnum((unsigned char)name[i]))
 			return 0;
+	dot = len - 7;
+	for (d = dot; d > 0 && isdigit((unsigned char)name[d - 1]); d--)
+		;
+	if (name[dot] != '.' || d == dot || dot - d > 10 || d < 5 ||
+	    memcmp(name + d - 5, ".tmp.", 5) != 0)
+		return 0;
+	*pid = strtol(name + d, NULL, 10);
+	*nlen = d - 5;
 	return 1;
 }
 
-/* letw_remove_temps() in the directory open as dfd (closed here); its
- * pidns-* subdirectories too when sub. */
-static int remove_temps_at(int dfd, pid_t pid, int sub, int *err)
+/* Which temporary files remove_temps_at() removes. */
+struct temps_sel {
+	pid_t pid;          /* that writer's; 0: those of writers gone */
+	const char *prefix; /* pid 0: NAME (NULL: the sinks' names) */
+	size_t plen;
+};
+
+/* A NAME of ours: the report's own (sel->prefix), else perfmap's
+ * perf-PID.map, jitdump's .jit-PID.dump and the directory probe's. In a
+ * /tmp, another program's "x.tmp.PID.XXXXXX" is not ours to judge. */
+static int ours(const struct temps_sel *sel, const char *name, size_t nlen)
+{
+	if (sel->prefix)
+		return nlen == sel->plen && !memcmp(name, sel->prefix, nlen);
+	return (nlen > 9 && !strncmp(name, "perf-", 5) && !memcmp(name + nlen - 4, ".map", 4)) ||
+	       (nlen > 10 && !strncmp(name, ".jit-", 5) && !memcmp(name + nlen - 5, ".dump", 5)) ||
+	       (nlen == 11 && !strncmp(name, ".letw-probe", 11));
+}
+
+/* The writer of the temporary file name (pid: the one its name gives) is
+ * gone: no such process, and no lock on the file. A live writer holds
+ * its lock (letw_create_temp()) until it closes the file; the pid alone
+ * could be another pid namespace's, whose writer is alive. */
+static int writer_gone(int dfd, const char *name, long pid)
+{
+	int fd, gone;
+
+	if (pid <= 0 || pid > INT_MAX || pid == (long)getpid() ||
+	    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	gone = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return gone;
+}
+
+/* letw_remove_temps() or letw_remove_stale_temps() in the directory open
+ * as dfd (closed here); its pidns-* subdirectories too when sub. */
+static int remove_temps_at(int dfd, const struct temps_sel *sel, int sub, int *err)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *de;
@@ -164,18 +217,22 @@ static int remove_temps_at(int dfd, pid_t pid, int sub, int *err)
 	 * followed: the directory may be one others write to. */
 	while ((de = readdir(d))) {
 		struct stat st;
+		size_t nlen;
+		long pid;
 		int fd;
 
 		if (sub && strncmp(de->d_name, "pidns-", 6) == 0) {
 			fd = openat(dirfd(d), de->d_name,
 				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0)
-				removed += remove_temps_at(fd, pid, 0, err);
+				removed += remove_temps_at(fd, sel, 0, err);
 			continue;
 		}
-		if (!temp_of(de->d_name, pid) ||
+		if (!temp_name(de->d_name, &pid, &nlen) ||
+		    (sel->pid ? pid != (long)sel->pid : !ours(sel, de->d_name, nlen)) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    (!sel->pid && !writer_gone(dirfd(d), de->d_name, pid)))
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
 			removed++;
@@ -186,14 +243,49 @@ static int remove_temps_at(int dfd, pid_t pid, int sub, int *err)
 	return removed;
 }
 
-int letw_remove_temps(const char *dir, pid_t pid)
+static int remove_temps(const char *dir, const struct temps_sel *sel, int sub)
 {
 	int err = 0, removed, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	removed = remove_temps_at(fd, pid, 1, &err);
+	removed = remove_temps_at(fd, sel, sub, &err);
 	return err ? err : removed;
+}
+
+int letw_remove_temps(const char *dir, pid_t pid)
+{
+	struct temps_sel sel = { .pid = pid };
+
+	return remove_temps(dir, &sel, 1);
+}
+
+int letw_remove_stale_temps(const char *tmpl)
+{
+	const char *slash = strrchr(tmpl, '/');
+	char *dir = slash ? strndup(tmpl, (size_t)(slash == tmpl ? 1 : slash - tmpl)) : strdup(".");
+	struct temps_sel sel = { 0 };
+	size_t nlen;
+	long pid;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	/* Not a template: nothing to match. */
+	if (temp_name(slash ? slash + 1 : tmpl, &pid, &nlen)) {
+		sel.prefix = slash ? slash + 1 : tmpl;
+		sel.plen = nlen;
+	}
+	r = sel.prefix ? remove_temps(dir, &sel, 0) : -EINVAL;
+	free(dir);
+	return r;
+}
+
+int letw_remove_stale_temps_in(const char *dir)
+{
+	struct temps_sel sel = { 0 };
+
+	return remove_temps(dir, &sel, 1);
 }
 
 /* /proc/self/fd/N or /dev/fd/N: one of the caller's open files. */

@@ -23,7 +23,8 @@ int letw_replace_file(const char *tmp, const char *path);
  * name is not predictable and the file must not exist (O_EXCL, no symlink
  * followed): in a directory another user can write to, root never writes
  * through a link planted at the name it will use. Mode 0666 less the
- * umask. Returns the descriptor (close-on-exec) or a negative errno. */
+ * umask. Locked (flock) until closed: the writer is alive. Returns the
+ * descriptor (close-on-exec) or a negative errno. */
 int letw_create_temp(char *tmpl);
 
 /* *tmp = "PATH.tmp.PID.XXXXXX" (malloc()ed; PATH's last component cut
@@ -47,6 +48,23 @@ const char *letw_temp_path_why(int err);
  * number removed, or the negative errno of the first that could not be
  * (the others are still removed). */
 int letw_remove_temps(const char *dir, pid_t pid);
+
+/* Remove the temporary files that writers gone left (a SIGTERM or
+ * SIGKILL of babeltrace2 while a sink wrote, where no supervisor cleans
+ * up; a CLI killed with its reader): regular files of the caller's,
+ * named by letw_temp_path() with a pid that is no process here, and
+ * that no process holds the lock on (letw_create_temp(): a live writer
+ * in another pid namespace holds it). Of tmpl's NAME only
+ * ("DIR/NAME.tmp.PID.XXXXXX", a template of letw_temp_path()'s), in its
+ * directory: the report's. Returns the number removed, or a negative
+ * errno (-EINVAL: tmpl is no template). */
+int letw_remove_stale_temps(const char *tmpl);
+
+/* The same for the names perfmap and jitdump write (perf-PID.map,
+ * .jit-PID.dump, and the output directory's probe), in dir and its
+ * pidns-* subdirectories; another program's "x.tmp.PID.XXXXXX" is left
+ * alone. */
+int letw_remove_stale_temps_in(const char *dir);
 
 /* A directory we create our outputs in (pidns-INO/) and find in place is
  * used only if it is a directory (not a symlink: lstat) of ours or root's:

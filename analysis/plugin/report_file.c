@@ -80,6 +80,11 @@ int letw_report_open_temp(struct letw_report *r, int probe)
 		return fd;
 	}
 	free(hidden);
+	/* Once, when the component is made: what an earlier report to the
+	 * same file left, killed while it wrote (babeltrace2 catches SIGINT
+	 * only): best effort, a live writer's file stays. */
+	if (probe)
+		(void)letw_remove_stale_temps(r->tmp_path);
 	fd = letw_create_temp(r->tmp_path);
 	if (fd < 0) {
 		BT_COMP_LOGE_APPEND_CAUSE("cannot create `%s` (to become `%s`): %s",

@@ -117,6 +117,10 @@ int letw_sink_output_dir(struct letw_sink *s, const char *dir)
 			dir);
 		return -1;
 	}
+	/* What an earlier writer killed while it wrote left (babeltrace2
+	 * catches SIGINT only; SIGTERM, SIGHUP and SIGKILL end it with no
+	 * supervisor to clean up): best effort, a live writer's file stays. */
+	(void)letw_remove_stale_temps_in(dir);
 	return probe_dir(self, dir);
 }
 

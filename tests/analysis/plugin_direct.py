@@ -17,10 +17,19 @@ b. a reader that dies while the trace is read (babeltrace2's CTF reader
    still written when the read ends;
 c. `report -p output=FILE` with a name of up to NAME_MAX (255) bytes is
    written; before, its temporary name (.FILE.tmp.PID.XXXXXX) was too
-   long and the report failed with "File name too long".
+   long and the report failed with "File name too long";
+d. the temporary files a writer killed while it wrote left (babeltrace2
+   catches SIGINT only: a SIGTERM, SIGHUP or SIGKILL ends it there and
+   then, its NAME.tmp.PID.XXXXXX stays) are removed by the next run into
+   the same directory (perfmap, jitdump, with its pidns-* directories)
+   or to the same file (report): those of a pid that is gone and that no
+   process holds the lock on. A live writer's stays (its pid alive, or
+   its lock held: one in another pid namespace), and so does a name of
+   another program's. Before, they stayed for good.
 
 usage: plugin_direct.py PLUGIN_DIR
 """
+import fcntl
 import os
 import shutil
 import signal
@@ -130,6 +139,48 @@ def long_name(plugin_dir, tmp, trace):
             os.unlink(os.path.join(out, name))
 
 
+def gone_pid():
+    """The pid of a process that has exited (and been reaped)."""
+    p = subprocess.Popen(['true'])
+    p.wait()
+    return p.pid
+
+
+def stale_temps(plugin_dir, tmp, trace):
+    dead, me = gone_pid(), os.getpid()
+    out = tempfile.mkdtemp(dir=tmp, prefix='stale.')
+    os.mkdir(os.path.join(out, 'pidns-1'))
+    gone = ['perf-100.map.tmp.%d.aB3dE9' % dead, '.jit-100.dump.tmp.%d.Zz0123' % dead,
+            'pidns-1/perf-7.map.tmp.%d.qwerty' % dead]
+    stay = ['perf-8.map.tmp.%d.live00' % me,         # a live pid
+            'perf-9.map.tmp.%d.locked' % dead,       # its lock held
+            'notes.tmp.%d.abcdef' % dead]            # not ours
+    for n in gone + stay:
+        with open(os.path.join(out, n), 'w') as f:
+            f.write('partial')
+    held = os.open(os.path.join(out, stay[1]), os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        rc, err = bt(plugin_dir, [trace, '-c', 'sink.etw.perfmap', '-p',
+                                  'output-dir="%s"' % out], tmp)
+    finally:
+        os.close(held)
+    left = sorted(os.listdir(out)) + sorted('pidns-1/' + n for n in
+                                            os.listdir(os.path.join(out, 'pidns-1')))
+    check('perfmap after a killed writer: exit 0', rc == 0, err[-600:])
+    check('perfmap after a killed writer: its temporary files gone, the others kept',
+          left == sorted(stay + ['perf-100.map', 'pidns-1']), left)
+    out = tempfile.mkdtemp(dir=tmp, prefix='stale-report.')
+    for n in ('.r.txt.tmp.%d.aB3dE9' % dead, '.other.txt.tmp.%d.aB3dE9' % dead):
+        with open(os.path.join(out, n), 'w') as f:
+            f.write('partial')
+    rc, err = bt(plugin_dir, [trace, '-c', 'sink.etw.report', '-p', 'output="r.txt"'], out)
+    left = sorted(os.listdir(out))
+    check('report after a killed writer: exit 0', rc == 0, err[-600:])
+    check("report after a killed writer: its file's temporary gone, another's kept",
+          left == ['.other.txt.tmp.%d.aB3dE9' % dead, 'r.txt'], left)
+
+
 def main():
     if sys.argv[1] == '--die-reading':
         die_reading(sys.argv[2], sys.argv[3])
@@ -142,6 +193,7 @@ def main():
         empty_paths(plugin_dir, tmp, one)
         reader_dies(plugin_dir, tmp, one)
         long_name(plugin_dir, tmp, one)
+        stale_temps(plugin_dir, tmp, one)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILURES:
