@@ -102,11 +102,11 @@ anl_sessiond_stop() {
 		[ "$(cat "/proc/$ANL_SESSIOND/comm" 2>/dev/null)" = lttng-sessiond ] ||
 		letw_fail "no root lttng-sessiond"
 	kill -TERM "$ANL_SESSIOND"
-	letw_wait_for sh -c "! kill -0 $ANL_SESSIOND 2>/dev/null" ||
+	letw_wait_for letw_pid_gone "$ANL_SESSIOND" ||
 		letw_fail "lttng-sessiond $ANL_SESSIOND did not stop"
 }
 anl_sessiond_back() {
-	[ -z "$ANL_SESSIOND" ] || letw_wait_for sh -c "! kill -0 $ANL_SESSIOND 2>/dev/null" ||
+	[ -z "$ANL_SESSIOND" ] || letw_wait_for letw_pid_gone "$ANL_SESSIOND" ||
 		letw_fail "lttng-sessiond $ANL_SESSIOND did not stop"
 	letw_ensure_sessiond
 }

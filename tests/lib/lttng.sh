@@ -104,15 +104,28 @@ letw_ensure_sessiond() {
 	if ! lttng list >/dev/null 2>&1; then
 		# Shared, outliving this test: nothing of the test's environment
 		# (its TMPDIR is the launcher's directory, removed at its end).
-		env -i PATH="$PATH" lttng-sessiond --daemonize >/dev/null 2>&1 ||
-			letw_fail "cannot start lttng-sessiond"
-		local i
+		# Ours may lose a race: on a machine where systemd runs Debian's
+		# lttng-sessiond.service (Restart=on-failure), a daemon a test
+		# killed is started again by systemd too, and the second one to
+		# start fails ("already running"). Either one answering will do.
+		local rc=0 i
+		env -i PATH="$PATH" lttng-sessiond --daemonize >/dev/null 2>&1 || rc=$?
 		for i in $(seq 1 50); do
 			lttng list >/dev/null 2>&1 && return 0
 			sleep 0.1
 		done
+		[ "$rc" = 0 ] || letw_fail "cannot start lttng-sessiond (exit $rc), and none answers"
 		letw_fail "lttng-sessiond does not answer"
 	fi
+}
+
+# letw_pid_gone PID: no process PID, or only its zombie (its parent has
+# not reaped it: in a container whose init reaps nothing, a killed daemon
+# stays one, and `kill -0` still finds it).
+letw_pid_gone() {
+	local st
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "$st" = Z ]
 }
 
 # letw_unique PREFIX: a session or trigger name no other live one has.

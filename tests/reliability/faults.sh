@@ -259,7 +259,7 @@ kill_sessiond() {
 	letw_log "killing lttng-sessiond ($p) during the pass"
 	kill -9 "$p"
 	SESSIOND_KILLED=1
-	letw_wait_for sh -c "! kill -0 $p 2>/dev/null" || letw_fail "sessiond survived"
+	letw_wait_for letw_pid_gone "$p" || letw_fail "sessiond survived"
 	letw_ensure_sessiond
 	# The runtime re-registers with the new sessiond on its own.
 	LETW_WAIT_SECONDS=60 letw_wait_for sh -c "lttng list -u | grep -q 'PID: $a_vpid'" ||
