@@ -58,8 +58,9 @@ static void teardown(void)
 
 TestSuite(ctlsock_fds, .init = setup, .fini = teardown, .timeout = 60);
 
-/* An fd open on the control thread's /proc/self/task/TID/stat. */
-static int control_thread_stat(void)
+/* An fd open on the control thread's /proc/self/task/TID/stat, or -1
+ * (the thread names itself once it runs: letw_init does not wait). */
+static int find_control_thread(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
@@ -82,7 +83,19 @@ static int control_thread_stat(void)
 		fclose(f);
 	}
 	closedir(d);
-	cr_assert_geq(fd, 0, "no thread named letw-control");
+	return fd;
+}
+
+static int control_thread_stat(void)
+{
+	int fd = -1;
+
+	for (int i = 0; i < 500 && fd < 0; i++) {
+		fd = find_control_thread();
+		if (fd < 0)
+			usleep(10000);
+	}
+	cr_assert_geq(fd, 0, "no thread named letw-control within 5 s");
 	return fd;
 }
 
