@@ -101,22 +101,20 @@ static const char *const dcstart_events[] = {
 #define N_DCSTART (sizeof(dcstart_events) / sizeof(dcstart_events[0]))
 
 /*
- * Whether the session's own enabled rules, in `channel` (NULL: any), record
- * every DCEnd event already: then stop adds none. A rule of ours beside
- * them is one more way in: LTTng records an event any rule lets through,
- * so an unfiltered (or --pid) rule of ours let in what the session's
- * filter keeps out (an audit: a session filtered to `$ctx.vpid == 1` got a
- * process's whole DCEnd pass). Only plain rules count (no exclusion, any
- * log level): anything else may leave a DCEnd event out, and ours is
- * then added as before. LTTng's patterns have `*` alone as a wildcard;
- * fnmatch() reads `?` and `[` too, which event names do not hold.
+ * Which of names[0..n) an enabled tracepoint rule of an enabled user-space
+ * channel (`channel` only, unless NULL) matches: hit[i] set for each.
+ * plain: only rules without exclusion and for every log level count.
+ * Returns the session's channel count, or lttng_list_channels's negative
+ * error. LTTng's patterns have `*` alone as a wildcard; fnmatch() reads
+ * `?` and `[` too, which event names do not hold.
  */
-static int dcend_covered(struct lttng_handle *h, const char *channel)
+static int rules_matching(struct lttng_handle *h, const char *channel, int plain,
+			  const char *const *names, size_t n, int *hit)
 {
 	struct lttng_channel *chans = NULL;
-	int covered[N_DCEND] = { 0 }, n = lttng_list_channels(h, &chans), all = 1;
+	int nch = lttng_list_channels(h, &chans);
 
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < nch; i++) {
 		struct lttng_event *evs = NULL;
 		int ne;
 
@@ -127,53 +125,54 @@ static int dcend_covered(struct lttng_handle *h, const char *channel)
 		for (int k = 0; k < ne; k++) {
 			const struct lttng_event *e = &evs[k];
 
-			if (!e->enabled || e->type != LTTNG_EVENT_TRACEPOINT || e->exclusion ||
-			    e->loglevel_type != LTTNG_EVENT_LOGLEVEL_ALL)
+			if (!e->enabled || e->type != LTTNG_EVENT_TRACEPOINT ||
+			    (plain && (e->exclusion || e->loglevel_type != LTTNG_EVENT_LOGLEVEL_ALL)))
 				continue;
-			for (size_t d = 0; d < N_DCEND; d++)
-				covered[d] |= fnmatch(e->name, dcend_events[d], 0) == 0;
+			for (size_t d = 0; d < n; d++)
+				hit[d] |= fnmatch(e->name, names[d], 0) == 0;
 		}
 		free(evs);
 	}
 	free(chans);
+	return nch;
+}
+
+/*
+ * Whether the session's own enabled rules, in `channel` (NULL: any), record
+ * every DCEnd event already: then stop adds none. A rule of ours beside
+ * them is one more way in: LTTng records an event any rule lets through,
+ * so an unfiltered (or --pid) rule of ours let in what the session's
+ * filter keeps out (an audit: a session filtered to `$ctx.vpid == 1` got a
+ * process's whole DCEnd pass). Only plain rules count (no exclusion, any
+ * log level): anything else may leave a DCEnd event out, and ours is
+ * then added as before.
+ */
+static int dcend_covered(struct lttng_handle *h, const char *channel)
+{
+	int covered[N_DCEND] = { 0 }, all = 1;
+	int nch = rules_matching(h, channel, 1, dcend_events, N_DCEND, covered);
+
 	for (size_t d = 0; d < N_DCEND; d++)
 		all &= covered[d];
-	return n > 0 && all;
+	return nch > 0 && all;
 }
 
 int letw_lttng_may_record_dcstart(const char *session)
 {
 	struct lttng_handle *h = ust_handle(session);
-	struct lttng_channel *chans = NULL;
-	int n, may = 0;
+	int hit[N_DCSTART] = { 0 }, n, may = 0;
 
 	if (!h)
 		return -ENOMEM;
-	n = lttng_list_channels(h, &chans);
-	if (n < 0) {
-		lttng_destroy_handle(h);
-		return fail("cannot list the channels of session", session, n);
-	}
-	for (int i = 0; i < n && !may; i++) {
-		struct lttng_event *evs = NULL;
-		int ne;
-
-		if (!chans[i].enabled)
-			continue;
-		ne = lttng_list_events(h, chans[i].name, &evs);
-		/* Filters, exclusions and log levels are not weighed: any of
-		 * them may let the event through, so a matching rule counts
-		 * (the caller then waits, as it did for every session). */
-		for (int k = 0; k < ne && !may; k++) {
-			if (!evs[k].enabled || evs[k].type != LTTNG_EVENT_TRACEPOINT)
-				continue;
-			for (size_t d = 0; d < N_DCSTART && !may; d++)
-				may = fnmatch(evs[k].name, dcstart_events[d], 0) == 0;
-		}
-		free(evs);
-	}
-	free(chans);
+	/* Filters, exclusions and log levels are not weighed: any of them
+	 * may let the event through, so a matching rule counts (the caller
+	 * then waits, as it did for every session). */
+	n = rules_matching(h, NULL, 0, dcstart_events, N_DCSTART, hit);
 	lttng_destroy_handle(h);
+	if (n < 0)
+		return fail("cannot list the channels of session", session, n);
+	for (size_t d = 0; d < N_DCSTART; d++)
+		may |= hit[d];
 	return may;
 }
 

@@ -12,39 +12,24 @@ shows none) and the process runs no pass for it.
 
 The tracepoint structures are found by their symbols
 (lttng_ust_tracepoint_PROVIDER___EVENT, local symbols of the library
-defining them: liblttng-etw's .symtab, so an unstripped build) and read
+defining them, listed by `nm`: liblttng-etw's .symtab, so an unstripped build) and read
 through /proc/PID/mem (ptrace access: root or the same user). Each one's
 provider and event names are read back through its own pointers: a layout
 that is not the one assumed fails (exit 2) instead of reading a wrong
 field."""
 import struct
+import subprocess
 import sys
 
-SHT_SYMTAB = 2
-
-
 def symbols(path, prefix):
-    """{name: st_value} of the .symtab symbols of ELF64 file path whose
-    names start with prefix."""
-    with open(path, 'rb') as f:
-        data = f.read()
-    if data[:4] != b'\x7fELF' or data[4] != 2 or data[5] != 1:
-        return {}  # not a little-endian ELF64
-    shoff, = struct.unpack_from('<Q', data, 0x28)
-    shentsize, shnum = struct.unpack_from('<HH', data, 0x3a)
+    """{name: value} of the symbols of ELF file path (its .symtab, local
+    ones included: `nm`) whose names start with prefix."""
+    res = subprocess.run(['nm', '--defined-only', path], capture_output=True, text=True)
     out = {}
-    for i in range(shnum):
-        sh = struct.unpack_from('<IIQQQQIIQQ', data, shoff + i * shentsize)
-        if sh[1] != SHT_SYMTAB:
-            continue
-        link = struct.unpack_from('<IIQQQQIIQQ', data, shoff + sh[6] * shentsize)
-        stroff = link[4]
-        for off in range(sh[4], sh[4] + sh[5], 24):
-            st_name, _, _, _, st_value, _ = struct.unpack_from('<IBBHQQ', data, off)
-            end = data.index(b'\0', stroff + st_name)
-            name = data[stroff + st_name:end].decode('latin-1')
-            if name.startswith(prefix) and st_value:
-                out[name] = st_value
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith(prefix) and int(parts[0], 16):
+            out[parts[2]] = int(parts[0], 16)
     return out
 
 

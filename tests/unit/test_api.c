@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Embedding API: argument checking, error codes, table unchanged on error. */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <lttng-etw/lttng-etw.h>
 
 #include "table_fixture.h"
+#include "task_names.h"
 
 
 static struct letw_method method_at(uint64_t start, uint32_t size, const char *name)
@@ -266,31 +266,6 @@ Test(api, bad_environment_values_are_said)
 	cr_assert(strstr(logged, "LETW_POLL_MS=abc ignored"), "logged: '%s'", logged);
 }
 
-static int threads_named(const char *want)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while ((e = readdir(d))) {
-		char path[300], name[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue; /* the thread has exited */
-		if (fgets(name, sizeof(name), f))
-			name[strcspn(name, "\n")] = '\0';
-		fclose(f);
-		n += !strcmp(name, want);
-	}
-	closedir(d);
-	return n;
-}
-
 Test(api, deferred_frees_drain)
 {
 	struct letw_stats st;
@@ -313,8 +288,8 @@ Test(api, deferred_frees_drain)
 	cr_assert_eq(st.live_methods, 0);
 	/* One thread runs the passes, and the call_rcu worker that did
 	 * those frees is told apart from it (perf, top, the benchmarks). */
-	cr_assert_eq(threads_named("letw-control"), 1);
-	cr_assert_eq(threads_named("letw-reclaim"), 1);
+	cr_assert_eq(tasks_named("letw-control", NULL), 1);
+	cr_assert_eq(tasks_named("letw-reclaim", NULL), 1);
 }
 
 /* letw_method_publish_opts: each malformed line table is refused with its

@@ -13,7 +13,6 @@
  * one-second window the old loop took 99 clock ticks (all of one CPU),
  * the thread now 0; the bound is 20.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 
 #include <lttng-etw/lttng-etw.h>
 #include "ctlproto.h"
+#include "task_names.h"
 
 static char logged[4096];
 static int warnings;
@@ -58,44 +58,20 @@ static void teardown(void)
 
 TestSuite(ctlsock_fds, .init = setup, .fini = teardown, .timeout = 60);
 
-/* An fd open on the control thread's /proc/self/task/TID/stat, or -1
- * (the thread names itself once it runs: letw_init does not wait). */
-static int find_control_thread(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int fd = -1;
-
-	cr_assert_not_null(d);
-	while (fd < 0 && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "letw-control\n")) {
-			snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return fd;
-}
-
+/* An fd open on the control thread's /proc/self/task/TID/stat (the
+ * thread names itself once it runs: letw_init does not wait). */
 static int control_thread_stat(void)
 {
-	int fd = -1;
+	char path[64];
+	long tid = 0;
+	int fd;
 
-	for (int i = 0; i < 500 && fd < 0; i++) {
-		fd = find_control_thread();
-		if (fd < 0)
-			usleep(10000);
-	}
-	cr_assert_geq(fd, 0, "no thread named letw-control within 5 s");
+	for (int i = 0; i < 500 && !tasks_named("letw-control", &tid); i++)
+		usleep(10000);
+	cr_assert_gt(tid, 0, "no thread named letw-control within 5 s");
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
 	return fd;
 }
 
