@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "made_dirs.h"
 
 int letw_made_dirs_add(struct letw_made_dirs *m, const char *dir)
@@ -26,28 +28,26 @@ int letw_made_dirs_add(struct letw_made_dirs *m, const char *dir)
 
 int letw_made_dirs_note_missing(struct letw_made_dirs *m, const char *dir)
 {
-	char *p = strdup(dir);
+	char *p = g_strdup(dir);
 	struct stat st;
 
-	while (p && lstat(p, &st) != 0 && errno == ENOENT) {
-		char *slash;
+	while (lstat(p, &st) != 0 && errno == ENOENT) {
+		char *up;
 
 		if (letw_made_dirs_add(m, p)) {
-			free(p);
+			g_free(p);
 			return -ENOMEM;
 		}
-		/* Up one: "a/b//" is "a/b"'s, "a" is the current
-		 * directory's (there), "/" its own. */
-		while ((slash = strrchr(p, '/')) && slash[1] == '\0' && slash != p)
-			*slash = '\0';
-		slash = strrchr(p, '/');
-		if (!slash || slash == p)
+		up = g_path_get_dirname(p);
+		/* "." and "/" are their own parents: nothing above. */
+		if (!strcmp(up, p)) {
+			g_free(up);
 			break;
-		*slash = '\0';
+		}
+		g_free(p);
+		p = up;
 	}
-	if (!p)
-		return -ENOMEM;
-	free(p);
+	g_free(p);
 	return 0;
 }
 
