@@ -326,14 +326,9 @@ sc_exit_stuck_pass() {
 		grep -q 'exit: the control thread is stuck in a pass' "$LETW_TEST_TMP/a.err" &&
 			[[ $(cat "/proc/$a_pid/task/$a_pid/syscall" 2>/dev/null) =~ ^(7|271)\ 0x0\ 0x0\  ]]
 	}
-	exited() {
-		local st
-		st=$(sed 's/.*) //' "/proc/$a_pid/stat" 2>/dev/null) || return 0
-		[ "${st%% *}" = Z ]
-	}
-	stuck_or_exited() { in_destructors || exited; }
+	stuck_or_exited() { in_destructors || letw_pid_gone "$a_pid"; }
 	LETW_WAIT_SECONDS=120 letw_wait_for stuck_or_exited
-	exited && letw_fail "the process exited before the consumer read again: the pass was not stuck"
+	letw_pid_gone "$a_pid" && letw_fail "the process exited before the consumer read again: the pass was not stuck"
 	in_destructors ||
 		letw_fail "the exit did not reach the destructors with its pass stuck in 120 s (main thread: $(cat "/proc/$a_pid/task/$a_pid/syscall" 2>&1); stderr: $(tail -3 "$LETW_TEST_TMP/a.err"))"
 	pkill -CONT -x lttng-consumerd
