@@ -4,7 +4,8 @@
 # through class loaders of its own, in a 3 MiB code cache, so HotSpot
 # unloads their compiled code and reuses its memory; a lossless session
 # records every lttng-etw event from before the churn, with capture-state
-# passes in the middle of it (the JVM holds between two rounds for each):
+# passes in the middle of it (the JVM stops between two rounds for each,
+# until the test says the capture is done):
 #  - every method_unload pairs with a load (or a record of the first
 #    DCStart pass), live records never overlap, the payload classes'
 #    methods are loaded and unloaded by the hundred, each in the module of
@@ -27,13 +28,13 @@ captures=3
 letw_ensure_sessiond
 jvm_compile "$here/java/Churn.java"
 go="$LETW_TEST_TMP/go"
-hold="$LETW_TEST_TMP/hold"
+stop="$LETW_TEST_TMP/stop"
 # C1 only (compiles after a few hundred calls), synchronously; a small
 # code cache makes HotSpot sweep and reuse freed code early.
 LTTNG_UST_ALLOW_BLOCKING=1 "$java" "-agentpath:$agent=log=$LETW_TEST_TMP/agent.log" \
 	-XX:TieredStopAtLevel=1 -Xbatch -XX:ReservedCodeCacheSize=3m \
 	"-XX:ErrorFile=$LETW_TEST_TMP/hs_err_pid%p.log" \
-	-cp "$classes" letw.test.Churn "$classes" "$go" "$rounds" "$hold" >"$LETW_TEST_TMP/jvm.out" 2>&1 &
+	-cp "$classes" letw.test.Churn "$classes" "$go" "$rounds" "$stop" "$captures" >"$LETW_TEST_TMP/jvm.out" 2>&1 &
 pid=$!
 letw_track "$pid"
 
@@ -54,17 +55,16 @@ LETW_WAIT_SECONDS=60 letw_wait_for letw_ctl_field "$pid" passes >/dev/null ||
 "$cli" start "$s" --pid "$pid" >"$LETW_TEST_TMP/start.log" 2>&1 ||
 	letw_fail "lttng-etw start: $(cat "$LETW_TEST_TMP/start.log")"
 
+# The JVM holds at stop i until stop i is done: a capture-state the
+# test is slow to run still lands mid-churn, never after the last round.
+stopped() { [ -e "$stop.$1.held" ] || letw_pid_gone "$pid"; }
 touch "$go"
 for i in $(seq 1 "$captures"); do
-	# Each request while the JVM holds between two rounds of the churn
-	# (it cannot be done before the last one), then let it go on.
-	touch "$hold"
-	letw_wait_for test -e "$hold.held" ||
-		letw_fail "the JVM never held its churn for capture $i: $(cat "$LETW_TEST_TMP/jvm.out")"
+	letw_wait_for stopped "$i" && [ -e "$stop.$i.held" ] ||
+		letw_fail "the JVM never stopped its churn for capture $i: $(cat "$LETW_TEST_TMP/jvm.out")"
 	"$cli" capture-state --pid "$pid" --wait >>"$LETW_TEST_TMP/capture.log" 2>&1 ||
 		letw_fail "capture-state $i: $(cat "$LETW_TEST_TMP/capture.log")"
-	rm -f "$hold"
-	letw_wait_for test ! -e "$hold.held" || letw_fail "the JVM did not resume after capture $i"
+	touch "$stop.$i.done"
 done
 wait "$pid" || letw_fail "the JVM exited with $?: $(cat "$LETW_TEST_TMP/jvm.out")"
 letw_untrack "$pid"

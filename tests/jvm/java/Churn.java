@@ -4,13 +4,16 @@
 // own, calls it until it is compiled, and drops the loader; every few
 // rounds a GC unloads the dropped classes, and HotSpot unloads their
 // compiled code and reuses its memory for later rounds' code.
-//   java letw.test.Churn CLASS_DIR GO_FILE ROUNDS [HOLD_FILE]
+//   java letw.test.Churn CLASS_DIR GO_FILE ROUNDS [HOLD_PREFIX HOLDS]
 // waits for GO_FILE (the test's session is recording by then), runs
-// ROUNDS rounds, prints "rounds N", exits 0. While HOLD_FILE exists at a
-// round that is a multiple of HOLD_EVERY (never the first or the last),
-// it stops between two rounds and says so by creating HOLD_FILE.held,
-// removed once HOLD_FILE is: a capture-state the test runs meanwhile is
-// sure to fall in the middle of the churn, with rounds before and after.
+// ROUNDS rounds, prints "rounds N", exits 0. With HOLD_PREFIX, it stops
+// HOLDS times, evenly spaced, never before the first round or after the
+// last: at stop K it creates HOLD_PREFIX.K.held and waits for the test to
+// create HOLD_PREFIX.K.done. Every stop happens whatever the timing, so
+// each capture-state the test runs meanwhile falls in the middle of the
+// churn, with rounds before and after it. (Holding only while a file the
+// test creates exists let a fast JVM run past the last stop before a slow
+// test asked for it: the test then waited in vain.)
 package letw.test;
 
 import java.io.File;
@@ -20,7 +23,6 @@ import java.util.function.LongUnaryOperator;
 
 public final class Churn {
 	static long sink;
-	static final int HOLD_EVERY = 50;
 	// Bounds every wait on the test, should the test have vanished.
 	static final long WAIT_LIMIT_MS = 120_000;
 
@@ -110,31 +112,34 @@ public final class Churn {
 		}
 	}
 
-	static void hold(File hold) throws Exception {
-		File held = new File(hold.getPath() + ".held");
-		held.createNewFile();
+	static void hold(String prefix, int k) throws Exception {
+		File done = new File(prefix + "." + k + ".done");
+		if (!new File(prefix + "." + k + ".held").createNewFile())
+			throw new IllegalStateException("stop " + k + " held twice");
 		long deadline = System.currentTimeMillis() + WAIT_LIMIT_MS;
-		while (hold.exists()) {
+		while (!done.exists()) {
 			if (System.currentTimeMillis() > deadline)
-				throw new IllegalStateException("held for too long");
+				throw new IllegalStateException("held for too long at stop " + k);
 			Thread.sleep(10);
 		}
-		held.delete();
 	}
 
 	public static void main(String[] args) throws Exception {
 		Path dir = Path.of(args[0]);
 		File go = new File(args[1]);
 		int rounds = Integer.parseInt(args[2]);
-		File hold = args.length > 3 ? new File(args[3]) : null;
+		String holdPrefix = args.length > 4 ? args[3] : null;
+		int holds = holdPrefix != null ? Integer.parseInt(args[4]) : 0;
+		int stop = 1;
 		for (int i = 0; !go.exists(); i++) {
 			if (i > 6000)
 				throw new IllegalStateException("no go file");
 			Thread.sleep(10);
 		}
 		for (int r = 0; r < rounds; r++) {
-			if (hold != null && r > 0 && r % HOLD_EVERY == 0 && hold.exists())
-				hold(hold);
+			// Stop K before round K * ROUNDS / (HOLDS + 1): rounds on both sides.
+			while (stop <= holds && r == (int) ((long) stop * rounds / (holds + 1)))
+				hold(holdPrefix, stop++);
 			Loader l = new Loader(dir);
 			Class<?> c = l.loadClass("letw.test.Churn$P" + (r % 4));
 			LongUnaryOperator op = (LongUnaryOperator) c.getDeclaredConstructor().newInstance();
