@@ -7,7 +7,8 @@
 # built by a CMake project with find_package(lttng-etw CONFIG) runs too.
 # Every installed executable and shared object resolves its libraries
 # without LD_LIBRARY_PATH, and the installed programs start; the libraries
-# carry no RUNPATH, and the probe no link to link it by.
+# carry no RUNPATH, and the probe no link to link it by. The licence text
+# goes to share/doc/lttng-etw.
 # usage: test_install.sh BUILD_DIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +19,8 @@ prefix="$LETW_TEST_TMP/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null || letw_fail "cmake --install"
 libdir=$(dirname "$(find "$prefix" -name 'liblttng-etw.so' | head -n1)")
 [ -f "$prefix/include/lttng-etw/lttng-etw.h" ] || letw_fail "header not installed"
+grep -q "^MIT License" "$prefix/share/doc/lttng-etw/LICENSE" 2>/dev/null ||
+	letw_fail "the licence text is not installed in share/doc/lttng-etw"
 [ -e "$libdir/liblttng-etw-tp.so.0" ] || letw_fail "probe object not installed next to the library"
 # The probe is loaded by its SONAME, never linked: no link to link it by
 # (-llttng-etw-tp would pull liblttng-ust into a runtime).
