@@ -7,13 +7,17 @@
  *  - the statedump hook (statedump.c): each session's start and each
  *    `lttng regenerate statedump` queue a request naming the session; we
  *    answer it with a pass into that session alone, with ETW's keyword
- *    semantics per session (sessions.c, letw_sessmem_statedump). Sessions
+ *    semantics per session (sessions.c, letw_sessmem_decide). Sessions
  *    already started when the hook was connected (their statedump came
  *    before it) are adopted once, with an ENABLE pass each. Statedumps
  *    beyond the hook's queue are answered together by one capture-state
  *    into every session (statedump.c, overflow), which counts as served
  *    for each session it reached. A statedump whose session stopped
- *    recording the events while it waited in the queue runs no pass;
+ *    recording the events while it waited in the queue runs no pass. A
+ *    session whose pass could not begin (no memory for the walker's
+ *    buffer) is not taken for served: it is served again by this thread
+ *    about once a second until its pass runs (retry_owed), since lttng-ust
+ *    does not ask again;
  *  - polling, the fallback where the hook is unavailable: a tracepoint's
  *    enabled state flips when a session that enabled it starts, and back at
  *    stop; we poll each provider's live keyword mask every poll_ms and
@@ -51,6 +55,32 @@ struct run_ctx {
 	int passes;
 	struct letw_tp_pass_init init;
 };
+
+/*
+ * The retry of passes owed to sessions (control thread only, like the
+ * session memory further down). lttng-ust runs a session's statedump once
+ * per `lttng start` or regenerate, so a pass into it that could not begin
+ * (run_pass: the walker's copy buffer could not be mapped) is answered by
+ * nobody unless this thread serves it again. retry_at: CLOCK_MONOTONIC ns
+ * from which the sessions still owed a pass are served again (retry_owed),
+ * 0 when none is; a retry that fails too puts it RETRY_NS later, so while
+ * memory stays short the mapping is tried about once a second, never in a
+ * loop. A pass that runs makes it due at once: the buffer, once mapped, is
+ * kept, so the owed passes can run too.
+ */
+#define RETRY_NS 1000000000ull
+static uint64_t retry_at;
+/* run_pass is serving a retry: its failure is not logged again (the first
+ * of the streak was, and its end is). */
+static int retrying;
+/* Failed passes since the streak began (said at its end). */
+static uint64_t streak_failed;
+/* The folded events of an overflow pass that could not begin. */
+static uint32_t retry_all_events;
+/* Sessions owed a pass, as of the last failure or retry: STATUS counts
+ * them with the pending statedumps, so `lttng-etw start` and `stop` wait
+ * for the retry rather than take the failed pass for the end. */
+static uint32_t owed_sessions;
 
 /* The walker's `begin`: the Init events, at the pass's start instant. */
 static void emit_inits(void *ctx, uint64_t accounted_from_ns)
@@ -105,8 +135,9 @@ static void run_pass(int passes, int code, uint64_t mask,
 		 * stop` its DCEnd had run. Not a pass then: the counters and
 		 * last ids stay, the requester gets the error (letw_capture_state,
 		 * the socket's reply status), and the next pass maps again. */
-		letw_err("rundown pass %llu not run, nothing written: %s",
-			 (unsigned long long)pass_id, strerror(-ret));
+		if (!retrying)
+			letw_err("rundown pass %llu not run, nothing written: %s",
+				 (unsigned long long)pass_id, strerror(-ret));
 		uatomic_inc(&letw_g.passes_failed);
 		if (res)
 			res->passes = ret;
@@ -129,6 +160,8 @@ static void run_pass(int passes, int code, uint64_t mask,
 		uatomic_add(&letw_g.rundown_emitted, st.emitted[f]);
 	}
 	uatomic_add(&letw_g.rundown_skipped, st.skipped_raced);
+	if (retry_at) /* the buffer is mapped now: the owed passes can run */
+		retry_at = letw_clock_ns(CLOCK_MONOTONIC);
 	uatomic_set(&letw_g.last_pass_emitted, st.emitted[0] + st.emitted[1]);
 	uatomic_set(&letw_g.last_pass_bytes, pc.sink.bytes);
 	uatomic_inc(&letw_g.passes);
@@ -212,7 +245,7 @@ static uint64_t stable_mask(int provider)
  * events in a session while another records *dcstart* asks for a DCEnd
  * pass only, and losing a keyword never runs a pass. With the statedump
  * hook the rundown provider gets ETW's semantics per session instead
- * (letw_sessmem_statedump); this approximation is the fallback's.
+ * (letw_sessmem_decide); this approximation is the fallback's.
  */
 static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 {
@@ -313,34 +346,41 @@ static void say_unremembered(void)
  * it. The events are narrowed to those still recorded: the sink counts a
  * pass's records for the events it names, and LTTng writes none of one
  * disabled since.
+ *
+ * The session is remembered as served (with its mask) once its pass ran,
+ * or when none was to run (tracing off, no trigger keyword): remembered
+ * before, a session whose pass could not begin was taken for served, its
+ * next statedump for a capture-state, and adoption and the retry skipped
+ * it, so its DCStart was lost for good. Returns 0, or the failed pass's
+ * -errno (the session is then still owed its pass: letw_sessmem_failed).
  */
-static void serve_session_locked(const struct letw_sess *target, int merged)
+static int serve_session_locked(const struct letw_sess *target, int merged)
 {
 	struct letw_sess now = {
 		.session = target->session,
 		.events = target->events & letw_sess_events(target->session),
 	};
 	uint64_t mask = letw_rd_events_mask(now.events), run_mask;
+	struct letw_pass_result res;
 	int code;
 
 	if (!now.events) {
 		letw_debug("statedump of a session that stopped recording the "
 			   "rundown events before its pass: no pass");
-		return;
+		return 0;
 	}
-	code = letw_sessmem_statedump(&served, now.session, mask, &run_mask);
+	code = letw_sessmem_decide(&served, now.session, mask, &run_mask);
 	if (merged) {
 		code = LETW_CONTROL_CAPTURE_STATE;
 		run_mask = mask;
 	}
-	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, NULL);
-}
-
-static void serve_session(const struct letw_sess *target)
-{
-	pthread_mutex_lock(&letw_g.pass_lock);
-	serve_session_locked(target, 0);
-	pthread_mutex_unlock(&letw_g.pass_lock);
+	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, &res);
+	if (res.passes < 0) {
+		letw_sessmem_failed(&served, now.session);
+		return res.passes;
+	}
+	letw_sessmem_served(&served, now.session, mask);
+	return 0;
 }
 
 /*
@@ -351,8 +391,10 @@ static void serve_session(const struct letw_sess *target)
  * is remembered as served (letw_sessmem_served_all): a folded one's next
  * statedump is then no first ENABLE, and adoption does not serve it again.
  * Listed before: a session started during the pass got part of it only.
+ * A pass that could not begin remembers nothing and leaves its events to
+ * the retry (retry_all_events): returns its -errno, else 0.
  */
-static void serve_all_locked(const struct letw_sess *folded)
+static int serve_all_locked(const struct letw_sess *folded)
 {
 	struct letw_pass_result res;
 	uint32_t any;
@@ -361,11 +403,29 @@ static void serve_all_locked(const struct letw_sess *folded)
 
 	say_collect(ret);
 	if (!all.events)
-		return; /* every session recording them stopped meanwhile */
+		return 0; /* every session recording them stopped meanwhile */
 	letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, letw_rd_events_mask(all.events),
 			      LETW_PROVIDER_RUNDOWN, &all, &res);
+	if (res.passes < 0) {
+		retry_all_events |= folded->events;
+		return res.passes;
+	}
 	if (res.passes > 0)
 		letw_sessmem_served_all(&served, live.v, live.n, all.events);
+	return 0;
+}
+
+/* A pass owed to a session (or the overflow's) could not begin: served
+ * again from RETRY_NS on. Said once per streak, when it begins. */
+static void retry_later(void)
+{
+	if (!retry_at) {
+		letw_warn("a session's rundown pass could not begin: the passes owed "
+			  "are tried again about once a second until they run");
+		streak_failed = 0;
+	}
+	streak_failed++;
+	retry_at = letw_clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
 }
 
 /*
@@ -383,10 +443,15 @@ static void serve_statedumps(void)
 	pthread_mutex_lock(&letw_g.pass_lock);
 	while (!__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE) &&
 	       letw_hook_take(&r)) {
-		if (r.all_sessions)
-			serve_all_locked(&r.target);
-		else
-			serve_session_locked(&r.target, r.merged);
+		int ret = r.all_sessions ? serve_all_locked(&r.target) :
+					   serve_session_locked(&r.target, r.merged);
+
+		/* Owed before the request is done: a STATUS (served on this
+		 * thread) never sees it neither pending nor owed. */
+		if (ret < 0) {
+			owed_sessions++;
+			retry_later();
+		}
 		letw_hook_done(&r);
 	}
 	pthread_mutex_unlock(&letw_g.pass_lock);
@@ -394,20 +459,102 @@ static void serve_statedumps(void)
 }
 
 /*
- * Once, when the thread starts with the hook connected: sessions that were
- * started before it (lttng-ust ran their statedump before our probe was
- * there, e.g. while letw_init loaded lttng-ust) get their ENABLE pass now,
- * however many there are. Queued requests go first, so a session they
- * served (the overflow's included) is not adopted again.
+ * Every live session owed a pass (letw_sessmem_owes: unknown to the
+ * memory, trigger keywords gained and not served, or a capture-state that
+ * could not begin) gets it, and a failed overflow pass is run again first
+ * (it may serve some of them). Used twice:
+ *  - once when the thread starts with the hook connected (adoption):
+ *    sessions started before it (lttng-ust ran their statedump before our
+ *    probe was there, e.g. while letw_init loaded lttng-ust) get their
+ *    ENABLE pass now, however many there are. Queued requests go first,
+ *    so a session they served (the overflow's included) is not adopted
+ *    again;
+ *  - by retry_owed, for the passes that could not begin.
+ * One pass_lock hold per pass, as serve_session did: a fork waits for one
+ * pass, not for all of them. The first pass that fails ends it (the next
+ * would map the same buffer): the sessions left are counted. Returns how
+ * many are still owed (a list cut short counts one: a session past it may
+ * be owed), -ECANCELED when the thread is stopping, or -EAGAIN when
+ * statedumps were queued meanwhile: those go first, at the next wake-up,
+ * or a session whose start's statedump is among them would get an ENABLE
+ * here and a capture-state there.
  */
+static int serve_owed(void)
+{
+	int ret, failed = 0, left = 0;
+
+	pthread_mutex_lock(&letw_g.pass_lock);
+	if (letw_hook_pending()) {
+		pthread_mutex_unlock(&letw_g.pass_lock);
+		return -EAGAIN;
+	}
+	if (retry_all_events) {
+		struct letw_sess folded = { .session = NULL, .events = retry_all_events };
+
+		retry_all_events = 0; /* set again if it fails */
+		failed = serve_all_locked(&folded);
+	}
+	pthread_mutex_unlock(&letw_g.pass_lock);
+	left += retry_all_events != 0;
+	ret = letw_sess_collect(&live, NULL);
+	say_collect(ret);
+	left += ret != 0;
+	/* serve_session_locked does not walk into `live`: it stays as listed. */
+	for (int i = 0; i < live.n; i++) {
+		if (!letw_sessmem_owes(&served, live.v[i].session,
+				       letw_rd_events_mask(live.v[i].events)))
+			continue;
+		if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
+			return -ECANCELED; /* no pass will run: nothing to retry */
+		if (failed) {
+			left++;
+			continue;
+		}
+		pthread_mutex_lock(&letw_g.pass_lock);
+		failed = serve_session_locked(&live.v[i], 0);
+		pthread_mutex_unlock(&letw_g.pass_lock);
+		left += failed < 0;
+	}
+	say_unremembered();
+	return left;
+}
+
+/* After serve_owed: the sessions still owed wait RETRY_NS more; none left
+ * ends the streak, said with its count of failed passes. */
+static void owed_left(int left)
+{
+	if (left < 0)
+		return; /* statedumps first (tried again at the next wake-up), or stopping */
+	owed_sessions = (uint32_t)left;
+	if (left) {
+		retry_later();
+	} else if (retry_at) {
+		/* Ran, or their sessions stopped recording the events. */
+		letw_info("no rundown pass is owed any more (%llu could not begin)",
+			  (unsigned long long)streak_failed);
+		retry_at = 0;
+	}
+}
+
 static void adopt_sessions(void)
 {
-	say_collect(letw_sess_collect(&live, NULL));
-	/* serve_session does not walk into `live`: it stays as listed. */
-	for (int i = 0; i < live.n; i++)
-		if (!letw_sessmem_known(&served, live.v[i].session))
-			serve_session(&live.v[i]);
-	say_unremembered();
+	owed_left(serve_owed());
+}
+
+/* Each wake-up, once the statedumps are served: the owed passes, when the
+ * streak's next try is due. */
+static void retry_owed(void)
+{
+	if (!retry_at || letw_clock_ns(CLOCK_MONOTONIC) < retry_at)
+		return;
+	retrying = 1;
+	owed_left(serve_owed());
+	retrying = 0;
+}
+
+uint32_t letw_control_owed(void)
+{
+	return owed_sessions;
 }
 
 /*
@@ -482,6 +629,7 @@ static void *control_main(void *arg)
 			break;
 		if (!(letw_g.flags & LETW_CONFIG_NO_CONTROL_THREAD)) {
 			serve_statedumps();
+			retry_owed();
 			watch_sessions(prev);
 			serve_in_process_request();
 		}
@@ -519,6 +667,8 @@ int letw_control_start(void)
 	served.n = 0;
 	served.unremembered = unremembered_said = 0;
 	truncated_said = 0;
+	retry_at = streak_failed = 0;
+	retry_all_events = owed_sessions = 0;
 	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {
 		ret = letw_ctlsock_open();
 		if (ret)

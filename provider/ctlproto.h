@@ -91,7 +91,9 @@ struct letw_ctl_reply {
 	uint32_t pid;
 	uint16_t instance_id;
 	/* STATUS: session statedumps (`lttng start`, `lttng regenerate
-	 * statedump`) whose pass is queued or running. lttng-sessiond's
+	 * statedump`) whose pass is queued or running, and sessions whose
+	 * pass could not begin (no memory), tried again about once a
+	 * second until it runs. lttng-sessiond's
 	 * command returns once each process's callback returned, which may be
 	 * before a long pass ends: wait for 0 before relying on the trace. */
 	uint16_t pending_statedumps;

@@ -166,6 +166,9 @@ struct letw_sess;
 void letw_control_dispatch(int code, uint64_t mask, int provider,
 			   const struct letw_sess *target,
 			   struct letw_pass_result *res);
+/* Sessions owed a pass that could not begin, to be run again (control
+ * thread only: the socket's STATUS counts them as pending). */
+uint32_t letw_control_owed(void);
 
 /* ctlsock.c: the per-process control socket, served by the control thread */
 int letw_ctlsock_open(void);

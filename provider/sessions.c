@@ -273,7 +273,8 @@ static int mem_room(struct letw_sessmem *m)
 	return 0;
 }
 
-/* Remember session with mask; counted when there is no room for it. */
+/* Remember session with mask, owing nothing; counted when there is no
+ * room for it. */
 static void remember(struct letw_sessmem *m, int i,
 		     struct lttng_ust_session *session, uint64_t mask)
 {
@@ -286,29 +287,55 @@ static void remember(struct letw_sessmem *m, int i,
 		m->e[i].session = session;
 	}
 	m->e[i].mask = mask;
+	m->e[i].owed = 0;
 }
 
-int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
-			   uint64_t mask, uint64_t *run_mask)
+int letw_sessmem_decide(const struct letw_sessmem *m,
+			const struct lttng_ust_session *session,
+			uint64_t mask, uint64_t *run_mask)
 {
-	int i = find(m, session), code;
+	int i = find(m, session);
+	uint64_t gained;
 
 	if (i < 0) {
-		code = LETW_CONTROL_ENABLE_PROVIDER;
 		*run_mask = mask;
-	} else {
-		uint64_t gained = mask & LETW_RD_TRIGGER_KEYWORDS & ~m->e[i].mask;
-
-		if (gained) {
-			code = LETW_CONTROL_ENABLE_PROVIDER;
-			*run_mask = (mask & ~LETW_RD_TRIGGER_KEYWORDS) | gained;
-		} else {
-			code = LETW_CONTROL_CAPTURE_STATE;
-			*run_mask = mask;
-		}
+		return LETW_CONTROL_ENABLE_PROVIDER;
 	}
-	remember(m, i, session, mask);
-	return code;
+	gained = mask & LETW_RD_TRIGGER_KEYWORDS & ~m->e[i].mask;
+	if (gained) {
+		*run_mask = (mask & ~LETW_RD_TRIGGER_KEYWORDS) | gained;
+		return LETW_CONTROL_ENABLE_PROVIDER;
+	}
+	*run_mask = mask;
+	return LETW_CONTROL_CAPTURE_STATE;
+}
+
+void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *session,
+			 uint64_t mask)
+{
+	remember(m, find(m, session), session, mask);
+}
+
+void letw_sessmem_failed(struct letw_sessmem *m, const struct lttng_ust_session *session)
+{
+	int i = find(m, session);
+
+	if (i >= 0)
+		m->e[i].owed = 1;
+}
+
+int letw_sessmem_owes(const struct letw_sessmem *m,
+		      const struct lttng_ust_session *session, uint64_t mask)
+{
+	int i = find(m, session);
+	uint64_t run;
+
+	if (i >= 0 && m->e[i].owed)
+		return 1;
+	/* An ENABLE of kinds alone (no trigger keyword) runs no pass: the
+	 * statedump that asked remembered the session without one. */
+	return letw_sessmem_decide(m, session, mask, &run) == LETW_CONTROL_ENABLE_PROVIDER &&
+	       letw_rundown_pass(LETW_CONTROL_ENABLE_PROVIDER, run, LETW_PROVIDER_RUNDOWN) > 0;
 }
 
 void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *live,

@@ -100,6 +100,8 @@ struct letw_sessmem {
 	struct letw_sessmem_ent {
 		struct lttng_ust_session *session;
 		uint64_t mask;
+		/* A capture-state of it could not begin: owed again. */
+		int owed;
 	} *e;
 	int n, cap;
 	/* Sessions not remembered because the array could not grow (their
@@ -116,11 +118,44 @@ struct letw_sessmem {
  *    its last pass: ENABLE_PROVIDER with only the new trigger keywords (and
  *    the kinds), so enabling *dcend* then regenerating runs a DCEnd pass;
  *  - otherwise: CAPTURE_STATE with the whole mask.
- * Remembers the session with its new mask (allocates when the array is
- * full; on failure counts it in m->unremembered). Pure but for *m.
+ * Changes nothing: the caller remembers the session (letw_sessmem_served)
+ * once its pass ran, or when none was to run. A pass that could not begin
+ * leaves the session as it was, so the same question asked again (the
+ * control thread's retry) gets the same answer: remembered before its
+ * pass, a session whose first pass failed was taken for served, and its
+ * DCStart was lost for good.
  */
-int letw_sessmem_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
-			   uint64_t mask, uint64_t *run_mask);
+int letw_sessmem_decide(const struct letw_sessmem *m,
+			const struct lttng_ust_session *session,
+			uint64_t mask, uint64_t *run_mask);
+
+/*
+ * The session's pass (letw_sessmem_decide's answer for `mask`) ran, or no
+ * pass was to run: remember it with `mask`, owing nothing (allocates when
+ * the array is full; on failure counts it in m->unremembered).
+ */
+void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *session,
+			 uint64_t mask);
+
+/*
+ * The session's pass could not begin (no memory for the walker's buffer).
+ * A session not remembered stays unknown, and one whose mask gained
+ * trigger keywords still has them to gain: both still owe their ENABLE
+ * (letw_sessmem_owes). A remembered session is marked as owing a pass,
+ * since a capture-state of it that failed leaves no other trace; a pass
+ * that serves it clears the mark (letw_sessmem_served, _served_all). The
+ * mark needs no memory, so it holds when memory is short.
+ */
+void letw_sessmem_failed(struct letw_sessmem *m, const struct lttng_ust_session *session);
+
+/*
+ * 1 when a live session recording `mask` is owed a pass by the control
+ * thread without a new request: it is unknown or gained trigger keywords
+ * since its last pass (letw_sessmem_decide's ENABLE) and that ENABLE runs
+ * a pass, or a capture-state of it failed (letw_sessmem_failed). Pure.
+ */
+int letw_sessmem_owes(const struct letw_sessmem *m,
+		      const struct lttng_ust_session *session, uint64_t mask);
 
 /*
  * An all-sessions capture-state of the rundown events `events` ran (the

@@ -466,7 +466,11 @@ struct letw_store_stats {
 	 * (8 MiB, mapped at the first pass and kept) could not be mapped.
 	 * Such a pass writes no event (no Init, no Complete), counts in no
 	 * other counter, and is logged as an error; the next pass tries
-	 * the mapping again. */
+	 * the mapping again. One that answered a session's statedump (its
+	 * `lttng start`, a regenerate, or adoption) is owed to the session:
+	 * the control thread tries it again about once a second until it
+	 * runs, each try that fails counted here too (logged once, when the
+	 * first fails). */
 	uint64_t passes_failed;
 };
 /* 0, -EINVAL for NULL or a `size` that holds no field past itself,

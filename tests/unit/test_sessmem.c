@@ -2,7 +2,8 @@
 /*
  * The control thread's per-session memory (provider/sessions.c): which
  * control code and mask a session's statedump gets (DESIGN §4, ETW's
- * semantics per session), and its pruning.
+ * semantics per session), which sessions are owed a pass that could not
+ * begin, and its pruning.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -27,6 +28,17 @@ void *realloc(void *p, size_t n)
 	return __libc_realloc(p, n);
 }
 
+/* What the control thread does for a statedump whose pass ran (control.c,
+ * serve_session_locked): decide, then remember. */
+static int ran_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
+			 uint64_t mask, uint64_t *run_mask)
+{
+	int code = letw_sessmem_decide(m, session, mask, run_mask);
+
+	letw_sessmem_served(m, session, mask);
+	return code;
+}
+
 #define S(n) ((struct lttng_ust_session *)(uintptr_t)(0x1000 * (n)))
 #define START LETW_KW_RUNDOWN_START
 #define END LETW_KW_RUNDOWN_END
@@ -37,7 +49,7 @@ Test(sessmem, first_statedump_enables_with_the_session_mask)
 	static struct letw_sessmem m;
 	uint64_t run;
 
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), START | KINDS, &run),
+	cr_assert_eq(ran_statedump(&m, S(1), START | KINDS, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
 	cr_assert_eq(run, START | KINDS);
 	cr_assert(letw_sessmem_known(&m, S(1)));
@@ -49,8 +61,8 @@ Test(sessmem, unchanged_mask_is_capture_state_with_the_whole_mask)
 	static struct letw_sessmem m;
 	uint64_t run;
 
-	letw_sessmem_statedump(&m, S(1), START | END | KINDS, &run);
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), START | END | KINDS, &run),
+	ran_statedump(&m, S(1), START | END | KINDS, &run);
+	cr_assert_eq(ran_statedump(&m, S(1), START | END | KINDS, &run),
 		     LETW_CONTROL_CAPTURE_STATE);
 	cr_assert_eq(run, START | END | KINDS);
 	cr_assert_eq(letw_rundown_pass(LETW_CONTROL_CAPTURE_STATE, run,
@@ -65,14 +77,14 @@ Test(sessmem, gained_trigger_runs_only_the_new_flavour)
 	static struct letw_sessmem m;
 	uint64_t run;
 
-	letw_sessmem_statedump(&m, S(1), START | KINDS, &run);
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), START | END | KINDS, &run),
+	ran_statedump(&m, S(1), START | KINDS, &run);
+	cr_assert_eq(ran_statedump(&m, S(1), START | END | KINDS, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
 	cr_assert_eq(run, END | KINDS);
 	cr_assert_eq(letw_rundown_pass(LETW_CONTROL_ENABLE_PROVIDER, run,
 				       LETW_PROVIDER_RUNDOWN), LETW_PASS_DCEND);
 	/* Remembered whole: the next regenerate captures both. */
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), START | END | KINDS, &run),
+	cr_assert_eq(ran_statedump(&m, S(1), START | END | KINDS, &run),
 		     LETW_CONTROL_CAPTURE_STATE);
 	cr_assert_eq(run, START | END | KINDS);
 }
@@ -82,8 +94,8 @@ Test(sessmem, lost_keyword_is_no_gain)
 	static struct letw_sessmem m;
 	uint64_t run;
 
-	letw_sessmem_statedump(&m, S(1), START | END | KINDS, &run);
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), START | KINDS, &run),
+	ran_statedump(&m, S(1), START | END | KINDS, &run);
+	cr_assert_eq(ran_statedump(&m, S(1), START | KINDS, &run),
 		     LETW_CONTROL_CAPTURE_STATE);
 	cr_assert_eq(run, START | KINDS);
 }
@@ -93,8 +105,8 @@ Test(sessmem, sessions_are_independent)
 	static struct letw_sessmem m;
 	uint64_t run;
 
-	letw_sessmem_statedump(&m, S(1), START | KINDS, &run);
-	cr_assert_eq(letw_sessmem_statedump(&m, S(2), START | KINDS, &run),
+	ran_statedump(&m, S(1), START | KINDS, &run);
+	cr_assert_eq(ran_statedump(&m, S(2), START | KINDS, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
 	cr_assert_eq(run, START | KINDS);
 }
@@ -105,13 +117,13 @@ Test(sessmem, prune_forgets_vanished_sessions_so_a_restart_is_new)
 	struct letw_sess live[] = { { .session = S(2), .events = 1 } };
 	uint64_t run;
 
-	letw_sessmem_statedump(&m, S(1), START, &run);
-	letw_sessmem_statedump(&m, S(2), START, &run);
-	letw_sessmem_statedump(&m, S(3), START, &run);
+	ran_statedump(&m, S(1), START, &run);
+	ran_statedump(&m, S(2), START, &run);
+	ran_statedump(&m, S(3), START, &run);
 	letw_sessmem_prune(&m, live, 1);
 	cr_assert_eq(m.n, 1);
 	cr_assert(letw_sessmem_known(&m, S(2)));
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), START, &run),
+	cr_assert_eq(ran_statedump(&m, S(1), START, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
 	letw_sessmem_prune(&m, NULL, 0);
 	cr_assert_eq(m.n, 0);
@@ -129,7 +141,7 @@ Test(sessmem, remembers_every_live_session_past_64)
 	uint64_t run;
 
 	for (int i = 1; i <= MANY; i++) {
-		cr_assert_eq(letw_sessmem_statedump(&m, S(i), START, &run),
+		cr_assert_eq(ran_statedump(&m, S(i), START, &run),
 			     LETW_CONTROL_ENABLE_PROVIDER);
 		live[i - 1] = (struct letw_sess){ .session = S(i), .events = 1 };
 	}
@@ -137,7 +149,7 @@ Test(sessmem, remembers_every_live_session_past_64)
 	letw_sessmem_prune(&m, live, MANY); /* all live: none forgotten */
 	cr_assert_eq(m.n, MANY);
 	for (int i = 1; i <= MANY; i++)
-		cr_assert_eq(letw_sessmem_statedump(&m, S(i), START, &run),
+		cr_assert_eq(ran_statedump(&m, S(i), START, &run),
 			     LETW_CONTROL_CAPTURE_STATE, "session %d of %d forgotten", i, MANY);
 }
 
@@ -150,7 +162,7 @@ Test(sessmem, prune_keeps_exactly_the_live_ones_of_many)
 	uint64_t run;
 
 	for (int i = MANY; i >= 1; i--)
-		letw_sessmem_statedump(&m, S(i), START, &run);
+		ran_statedump(&m, S(i), START, &run);
 	for (int i = 0; i < MANY / 2; i++)
 		live[i] = (struct letw_sess){ .session = S(2 * i + 2), .events = 1 };
 	letw_sessmem_prune(&m, live, MANY / 2);
@@ -176,17 +188,17 @@ Test(sessmem, an_all_sessions_pass_serves_the_sessions_it_reached)
 	};
 	uint64_t run;
 
-	letw_sessmem_statedump(&m, S(1), letw_rd_events_mask(dcend), &run);
+	ran_statedump(&m, S(1), letw_rd_events_mask(dcend), &run);
 	letw_sessmem_served_all(&m, live, 3, dcstart);
 	cr_assert(letw_sessmem_known(&m, S(2)), "a folded session is not remembered as served");
 	cr_assert(!letw_sessmem_known(&m, S(3)));
-	cr_assert_eq(letw_sessmem_statedump(&m, S(2), letw_rd_events_mask(dcstart), &run),
+	cr_assert_eq(ran_statedump(&m, S(2), letw_rd_events_mask(dcstart), &run),
 		     LETW_CONTROL_CAPTURE_STATE);
 	/* S(1) keeps its DCEnd: the pass added DCStart, gained nothing. */
-	cr_assert_eq(letw_sessmem_statedump(&m, S(1), letw_rd_events_mask(dcstart | dcend),
+	cr_assert_eq(ran_statedump(&m, S(1), letw_rd_events_mask(dcstart | dcend),
 					    &run), LETW_CONTROL_CAPTURE_STATE);
 	/* S(2) got DCStart only: enabling DCEnd is a gain, a DCEnd ENABLE. */
-	cr_assert_eq(letw_sessmem_statedump(&m, S(2), letw_rd_events_mask(dcstart | dcend),
+	cr_assert_eq(ran_statedump(&m, S(2), letw_rd_events_mask(dcstart | dcend),
 					    &run), LETW_CONTROL_ENABLE_PROVIDER);
 	cr_assert_eq(run, END | LETW_KW_JIT_RUNDOWN);
 	letw_sessmem_free(&m);
@@ -221,18 +233,18 @@ Test(sessmem, a_session_not_remembered_for_want_of_memory_still_gets_its_pass)
 	int code[3];
 
 	for (int i = 1; i <= 16; i++)
-		cr_assert_eq(letw_sessmem_statedump(&m, S(i), START, &other),
+		cr_assert_eq(ran_statedump(&m, S(i), START, &other),
 			     LETW_CONTROL_ENABLE_PROVIDER);
 	cr_assert_eq(m.n, m.cap, "the memory is full: the next session must grow it");
 	/* Refused, nothing is asserted (Criterion's messages allocate). */
 	refuse_realloc = 1;
 	for (int k = 0; k < 2; k++) {
-		code[k] = letw_sessmem_statedump(&m, S(17), START | KINDS, &run[k]);
+		code[k] = ran_statedump(&m, S(17), START | KINDS, &run[k]);
 		unremembered[k] = m.unremembered;
 	}
 	letw_sessmem_served_all(&m, &one, 1, ~0u);
 	/* Remembered before: still a capture-state, nothing to allocate. */
-	code[2] = letw_sessmem_statedump(&m, S(5), START, &other);
+	code[2] = ran_statedump(&m, S(5), START, &other);
 	refuse_realloc = 0;
 	for (int k = 0; k < 2; k++) {
 		cr_expect_eq(code[k], LETW_CONTROL_ENABLE_PROVIDER, "try %d", k);
@@ -243,11 +255,119 @@ Test(sessmem, a_session_not_remembered_for_want_of_memory_still_gets_its_pass)
 	cr_expect_eq(m.n, 16);
 	cr_expect_eq(code[2], LETW_CONTROL_CAPTURE_STATE);
 
-	cr_expect_eq(letw_sessmem_statedump(&m, S(17), START, &other),
+	cr_expect_eq(ran_statedump(&m, S(17), START, &other),
 		     LETW_CONTROL_ENABLE_PROVIDER);
-	cr_expect_eq(letw_sessmem_statedump(&m, S(17), START, &other),
+	cr_expect_eq(ran_statedump(&m, S(17), START, &other),
 		     LETW_CONTROL_CAPTURE_STATE, "remembered once memory is back");
 	cr_expect_eq(m.n, 17);
 	cr_expect_eq(m.unremembered, 3);
+	letw_sessmem_free(&m);
+}
+
+/* The decision alone changes nothing: asked twice, a first statedump is a
+ * first ENABLE twice, and the session is not known until served. */
+Test(sessmem, deciding_remembers_nothing)
+{
+	static struct letw_sessmem m;
+	uint64_t run;
+
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
+			     LETW_CONTROL_ENABLE_PROVIDER, "try %d", k);
+		cr_assert_eq(run, START | KINDS);
+	}
+	cr_assert(!letw_sessmem_known(&m, S(1)));
+	cr_assert_eq(m.n, 0);
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	cr_assert(letw_sessmem_known(&m, S(1)));
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
+		     LETW_CONTROL_CAPTURE_STATE);
+	letw_sessmem_free(&m);
+}
+
+/* A session's first pass could not begin (control.c: the walker's buffer
+ * could not be mapped): it is owed its ENABLE, and the retry gets the
+ * same answer its statedump got. It used to be remembered before its
+ * pass, so the retry (and adoption) took it for served and its next
+ * statedump ran as a capture-state: its DCStart was lost for good. */
+Test(sessmem, a_first_pass_that_failed_is_still_owed_as_an_enable)
+{
+	static struct letw_sessmem m;
+	uint64_t run;
+
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	letw_sessmem_failed(&m, S(1));
+	cr_assert(!letw_sessmem_known(&m, S(1)), "a failed pass served nothing");
+	cr_assert(letw_sessmem_owes(&m, S(1), START | KINDS));
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(run, START | KINDS);
+	/* The retry ran. */
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
+	letw_sessmem_free(&m);
+}
+
+/* `lttng-etw stop`'s DCEnd (END gained, regenerate) whose pass failed:
+ * still a DCEnd ENABLE of the gained keyword, owed until one runs. */
+Test(sessmem, a_gained_trigger_whose_pass_failed_is_still_owed)
+{
+	static struct letw_sessmem m;
+	uint64_t run;
+
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | END | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	letw_sessmem_failed(&m, S(1));
+	cr_assert(letw_sessmem_owes(&m, S(1), START | END | KINDS));
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | END | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(run, END | KINDS, "the retry must run the DCEnd only");
+	letw_sessmem_served(&m, S(1), START | END | KINDS);
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | END | KINDS));
+	letw_sessmem_free(&m);
+}
+
+/* A regenerate of a session served before (a capture-state) that could
+ * not begin: owed, as a capture-state again, until a pass serves it. */
+Test(sessmem, a_failed_capture_state_is_owed_until_served)
+{
+	static struct letw_sessmem m;
+	struct letw_sess live[] = { { .session = S(1), .events = EV(METHOD_DCSTART) } };
+	uint64_t run;
+
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	letw_sessmem_served(&m, S(2), START | KINDS);
+	letw_sessmem_failed(&m, S(1));
+	cr_assert(letw_sessmem_owes(&m, S(1), START | KINDS));
+	cr_assert(!letw_sessmem_owes(&m, S(2), START | KINDS), "the mark is per session");
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
+		     LETW_CONTROL_CAPTURE_STATE);
+	cr_assert_eq(run, START | KINDS);
+	letw_sessmem_failed(&m, S(3)); /* unknown: nothing to mark, owed anyway */
+	cr_assert_eq(m.n, 2);
+	cr_assert(letw_sessmem_owes(&m, S(3), START));
+	/* An all-sessions pass that reached it serves it too. */
+	letw_sessmem_served_all(&m, live, 1, EV(METHOD_DCSTART));
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
+	letw_sessmem_failed(&m, S(1));
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
+	letw_sessmem_free(&m);
+}
+
+/* Not owed: a served session whose keywords did not gain a trigger, and a
+ * session whose ENABLE runs no pass (kinds only: its statedump, passless,
+ * remembered it, or it asked for nothing anyway). */
+Test(sessmem, nothing_owed_without_a_pass_to_run)
+{
+	static struct letw_sessmem m;
+
+	letw_sessmem_served(&m, S(1), START | END | KINDS);
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS), "a lost keyword is no gain");
+	cr_assert(!letw_sessmem_owes(&m, S(2), LETW_KW_LINES_RUNDOWN));
+	cr_assert(letw_sessmem_owes(&m, S(2), START | LETW_KW_LINES_RUNDOWN));
 	letw_sessmem_free(&m);
 }
