@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End to end, real lttng-sessiond: a session's DCStart pass that could not
+# begin (the walker's 8 MiB copy buffer refused, as when the process is out
+# of memory: refuse_walkbuf.c) is run again by the control thread, without
+# any new request, once memory allows:
+#  1. `lttng start`: the statedump's pass fails; while memory stays short it
+#     is tried again (said once, however many tries), STATUS counts it as
+#     pending; memory back, one DCStart pass lists every live method, an
+#     ENABLE_PROVIDER (no capture-state);
+#  2. `lttng-etw start --pid`: waits through the failed pass for the one
+#     tried again, then exits 0;
+#  3. `lttng-etw stop --pid` of a session whose DCEnd is the process's first
+#     pass: the same, with one DCEnd pass (an ENABLE of the gained keyword).
+# The control thread used to remember the session as served before its
+# pass ran: no pass came again (a later statedump of it would have been a
+# capture-state), and `lttng-etw start` and `stop` took the failed pass
+# for the end ("ran no DCStart pass", exit 1).
+# usage: test_retry.sh BUILD_DIR REFUSE_SHIM
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/lttng.sh"
+build=$1
+shim=$2
+jit="$build/bin/letw-minijit"
+[ -f "$shim" ] || letw_fail "no shim at '$shim'"
+
+letw_ensure_sessiond
+
+# run_jit NAME: a runtime whose walker buffer is refused while $refuse
+# exists (created here); sets pid, live, refuse, err.
+run_jit() {
+	refuse="$LETW_TEST_TMP/refuse.$1"
+	live="$LETW_TEST_TMP/live.$1"
+	err="$LETW_TEST_TMP/err.$1"
+	touch "$refuse"
+	LD_PRELOAD=$shim LETW_REFUSE_MMAP=$refuse "$jit" --functions 300 --seconds 300 \
+		--list "$live" 2>"$err" &
+	pid=$!
+	letw_track "$pid"
+	letw_wait_for test -e "$live.ready" || letw_fail "runtime did not publish its list"
+}
+
+# refused_at_least N: the buffer was refused N times or more.
+refused_at_least() {
+	[ -f "$refuse.refused" ] && [ "$(wc -l < "$refuse.refused")" -ge "$1" ]
+}
+
+# end_jit: the runtime exits cleanly.
+end_jit() {
+	kill -TERM "$pid"
+	wait "$pid" || letw_fail "runtime exited with $?: $(cat "$err")"
+	letw_untrack "$pid"
+}
+
+# 1. lttng start
+run_jit start
+s=$(letw_session_dcstart retry "$pid" "\$ctx.vpid == $pid") || exit 1
+lttng start "$s" >/dev/null || letw_fail "start"
+letw_wait_for refused_at_least 1 || letw_fail "no pass was tried: the buffer was never refused"
+letw_wait_for refused_at_least 3 ||
+	letw_fail "the failed pass was not tried again ($(wc -l < "$refuse.refused") tries)"
+[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = 0 ] ||
+	letw_fail "a DCStart pass ran while the buffer was refused"
+letw_field_is "$pid" pending_statedumps -ge 1 ||
+	letw_fail "STATUS says no pass is pending while the session's is owed"
+rm -f "$refuse"
+letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
+	letw_fail "no DCStart pass once memory was back"
+letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "a pass is still pending"
+lttng stop "$s" >/dev/null || letw_fail "stop"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
+	letw_fail "the trace holds no single complete DCStart ENABLE pass of the live code"
+n=$(grep -c 'not run' "$err")
+[ "$n" = 1 ] || letw_fail "the failed pass was logged $n times over $(wc -l < "$refuse.refused") tries: $(cat "$err")"
+end_jit
+
+# 2. lttng-etw start --pid
+run_jit cli
+s=$(letw_session_dcstart retrycli "$pid" "\$ctx.vpid == $pid") || exit 1
+"$build/bin/lttng-etw" start "$s" --pid "$pid" --timeout 120 >"$LETW_TEST_TMP/start.out" 2>&1 &
+cli=$!
+letw_track "$cli"
+letw_wait_for refused_at_least 2 || letw_fail "the failed pass was not tried again"
+letw_running "$cli" ||
+	letw_fail "lttng-etw start ended while the session's pass was owed: $(cat "$LETW_TEST_TMP/start.out")"
+rm -f "$refuse"
+wait "$cli" || letw_fail "lttng-etw start failed: $(cat "$LETW_TEST_TMP/start.out")"
+letw_untrack "$cli"
+lttng stop "$s" >/dev/null || letw_fail "stop"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
+	letw_fail "lttng-etw start: no single complete DCStart ENABLE pass"
+end_jit
+# 3. lttng-etw stop --pid: the DCEnd pass its regenerate asks for is the
+# process's first (the session recorded no rundown event until then).
+run_jit stop
+s=$(letw_session_create retrystop) || exit 1
+letw_session_track "$s" "$pid"
+lttng enable-event -u -s "$s" 'letw_runtime:*load' >/dev/null || letw_fail "enable-event"
+lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"
+lttng start "$s" >/dev/null || letw_fail "start"
+"$build/bin/lttng-etw" stop "$s" --pid "$pid" --timeout 120 >"$LETW_TEST_TMP/stop.out" 2>&1 &
+cli=$!
+letw_track "$cli"
+letw_wait_for refused_at_least 2 || letw_fail "the failed DCEnd pass was not tried again"
+letw_running "$cli" ||
+	letw_fail "lttng-etw stop ended while the session's DCEnd pass was owed: $(cat "$LETW_TEST_TMP/stop.out")"
+rm -f "$refuse"
+wait "$cli" || letw_fail "lttng-etw stop failed: $(cat "$LETW_TEST_TMP/stop.out")"
+letw_untrack "$cli"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcend:1 ||
+	letw_fail "lttng-etw stop: no single complete DCEnd ENABLE pass"
+end_jit
+echo "PASS: DCStart and DCEnd passes that could not begin ran once memory was back"
