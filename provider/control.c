@@ -82,6 +82,12 @@ static uint32_t retry_all_events;
  * for the retry rather than take the failed pass for the end. */
 static uint32_t owed_sessions;
 
+/* The same for polling, the fallback (poll_keywords): from then on, the
+ * ENABLE of the rundown provider whose pass could not begin is asked for
+ * again; 0 when none failed. Its own, since polling writes into every
+ * session and remembers none. */
+static uint64_t poll_retry_at;
+
 /* The walker's `begin`: the Init events, at the pass's start instant. */
 static void emit_inits(void *ctx, uint64_t accounted_from_ns)
 {
@@ -252,8 +258,14 @@ static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 	for (int p = LETW_PROVIDER_RUNTIME; p <= LETW_PROVIDER_RUNDOWN; p++) {
 		uint64_t mask = p == LETW_PROVIDER_RUNDOWN ? rundown_mask :
 							     letw_live_mask(p);
+		struct letw_pass_result res = { .passes = 0 };
 
 		if (mask == prev[p])
+			continue;
+		/* A failed ENABLE pass left prev as it was, so the change is
+		 * seen again; it is run again from poll_retry_at on. */
+		if (p == LETW_PROVIDER_RUNDOWN && mask && poll_retry_at &&
+		    letw_clock_ns(CLOCK_MONOTONIC) < poll_retry_at)
 			continue;
 		mask = stable_mask(p);
 		if (mask == prev[p])
@@ -267,11 +279,28 @@ static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 
 			if (p == LETW_PROVIDER_RUNDOWN)
 				reported &= ~(prev[p] & LETW_RD_TRIGGER_KEYWORDS);
+			retrying = poll_retry_at != 0;
 			letw_control_dispatch(LETW_CONTROL_ENABLE_PROVIDER, reported,
-					      p, NULL, NULL);
+					      p, NULL, &res);
+			retrying = 0;
 		}
 		/* else: the statedump hook serves each session's ENABLE. */
 		pthread_mutex_unlock(&letw_g.pass_lock);
+		if (res.passes < 0) {
+			/* Could not begin (no memory for the walker's buffer):
+			 * nobody asks again, so this thread does, about once a
+			 * second, with the keywords as they are then. */
+			if (!poll_retry_at)
+				letw_warn("the rundown pass polling asked for could not begin: "
+					  "it is tried again about once a second until it runs");
+			poll_retry_at = letw_clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
+			continue;
+		}
+		if (p == LETW_PROVIDER_RUNDOWN && poll_retry_at) {
+			if (res.passes > 0)
+				letw_info("the rundown pass polling asked for ran after all");
+			poll_retry_at = 0;
+		}
 		prev[p] = mask;
 	}
 }
@@ -669,6 +698,7 @@ int letw_control_start(void)
 	truncated_said = 0;
 	retry_at = streak_failed = 0;
 	retry_all_events = owed_sessions = 0;
+	poll_retry_at = 0;
 	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {
 		ret = letw_ctlsock_open();
 		if (ret)

@@ -11,11 +11,14 @@
 #  2. `lttng-etw start --pid`: waits through the failed pass for the one
 #     tried again, then exits 0;
 #  3. `lttng-etw stop --pid` of a session whose DCEnd is the process's first
-#     pass: the same, with one DCEnd pass (an ENABLE of the gained keyword).
+#     pass: the same, with one DCEnd pass (an ENABLE of the gained keyword);
+#  4. a process without the statedump hook (LETW_STATEDUMP=0: polling, the
+#     fallback): its ENABLE pass that could not begin is tried again too.
 # The control thread used to remember the session as served before its
 # pass ran: no pass came again (a later statedump of it would have been a
 # capture-state), and `lttng-etw start` and `stop` took the failed pass
-# for the end ("ran no DCStart pass", exit 1).
+# for the end ("ran no DCStart pass", exit 1). Polling took the keywords
+# for reported once the pass was asked for, run or not.
 # usage: test_retry.sh BUILD_DIR REFUSE_SHIM
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,14 +30,16 @@ jit="$build/bin/letw-minijit"
 
 letw_ensure_sessiond
 
-# run_jit NAME: a runtime whose walker buffer is refused while $refuse
-# exists (created here); sets pid, live, refuse, err.
+# run_jit NAME [VAR=VALUE...]: a runtime whose walker buffer is refused
+# while $refuse exists (created here), with the environment given; sets
+# pid, live, refuse, err.
 run_jit() {
 	refuse="$LETW_TEST_TMP/refuse.$1"
 	live="$LETW_TEST_TMP/live.$1"
 	err="$LETW_TEST_TMP/err.$1"
+	shift
 	touch "$refuse"
-	LD_PRELOAD=$shim LETW_REFUSE_MMAP=$refuse "$jit" --functions 300 --seconds 300 \
+	env "$@" LD_PRELOAD="$shim" LETW_REFUSE_MMAP="$refuse" "$jit" --functions 300 --seconds 300 \
 		--list "$live" 2>"$err" &
 	pid=$!
 	letw_track "$pid"
@@ -111,4 +116,21 @@ letw_untrack "$cli"
 $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcend:1 ||
 	letw_fail "lttng-etw stop: no single complete DCEnd ENABLE pass"
 end_jit
-echo "PASS: DCStart and DCEnd passes that could not begin ran once memory was back"
+
+# 4. Polling: no statedump hook, the pass goes into every session.
+run_jit poll LETW_STATEDUMP=0
+s=$(letw_session_dcstart retrypoll "$pid" "\$ctx.vpid == $pid") || exit 1
+lttng start "$s" >/dev/null || letw_fail "start"
+letw_wait_for refused_at_least 2 || letw_fail "polling: the failed pass was not tried again"
+[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = 0 ] ||
+	letw_fail "polling: a DCStart pass ran while the buffer was refused"
+rm -f "$refuse"
+letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
+	letw_fail "polling: no DCStart pass once memory was back"
+lttng stop "$s" >/dev/null || letw_fail "stop"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
+	letw_fail "polling: the trace holds no single complete DCStart ENABLE pass of the live code"
+n=$(grep -c 'not run' "$err")
+[ "$n" = 1 ] || letw_fail "polling: the failed pass was logged $n times over $(wc -l < "$refuse.refused") tries: $(cat "$err")"
+end_jit
+echo "PASS: DCStart and DCEnd passes that could not begin ran once memory was back, with the statedump hook and without"
