@@ -10,7 +10,12 @@
 command -v perf >/dev/null || letw_fail "perf not installed"
 
 T=$LETW_TEST_TMP
-"$LETW_MINIJIT" --functions 300 --seconds 8 --list "$T/list" --list-hot >"$T/minijit.out" 2>&1 &
+# The workload runs until told to stop (SIGTERM, after `lttng-etw stop`),
+# not for a fixed time: its 8 s had to cover the session's setup, the
+# start's pass, perf's start, 2 s of samples, perf's own teardown (1.2 s
+# here) and the stop's pass; on a slower machine the process could exit
+# before `lttng-etw stop` asked it for its DCEnd pass.
+"$LETW_MINIJIT" --functions 300 --seconds 120 --list "$T/list" --list-hot >"$T/minijit.out" 2>&1 &
 pid=$!
 letw_track "$pid"
 anl_wait_file "$T/list.ready"
@@ -19,6 +24,7 @@ s=$(anl_session perf "$pid")
 perf record -e cpu-clock -g -p "$pid" -o "$T/perf.data" -- sleep 2 >&2 2>"$T/perf.err" ||
 	{ cat "$T/perf.err" >&2; letw_fail "perf record"; }
 "$LETW_CLI" stop "$s" --pid "$pid" >&2 || letw_fail "lttng-etw stop"
+kill -TERM "$pid"
 wait "$pid" || { cat "$T/minijit.out" >&2; letw_fail "letw-minijit failed"; }
 [ ! -e "/tmp/perf-$pid.map" ] || letw_fail "the runtime wrote /tmp/perf-$pid.map itself"
 
