@@ -93,20 +93,28 @@ $LETW_PY "$here/jitdump_check.py" srcline "$trace" "$T/mj.src" "$T/srcline.txt" 
 # does): code known only from the rundown is named too. Dated at 1 ns, its
 # mappings came before the fork in perf's replay and the fork dropped them:
 # every such sample unnamed. Now dated just after the placeholder was made.
+# The workload runs until SIGTERM, a second after the session's start:
+# its fixed 4 s had to cover the session's setup (four lttng commands),
+# the second of samples before the start and the start's pass, and a
+# slower machine could end it before `lttng-etw start` asked for the pass.
 mkdir -p "$T/jit2"
 perf record -q -k mono -e cpu-clock -o "$T/perf2.data" -- \
 	bash -c '"$@" & echo $! >"'"$T"'/pid2"; wait' launcher \
-	env LETW_JITDUMP_DIR="$T/jit2" "$LETW_MINIJIT" --functions 40 --hot 4 --seconds 4 \
+	env LETW_JITDUMP_DIR="$T/jit2" "$LETW_MINIJIT" --functions 40 --hot 4 --seconds 120 \
 	--list "$T/list2" --list-hot >"$T/perf2.log" 2>&1 &
 perf_pid=$!
 letw_track "$perf_pid"
 anl_wait_file "$T/list2.ready"
 pid2=$(cat "$T/pid2")
+letw_track "$pid2"
 s2=$(anl_session jitdump-fork "$pid2" "" 'letw_rundown:*dcstart*') || exit 1
 sleep 1
 "$LETW_CLI" start "$s2" --pid "$pid2" >&2 || letw_fail "fork: lttng-etw start"
+sleep 1 # samples after the start too
+kill -TERM "$pid2"
 wait "$perf_pid" || letw_fail "fork: perf record: $(cat "$T/perf2.log")"
 letw_untrack "$perf_pid"
+letw_untrack "$pid2"
 lttng stop "$s2" >/dev/null || letw_fail "fork: lttng stop"
 dump_and_check fork "$(anl_trace "$s2")" "$T/jit2" "$T/perf2.data" "$T/list2"
 echo "jitdump_late_e2e: ok"
