@@ -37,10 +37,10 @@ letw_session_track "$s" "$pid"
 lttng start "$s" >/dev/null || letw_fail "lttng start"
 echo go >"$T/go"
 anl_wait_file "$T/list.ready"
-sleep 1 # samples before the reuse
+letw_wait_cpu "$pid" 1 # samples before the reuse
 kill -USR1 "$pid"
 anl_wait_file "$T/reuse"
-sleep 1 # samples after it
+letw_wait_cpu "$pid" 1 # samples after it
 kill -TERM "$pid"
 wait "$perf_pid" || { cat "$T/perf.out" >&2; letw_fail "perf record / letw-minijit failed"; }
 grep -q '0 wrong results' "$T/perf.out" || { cat "$T/perf.out" >&2; letw_fail "letw-minijit failed"; }

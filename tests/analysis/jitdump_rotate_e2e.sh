@@ -27,12 +27,12 @@ s=$(anl_session jitrot "$pid")
 lttng start "$s" >/dev/null || letw_fail "lttng start"
 echo go >"$T/go"
 anl_wait_file "$T/list.ready"
-sleep 1 # chunk 1: fn_0 runs
+letw_wait_cpu "$pid" 1 # chunk 1: fn_0 runs
 lttng rotate "$s" >/dev/null || letw_fail "lttng rotate"
 "$LETW_CLI" capture-state --pid "$pid" --wait >/dev/null || letw_fail "capture-state"
 kill -USR1 "$pid"
 anl_wait_file "$T/reuse"
-sleep 1 # chunk 2: fn_3 runs where fn_0 was
+letw_wait_cpu "$pid" 1 # chunk 2: fn_3 runs where fn_0 was
 kill -TERM "$pid"
 wait "$perf_pid" || { cat "$T/perf.out" >&2; letw_fail "perf record / letw-minijit failed"; }
 lttng stop "$s" >/dev/null || letw_fail "lttng stop"

@@ -202,6 +202,30 @@ letw_wait_for() {
 	return 0
 }
 
+# letw_cpu_ticks PID : the CPU time PID has used, all its threads, in clock
+# ticks (utime + stime of /proc/PID/stat; after the last ") ", as the
+# command name may hold one).
+letw_cpu_ticks() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) && [ -n "$st" ] || return 1
+	echo "$st" | awk '{ print $12 + $13 }'
+}
+
+# letw_wait_cpu PID SECONDS : wait until PID has run SECONDS (a whole
+# number) more of CPU time, for up to LETW_WAIT_SECONDS (60 here); fails
+# the test otherwise. For a profile of PID by perf's cpu-clock: its samples
+# come with PID's CPU time, which a fixed sleep does not give it on a
+# loaded machine (a sleep of 1 s gave one function 168 samples on an idle
+# machine, a test needed 20).
+letw_wait_cpu() {
+	local want t
+	t=$(letw_cpu_ticks "$1") || letw_fail "no process $1"
+	want=$((t + $2 * $(getconf CLK_TCK)))
+	letw_cpu_reached() { t=$(letw_cpu_ticks "$1") && [ "$t" -ge "$2" ]; }
+	LETW_WAIT_SECONDS=${LETW_WAIT_SECONDS:-60} letw_wait_for letw_cpu_reached "$1" "$want" ||
+		letw_fail "process $1 did not run $2 s of CPU time within ${LETW_WAIT_SECONDS:-60} s"
+}
+
 # letw_trace_text DIR : the trace as babeltrace2 text, one event a line.
 letw_trace_text() {
 	babeltrace2 "$1" 2>/dev/null
