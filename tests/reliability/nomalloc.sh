@@ -30,8 +30,11 @@ for mode in "" --first-call-before-init; do
 	lttng enable-channel -u -s "$s" big --subbuf-size=1M --num-subbuf=4 >/dev/null || letw_fail "channel"
 	lttng enable-event -u -s "$s" -c big 'letw_runtime:*' >/dev/null || letw_fail "enable runtime"
 	lttng enable-event -u -s "$s" -c big 'letw_rundown:*' >/dev/null || letw_fail "enable rundown"
-	rm -f "$LETW_TEST_TMP/armed"
-	LD_PRELOAD=$shim "$app" --seconds "$secs" --armed-file "$LETW_TEST_TMP/armed" $mode \
+	rm -f "$LETW_TEST_TMP/armed" "$LETW_TEST_TMP/started"
+	# Its SECONDS count from the session's start (the started file), not
+	# from the arming: a start slower than SECONDS saw no armed event.
+	LD_PRELOAD=$shim "$app" --seconds "$secs" --armed-file "$LETW_TEST_TMP/armed" \
+		--started-file "$LETW_TEST_TMP/started" $mode \
 		> "$LETW_TEST_TMP/out" 2>"$LETW_TEST_TMP/err" &
 	pid=$!
 	letw_track "$pid"
@@ -46,6 +49,7 @@ for mode in "" --first-call-before-init; do
 		letw_fail "letw-nomalloc $mode did not arm (rc=$?): $(cat "$LETW_TEST_TMP/err")"
 	}
 	lttng start "$s" >/dev/null || letw_fail "start"
+	touch "$LETW_TEST_TMP/started"
 	wait "$pid"
 	rc=$?
 	letw_untrack "$pid"

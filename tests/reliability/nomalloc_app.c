@@ -16,9 +16,13 @@
  * thread, which may allocate and lock.
  *
  *   letw-nomalloc [--threads N] [--seconds S] [--first-call-before-init]
- *                 [--armed-file PATH] [--self-test[=malloc|mutex|futex]]
+ *                 [--armed-file PATH] [--started-file PATH]
+ *                 [--self-test[=malloc|mutex|futex]]
  * --armed-file: created once every thread is armed (the test script
  * starts its session then).
+ * --started-file: the S seconds count from when PATH exists (the test
+ * script creates it once its session started), not from the arming: a
+ * session that took longer than S seconds to start saw no armed event.
  * --first-call-before-init: the threads start before letw_init and make
  * their first call (answered -ESHUTDOWN) then, as a runtime's threads may.
  * --self-test arms the shim and calls malloc (the default), locks an
@@ -49,7 +53,7 @@ static atomic_ulong ops;
 static int seconds = 3;
 static int pre_init;
 static atomic_int ready, inited, armed;
-static const char *armed_file;
+static const char *armed_file, *started_file;
 
 #define SLOTS 256
 
@@ -142,6 +146,7 @@ int main(int argc, char **argv)
 		{ "self-test", optional_argument, NULL, 'S' },
 		{ "first-call-before-init", no_argument, NULL, 'P' },
 		{ "armed-file", required_argument, NULL, 'A' },
+		{ "started-file", required_argument, NULL, 'G' },
 		{ 0 },
 	};
 	int nthreads = 3, c, passes = 0;
@@ -161,6 +166,8 @@ int main(int argc, char **argv)
 			pre_init = 1;
 		else if (c == 'A')
 			armed_file = optarg;
+		else if (c == 'G')
+			started_file = optarg;
 		else
 			return 2;
 	}
@@ -212,6 +219,19 @@ int main(int argc, char **argv)
 
 		if (!f || fclose(f))
 			return 1;
+	}
+	/* The main thread only: the armed threads publish on meanwhile. */
+	for (int i = 0; started_file && access(started_file, F_OK); i++) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		if (i == 12000) {
+			fprintf(stderr, "letw-nomalloc: no %s after 120 s\n", started_file);
+			atomic_store(&stop, 1);
+			for (int t = 0; t < nthreads; t++)
+				pthread_join(th[t], NULL);
+			return 1;
+		}
+		nanosleep(&tick, NULL);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += seconds;
