@@ -73,9 +73,16 @@ letw_wait_for grep -q "watching the rotations of \`$s\`" "$T/watch.out" ||
 ! grep -q "cannot register" "$T/watch.out" || letw_fail "watch: $(cat "$T/watch.out")"
 ! grep -q "no session" "$T/watch.out" || letw_fail "watch calls an existing session missing"
 # A session not there (yet) is waited for, and said so.
-timeout -s TERM 3 "$LETW_CLI" watch --session "letw-no-such-session-$$" >"$T/watch-none.out" 2>&1
-grep -q "no session \`letw-no-such-session-$$\` yet" "$T/watch-none.out" ||
+# Waited for, then stopped: a fixed 3 s (`timeout -s TERM 3`) had to
+# cover the watch's start, its notification channel and its first listing.
+"$LETW_CLI" watch --session "letw-no-such-session-$$" >"$T/watch-none.out" 2>&1 &
+wn=$!
+letw_track "$wn"
+letw_wait_for grep -q "no session \`letw-no-such-session-$$\` yet" "$T/watch-none.out" ||
 	letw_fail "watch of a missing session said nothing: $(cat "$T/watch-none.out")"
+kill -TERM "$wn"
+wait "$wn"
+letw_untrack "$wn"
 # The lister sees the watch's triggers while it runs (so the "none left"
 # check below can fail).
 [ -n "$("$LETW_BIN_DIR/letw-test-triggers" "lttng-etw-watch.$watch-")" ] ||
