@@ -448,10 +448,9 @@ static int serve_all_locked(const struct letw_sess *folded)
  * again from RETRY_NS on. Said once per streak, when it begins. */
 static void retry_later(void)
 {
-	if (!retry_at) {
+	if (!streak_failed) {
 		letw_warn("a session's rundown pass could not begin: the passes owed "
 			  "are tried again about once a second until they run");
-		streak_failed = 0;
 	}
 	streak_failed++;
 	retry_at = letw_clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
@@ -488,10 +487,14 @@ static void serve_statedumps(void)
 }
 
 /*
- * Every live session owed a pass (letw_sessmem_owes: unknown to the
- * memory, trigger keywords gained and not served, or a capture-state that
- * could not begin) gets it, and a failed overflow pass is run again first
- * (it may serve some of them). Used twice:
+ * Every live session owed a pass (letw_sessmem_owes: its pass could not
+ * begin, or, while served.owe_unknown is set, one the memory does not
+ * hold) gets it, and a failed overflow pass is run again first (it may
+ * serve some of them). Only those: a session unknown or with trigger
+ * keywords gained may not have asked yet (its events are being enabled,
+ * its statedump is on its way), and served here it got an ENABLE, maybe
+ * of a partial event set, and its statedump then a capture-state. Used
+ * twice:
  *  - once when the thread starts with the hook connected (adoption):
  *    sessions started before it (lttng-ust ran their statedump before our
  *    probe was there, e.g. while letw_init loaded lttng-ust) get their
@@ -501,7 +504,8 @@ static void serve_statedumps(void)
  *  - by retry_owed, for the passes that could not begin.
  * One pass_lock hold per pass, as serve_session did: a fork waits for one
  * pass, not for all of them. The first pass that fails ends it (the next
- * would map the same buffer): the sessions left are counted. Returns how
+ * would map the same buffer): the sessions left are marked and counted,
+ * and a whole list served or marked ends adoption. Returns how
  * many are still owed (a list cut short counts one: a session past it may
  * be owed), -ECANCELED when the thread is stopping, or -EAGAIN when
  * statedumps were queued meanwhile: those go first, at the next wake-up,
@@ -511,6 +515,7 @@ static void serve_statedumps(void)
 static int serve_owed(void)
 {
 	int ret, failed = 0, left = 0;
+	uint64_t unmarked = served.unmarked;
 
 	pthread_mutex_lock(&letw_g.pass_lock);
 	if (letw_hook_pending()) {
@@ -536,6 +541,8 @@ static int serve_owed(void)
 		if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 			return -ECANCELED; /* no pass will run: nothing to retry */
 		if (failed) {
+			/* Marked: owed still once owe_unknown is cleared. */
+			(void)letw_sessmem_failed(&served, live.v[i].session);
 			left++;
 			continue;
 		}
@@ -544,6 +551,10 @@ static int serve_owed(void)
 		pthread_mutex_unlock(&letw_g.pass_lock);
 		left += failed < 0;
 	}
+	/* Every session listed was served or marked: one not known now
+	 * has its statedump to come, or asked for nothing. */
+	if (!ret && served.unmarked == unmarked)
+		served.owe_unknown = 0;
 	say_unremembered();
 	return left;
 }
@@ -552,17 +563,23 @@ static int serve_owed(void)
  * ends the streak, said with its count of failed passes. */
 static void owed_left(int left)
 {
+	/* Statedumps first, then again at the next wake-up: adoption too,
+	 * which no failure made due (it used to be dropped for good). */
+	if (left == -EAGAIN && !retry_at)
+		retry_at = letw_clock_ns(CLOCK_MONOTONIC);
 	if (left < 0)
-		return; /* statedumps first (tried again at the next wake-up), or stopping */
+		return; /* or stopping */
 	owed_sessions = (uint32_t)left;
 	if (left) {
 		retry_later();
-	} else if (retry_at) {
-		/* Ran, or their sessions stopped recording the events. */
+		return;
+	}
+	/* Ran, or their sessions stopped recording the events. */
+	if (streak_failed)
 		letw_info("no rundown pass is owed any more (%llu could not begin)",
 			  (unsigned long long)streak_failed);
-		retry_at = 0;
-	}
+	streak_failed = 0;
+	retry_at = 0;
 }
 
 static void adopt_sessions(void)
@@ -576,7 +593,7 @@ static void retry_owed(void)
 {
 	if (!retry_at || letw_clock_ns(CLOCK_MONOTONIC) < retry_at)
 		return;
-	retrying = 1;
+	retrying = streak_failed != 0; /* adoption's own first failure is said */
 	owed_left(serve_owed());
 	retrying = 0;
 }
@@ -697,6 +714,11 @@ int letw_control_start(void)
 	served.unremembered = unremembered_said = 0;
 	truncated_said = 0;
 	retry_at = streak_failed = 0;
+	/* A fork between two of serve_owed's passes copied it set. */
+	retrying = 0;
+	/* Adoption: the sessions started before the hook are owed. */
+	served.owe_unknown = 1;
+	served.unmarked = 0;
 	retry_all_events = owed_sessions = 0;
 	poll_retry_at = 0;
 	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {

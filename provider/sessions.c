@@ -242,6 +242,7 @@ uint32_t letw_sess_events(const struct lttng_ust_session *session)
 
 /* ---- the control thread's memory ---- */
 
+/* The entry held for session, served or only marked; -1 when none. */
 static int find(const struct letw_sessmem *m, const struct lttng_ust_session *s)
 {
 	for (int i = 0; i < m->n; i++)
@@ -253,7 +254,9 @@ static int find(const struct letw_sessmem *m, const struct lttng_ust_session *s)
 int letw_sessmem_known(const struct letw_sessmem *m,
 		       const struct lttng_ust_session *session)
 {
-	return find(m, session) >= 0;
+	int i = find(m, session);
+
+	return i >= 0 && !m->e[i].unserved;
 }
 
 /* Room for one more entry; -ENOMEM when the array cannot grow. */
@@ -288,6 +291,7 @@ static void remember(struct letw_sessmem *m, int i,
 	}
 	m->e[i].mask = mask;
 	m->e[i].owed = 0;
+	m->e[i].unserved = 0;
 }
 
 int letw_sessmem_decide(const struct letw_sessmem *m,
@@ -297,7 +301,7 @@ int letw_sessmem_decide(const struct letw_sessmem *m,
 	int i = find(m, session);
 	uint64_t gained;
 
-	if (i < 0) {
+	if (i < 0 || m->e[i].unserved) {
 		*run_mask = mask;
 		return LETW_CONTROL_ENABLE_PROVIDER;
 	}
@@ -316,12 +320,21 @@ void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *sessi
 	remember(m, find(m, session), session, mask);
 }
 
-void letw_sessmem_failed(struct letw_sessmem *m, const struct lttng_ust_session *session)
+int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *session)
 {
 	int i = find(m, session);
 
-	if (i >= 0)
-		m->e[i].owed = 1;
+	if (i < 0) {
+		if (mem_room(m)) {
+			m->unmarked++;
+			m->owe_unknown = 1;
+			return -ENOMEM;
+		}
+		i = m->n++;
+		m->e[i] = (struct letw_sessmem_ent){ .session = session, .unserved = 1 };
+	}
+	m->e[i].owed = 1;
+	return 0;
 }
 
 int letw_sessmem_owes(const struct letw_sessmem *m,
@@ -330,11 +343,12 @@ int letw_sessmem_owes(const struct letw_sessmem *m,
 	int i = find(m, session);
 	uint64_t run;
 
-	if (i >= 0 && m->e[i].owed)
-		return 1;
+	if (i >= 0)
+		return m->e[i].owed;
 	/* An ENABLE of kinds alone (no trigger keyword) runs no pass: the
 	 * statedump that asked remembered the session without one. */
-	return letw_sessmem_decide(m, session, mask, &run) == LETW_CONTROL_ENABLE_PROVIDER &&
+	return m->owe_unknown &&
+	       letw_sessmem_decide(m, session, mask, &run) == LETW_CONTROL_ENABLE_PROVIDER &&
 	       letw_rundown_pass(LETW_CONTROL_ENABLE_PROVIDER, run, LETW_PROVIDER_RUNDOWN) > 0;
 }
 
@@ -350,7 +364,8 @@ void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *liv
 		i = find(m, live[k].session);
 		/* A session served before keeps its keywords: the pass may
 		 * have held fewer of them than its last own pass. */
-		remember(m, i, live[k].session, got | (i < 0 ? 0 : m->e[i].mask));
+		remember(m, i, live[k].session,
+			 got | (i < 0 || m->e[i].unserved ? 0 : m->e[i].mask));
 	}
 }
 

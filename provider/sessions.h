@@ -100,14 +100,27 @@ struct letw_sessmem {
 	struct letw_sessmem_ent {
 		struct lttng_ust_session *session;
 		uint64_t mask;
-		/* A capture-state of it could not begin: owed again. */
+		/* Its pass could not begin: owed again. */
 		int owed;
+		/* Held only for that mark: never served, so it decides as
+		 * a session the memory does not hold (a first ENABLE). */
+		int unserved;
 	} *e;
 	int n, cap;
 	/* Sessions not remembered because the array could not grow (their
 	 * next statedump is taken for a first one again); the control thread
 	 * logs when this rises. */
 	uint64_t unremembered;
+	/* Every live session the memory does not hold is owed its ENABLE:
+	 * set by the control thread for adoption (sessions started before
+	 * the statedump hook), and here when a failed pass's mark found no
+	 * room; cleared by the control thread once a whole list of the live
+	 * sessions was served or marked. Otherwise a session the memory does
+	 * not hold asked for nothing yet (e.g. its events were enabled while
+	 * it ran, without a regenerate, or its statedump is on its way). */
+	int owe_unknown;
+	/* Marks that found no room (letw_sessmem_failed). */
+	uint64_t unmarked;
 };
 
 /*
@@ -138,21 +151,25 @@ void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *sessi
 			 uint64_t mask);
 
 /*
- * The session's pass could not begin (no memory for the walker's buffer).
- * A session not remembered stays unknown, and one whose mask gained
- * trigger keywords still has them to gain: both still owe their ENABLE
- * (letw_sessmem_owes). A remembered session is marked as owing a pass,
- * since a capture-state of it that failed leaves no other trace; a pass
- * that serves it clears the mark (letw_sessmem_served, _served_all). The
- * mark needs no memory, so it holds when memory is short.
+ * The session's pass could not begin (no memory for the walker's buffer):
+ * it is marked as owing a pass, until one serves it (letw_sessmem_served,
+ * _served_all). What it is owed does not change: a session never served
+ * still decides as a first ENABLE, one whose mask gained trigger keywords
+ * still has them to gain. Only marked sessions are owed: a live session
+ * the memory does not know, or one that gained trigger keywords, may not
+ * have asked yet (its statedump may be on its way), and served then it
+ * got an ENABLE from the retry, maybe of a partial event set, and its
+ * statedump a capture-state. A session not held gets an entry for the
+ * mark (allocates); with no room, -ENOMEM, and every session not held is
+ * taken as owed (m->owe_unknown) rather than this one lost. Else 0.
  */
-void letw_sessmem_failed(struct letw_sessmem *m, const struct lttng_ust_session *session);
+int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *session);
 
 /*
  * 1 when a live session recording `mask` is owed a pass by the control
- * thread without a new request: it is unknown or gained trigger keywords
- * since its last pass (letw_sessmem_decide's ENABLE) and that ENABLE runs
- * a pass, or a capture-state of it failed (letw_sessmem_failed). Pure.
+ * thread without a new request: its pass could not begin
+ * (letw_sessmem_failed), or the memory does not hold it while
+ * m->owe_unknown is set and its ENABLE runs a pass. Pure.
  */
 int letw_sessmem_owes(const struct letw_sessmem *m,
 		      const struct lttng_ust_session *session, uint64_t mask);
@@ -167,7 +184,8 @@ int letw_sessmem_owes(const struct letw_sessmem *m,
 void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *live,
 			     int n, uint32_t events);
 
-/* 1 when the session has been served (and not pruned since). */
+/* 1 when the session has been served (and not pruned since); one held
+ * only for a failed pass's mark is not. */
 int letw_sessmem_known(const struct letw_sessmem *m,
 		       const struct lttng_ust_session *session);
 

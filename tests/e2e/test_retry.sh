@@ -13,7 +13,10 @@
 #  3. `lttng-etw stop --pid` of a session whose DCEnd is the process's first
 #     pass: the same, with one DCEnd pass (an ENABLE of the gained keyword);
 #  4. a process without the statedump hook (LETW_STATEDUMP=0: polling, the
-#     fallback): its ENABLE pass that could not begin is tried again too.
+#     fallback): its ENABLE pass that could not begin is tried again too;
+#  5. the retry runs no pass nobody asked for: a session whose DCStart
+#     events were enabled while it ran (no regenerate) gets none from it,
+#     and its regenerate is then its first ENABLE.
 # The control thread used to remember the session as served before its
 # pass ran: no pass came again (a later statedump of it would have been a
 # capture-state), and `lttng-etw start` and `stop` took the failed pass
@@ -132,5 +135,39 @@ $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 |
 	letw_fail "polling: the trace holds no single complete DCStart ENABLE pass of the live code"
 n=$(grep -c 'not run' "$err")
 [ "$n" = 1 ] || letw_fail "polling: the failed pass was logged $n times over $(wc -l < "$refuse.refused") tries: $(cat "$err")"
+end_jit
+
+# 5. The retry runs the passes that could not begin, and no other: a
+# session that began recording the DCStart events without a statedump
+# (enabled in the started session, no regenerate) is owed none, and its
+# regenerate is its first ENABLE. The retry used to serve every live
+# session it did not know, and this one got an ENABLE from the retry, its
+# regenerate then a capture-state (and a session met by the retry between
+# its start and its statedump: an ENABLE of a partial event set).
+run_jit unasked
+s=$(letw_session_dcstart retryowed "$pid" "\$ctx.vpid == $pid") || exit 1
+o=$(letw_session_create retryunasked) || exit 1
+letw_session_track "$o" "$pid"
+lttng enable-event -u -s "$o" 'letw_runtime:*load' >/dev/null || letw_fail "enable-event"
+lttng add-context -u -s "$o" -t vpid >/dev/null || letw_fail "add-context"
+lttng start "$o" >/dev/null || letw_fail "start $o"
+lttng start "$s" >/dev/null || letw_fail "start $s"
+letw_wait_for refused_at_least 1 || letw_fail "no pass was tried: the buffer was never refused"
+lttng enable-event -u -s "$o" 'letw_rundown:*dcstart*' >/dev/null || letw_fail "enable-event in $o"
+rm -f "$refuse"
+letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
+	letw_fail "no DCStart pass once memory was back"
+letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "a pass is still pending"
+first=$(letw_ctl_field "$pid" last_dcstart_pass_id)
+lttng regenerate statedump -s "$o" >/dev/null || letw_fail "regenerate $o"
+letw_wait_field "$pid" last_dcstart_pass_id -gt "$first" ||
+	letw_fail "no DCStart pass for the regenerate of $o"
+letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "a pass is still pending"
+lttng stop "$s" >/dev/null || letw_fail "stop $s"
+lttng stop "$o" >/dev/null || letw_fail "stop $o"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
+	letw_fail "the owed session holds no single complete DCStart ENABLE pass"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$o" "$pid" "$live" dcstart:1 ||
+	letw_fail "a session owed no pass got one from the retry: $($LETW_PY "$here/check_rundown.py" --list "$LETW_TEST_TMP/$o" "$pid" | tr '\n' ' ')"
 end_jit
 echo "PASS: DCStart and DCEnd passes that could not begin ran once memory was back, with the statedump hook and without"

@@ -346,9 +346,14 @@ Test(sessmem, a_failed_capture_state_is_owed_until_served)
 	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
 		     LETW_CONTROL_CAPTURE_STATE);
 	cr_assert_eq(run, START | KINDS);
-	letw_sessmem_failed(&m, S(3)); /* unknown: nothing to mark, owed anyway */
-	cr_assert_eq(m.n, 2);
+	/* Never served: held for the mark, still a first ENABLE. */
+	cr_assert_eq(letw_sessmem_failed(&m, S(3)), 0);
+	cr_assert_eq(m.n, 3);
 	cr_assert(letw_sessmem_owes(&m, S(3), START));
+	cr_assert(!letw_sessmem_known(&m, S(3)), "a mark serves nothing");
+	cr_assert_eq(letw_sessmem_decide(&m, S(3), START | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(run, START | KINDS);
 	/* An all-sessions pass that reached it serves it too. */
 	letw_sessmem_served_all(&m, live, 1, EV(METHOD_DCSTART));
 	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
@@ -367,7 +372,62 @@ Test(sessmem, nothing_owed_without_a_pass_to_run)
 
 	letw_sessmem_served(&m, S(1), START | END | KINDS);
 	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS), "a lost keyword is no gain");
+	m.owe_unknown = 1; /* adoption */
 	cr_assert(!letw_sessmem_owes(&m, S(2), LETW_KW_LINES_RUNDOWN));
 	cr_assert(letw_sessmem_owes(&m, S(2), START | LETW_KW_LINES_RUNDOWN));
+	letw_sessmem_free(&m);
+}
+
+/* Only a session whose pass could not begin is owed one: a live session
+ * the memory does not hold, or one whose mask gained a trigger keyword,
+ * may not have asked yet (events enabled in a started session without a
+ * regenerate, or a statedump on its way while lttng-ust switches its
+ * events on). The retry used to serve both: an ENABLE, maybe of a partial
+ * event set, then the session's own statedump a capture-state (a second
+ * DCStart, or DCEnd). */
+Test(sessmem, a_session_that_asked_for_nothing_is_owed_nothing)
+{
+	static struct letw_sessmem m;
+
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	cr_assert(!letw_sessmem_owes(&m, S(2), START | KINDS),
+		  "a session not served yet, with no failed pass, is owed one");
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | END | KINDS),
+		  "a session that gained DCEnd, with no failed pass, is owed one");
+	letw_sessmem_free(&m);
+}
+
+/* Adoption (sessions started before the hook) owes an ENABLE to each
+ * session never served, and to no other. */
+Test(sessmem, adoption_owes_the_sessions_never_served)
+{
+	static struct letw_sessmem m;
+
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	m.owe_unknown = 1;
+	cr_assert(letw_sessmem_owes(&m, S(2), START | KINDS));
+	cr_assert(!letw_sessmem_owes(&m, S(1), START | END | KINDS),
+		  "a session served is no adoption's");
+	letw_sessmem_free(&m);
+}
+
+/* A mark that finds no room loses no session: every session not held is
+ * taken as owed until the control thread lists them all again. */
+Test(sessmem, a_mark_without_room_owes_every_unknown_session)
+{
+	static struct letw_sessmem m;
+
+	for (int i = 1; i <= 16; i++)
+		letw_sessmem_served(&m, S(i), START | KINDS);
+	cr_assert_eq(m.n, m.cap, "the test needs a full array");
+	refuse_realloc = 1;
+	cr_assert_eq(letw_sessmem_failed(&m, S(17)), -ENOMEM);
+	cr_assert_eq(letw_sessmem_failed(&m, S(3)), 0, "a session held needs no room");
+	refuse_realloc = 0;
+	cr_assert_eq(m.unmarked, 1);
+	cr_assert(letw_sessmem_owes(&m, S(17), START | KINDS));
+	cr_assert(letw_sessmem_owes(&m, S(18), START | KINDS));
+	cr_assert(letw_sessmem_owes(&m, S(3), START | KINDS));
+	cr_assert(!letw_sessmem_owes(&m, S(4), START | KINDS));
 	letw_sessmem_free(&m);
 }
