@@ -241,6 +241,20 @@ static uint64_t stable_mask(int provider)
 	return a;
 }
 
+/* The keywords polling last served are live again (the session whose
+ * change asked for the failed pass stopped, or dropped the events): no
+ * pass is owed. Left set, the retry stayed pending for good, and the next
+ * change's failed pass was taken for a try of it: neither its error nor
+ * the streak's warning was said. */
+static void poll_retry_gone(int p)
+{
+	if (p != LETW_PROVIDER_RUNDOWN || !poll_retry_at)
+		return;
+	letw_info("the rundown pass polling asked for is owed no more: "
+		  "the keywords that asked for it are gone");
+	poll_retry_at = 0;
+}
+
 /*
  * ETW re-enables a provider with the session's new keyword set whenever it
  * changes. The masks polled here are unions over every session (the
@@ -260,16 +274,20 @@ static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 							     letw_live_mask(p);
 		struct letw_pass_result res = { .passes = 0 };
 
-		if (mask == prev[p])
+		if (mask == prev[p]) {
+			poll_retry_gone(p);
 			continue;
+		}
 		/* A failed ENABLE pass left prev as it was, so the change is
 		 * seen again; it is run again from poll_retry_at on. */
 		if (p == LETW_PROVIDER_RUNDOWN && mask && poll_retry_at &&
 		    letw_clock_ns(CLOCK_MONOTONIC) < poll_retry_at)
 			continue;
 		mask = stable_mask(p);
-		if (mask == prev[p])
+		if (mask == prev[p]) {
+			poll_retry_gone(p);
 			continue;
+		}
 		pthread_mutex_lock(&letw_g.pass_lock);
 		if (mask == 0) {
 			letw_control_dispatch(LETW_CONTROL_DISABLE_PROVIDER, 0, p,

@@ -16,7 +16,10 @@
 #     fallback): its ENABLE pass that could not begin is tried again too;
 #  5. the retry runs no pass nobody asked for: a session whose DCStart
 #     events were enabled while it ran (no regenerate) gets none from it,
-#     and its regenerate is then its first ENABLE.
+#     and its regenerate is then its first ENABLE;
+#  6. polling: a failed pass whose keywords are gone again (its session
+#     stopped, another's still recorded) is owed no more, and the next
+#     failure is a new streak, logged.
 # The control thread used to remember the session as served before its
 # pass ran: no pass came again (a later statedump of it would have been a
 # capture-state), and `lttng-etw start` and `stop` took the failed pass
@@ -34,8 +37,9 @@ jit="$build/bin/letw-minijit"
 letw_ensure_sessiond
 
 # run_jit NAME [VAR=VALUE...]: a runtime whose walker buffer is refused
-# while $refuse exists (created here), with the environment given; sets
-# pid, live, refuse, err.
+# while $refuse exists (created here), with the environment given and the
+# options in jit_opts; sets pid, live, refuse, err.
+jit_opts=()
 run_jit() {
 	refuse="$LETW_TEST_TMP/refuse.$1"
 	live="$LETW_TEST_TMP/live.$1"
@@ -43,7 +47,7 @@ run_jit() {
 	shift
 	touch "$refuse"
 	env "$@" LD_PRELOAD="$shim" LETW_REFUSE_MMAP="$refuse" "$jit" --functions 300 --seconds 300 \
-		--list "$live" 2>"$err" &
+		--list "$live" "${jit_opts[@]}" 2>"$err" &
 	pid=$!
 	letw_track "$pid"
 	letw_wait_for test -e "$live.ready" || letw_fail "runtime did not publish its list"
@@ -169,5 +173,42 @@ $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 |
 	letw_fail "the owed session holds no single complete DCStart ENABLE pass"
 $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$o" "$pid" "$live" dcstart:1 ||
 	letw_fail "a session owed no pass got one from the retry: $($LETW_PY "$here/check_rundown.py" --list "$LETW_TEST_TMP/$o" "$pid" | tr '\n' ' ')"
+end_jit
+
+# 6. Polling: session k records a kind of pass only (no trigger keyword:
+# its ENABLE runs no pass, but the keywords polling has seen are now
+# non-zero), a's DCStart pass fails and a stops: the keywords are k's
+# again, and no pass is owed. The retry used to stay pending, unseen, and
+# the next session's failed pass was taken for a retry of it: nothing
+# logged, no error, no warning.
+jit_opts=(--verbose)
+run_jit pollgone LETW_STATEDUMP=0
+jit_opts=()
+k=$(letw_session_create retrykind) || exit 1
+letw_session_track "$k" "$pid"
+lttng enable-event -u -s "$k" 'letw_rundown:method_lines_start' >/dev/null || letw_fail "enable-event"
+lttng add-context -u -s "$k" -t vpid >/dev/null || letw_fail "add-context"
+lttng start "$k" >/dev/null || letw_fail "start $k"
+letw_wait_for grep -q 'control request code=1 .*provider=1' "$err" ||
+	letw_fail "polling saw no ENABLE of $k's keywords"
+a=$(letw_session_dcstart retrygone "$pid" "\$ctx.vpid == $pid") || exit 1
+lttng start "$a" >/dev/null || letw_fail "start $a"
+letw_wait_for refused_at_least 1 || letw_fail "no pass was tried: the buffer was never refused"
+lttng stop "$a" >/dev/null || letw_fail "stop $a"
+letw_wait_for grep -q 'polling asked for is owed no more' "$err" ||
+	letw_fail "polling: the failed pass still owed once its keywords were gone: $(cat "$err")"
+b=$(letw_session_dcstart retrynext "$pid" "\$ctx.vpid == $pid") || exit 1
+tries=$(wc -l < "$refuse.refused")
+lttng start "$b" >/dev/null || letw_fail "start $b"
+letw_wait_for refused_at_least $((tries + 1)) || letw_fail "no pass was tried for $b"
+n=$(grep -c 'not run' "$err")
+[ "$n" = 2 ] || letw_fail "polling: two streaks of failed passes logged $n errors: $(cat "$err")"
+rm -f "$refuse"
+letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
+	letw_fail "polling: no DCStart pass once memory was back"
+lttng stop "$b" >/dev/null || letw_fail "stop $b"
+lttng stop "$k" >/dev/null || letw_fail "stop $k"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$b" "$pid" "$live" dcstart:1 ||
+	letw_fail "polling: no single complete DCStart ENABLE pass into $b"
 end_jit
 echo "PASS: DCStart and DCEnd passes that could not begin ran once memory was back, with the statedump hook and without"
