@@ -65,40 +65,60 @@ end_jit() {
 	letw_untrack "$pid"
 }
 
+# refused_no_pass WHAT TRIES: session $s's DCStart pass was tried TRIES
+# times or more, and none ran.
+refused_no_pass() {
+	letw_wait_for refused_at_least 1 || letw_fail "$1: no pass was tried: the buffer was never refused"
+	letw_wait_for refused_at_least "$2" ||
+		letw_fail "$1: the failed pass was not tried again ($(wc -l < "$refuse.refused") tries)"
+	[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = 0 ] ||
+		letw_fail "$1: a DCStart pass ran while the buffer was refused"
+}
+
+# served_once WHAT: memory back, one complete DCStart ENABLE pass of the
+# live code reaches session $s, and nothing is pending; the failure was
+# logged once, however many tries.
+served_once() {
+	rm -f "$refuse"
+	letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
+		letw_fail "$1: no DCStart pass once memory was back"
+	letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "$1: a pass is still pending"
+	lttng stop "$s" >/dev/null || letw_fail "stop"
+	$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
+		letw_fail "$1: the trace holds no single complete DCStart ENABLE pass of the live code"
+	n=$(grep -c 'not run' "$err")
+	[ "$n" = 1 ] || letw_fail "$1: the failed pass was logged $n times over $(wc -l < "$refuse.refused") tries: $(cat "$err")"
+}
+
+# cli_waits_through VERB: `lttng-etw VERB $s --pid $pid` is still waiting
+# once the failed pass was tried again; memory back, it exits 0.
+cli_waits_through() {
+	local out="$LETW_TEST_TMP/$1.out"
+	"$build/bin/lttng-etw" "$1" "$s" --pid "$pid" --timeout 120 >"$out" 2>&1 &
+	cli=$!
+	letw_track "$cli"
+	letw_wait_for refused_at_least 2 || letw_fail "lttng-etw $1: the failed pass was not tried again"
+	letw_running "$cli" ||
+		letw_fail "lttng-etw $1 ended while the session's pass was owed: $(cat "$out")"
+	rm -f "$refuse"
+	wait "$cli" || letw_fail "lttng-etw $1 failed: $(cat "$out")"
+	letw_untrack "$cli"
+}
+
 # 1. lttng start
 run_jit start
 s=$(letw_session_dcstart retry "$pid" "\$ctx.vpid == $pid") || exit 1
 lttng start "$s" >/dev/null || letw_fail "start"
-letw_wait_for refused_at_least 1 || letw_fail "no pass was tried: the buffer was never refused"
-letw_wait_for refused_at_least 3 ||
-	letw_fail "the failed pass was not tried again ($(wc -l < "$refuse.refused") tries)"
-[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = 0 ] ||
-	letw_fail "a DCStart pass ran while the buffer was refused"
+refused_no_pass "lttng start" 3
 letw_field_is "$pid" pending_statedumps -ge 1 ||
 	letw_fail "STATUS says no pass is pending while the session's is owed"
-rm -f "$refuse"
-letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
-	letw_fail "no DCStart pass once memory was back"
-letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "a pass is still pending"
-lttng stop "$s" >/dev/null || letw_fail "stop"
-$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
-	letw_fail "the trace holds no single complete DCStart ENABLE pass of the live code"
-n=$(grep -c 'not run' "$err")
-[ "$n" = 1 ] || letw_fail "the failed pass was logged $n times over $(wc -l < "$refuse.refused") tries: $(cat "$err")"
+served_once "lttng start"
 end_jit
 
 # 2. lttng-etw start --pid
 run_jit cli
 s=$(letw_session_dcstart retrycli "$pid" "\$ctx.vpid == $pid") || exit 1
-"$build/bin/lttng-etw" start "$s" --pid "$pid" --timeout 120 >"$LETW_TEST_TMP/start.out" 2>&1 &
-cli=$!
-letw_track "$cli"
-letw_wait_for refused_at_least 2 || letw_fail "the failed pass was not tried again"
-letw_running "$cli" ||
-	letw_fail "lttng-etw start ended while the session's pass was owed: $(cat "$LETW_TEST_TMP/start.out")"
-rm -f "$refuse"
-wait "$cli" || letw_fail "lttng-etw start failed: $(cat "$LETW_TEST_TMP/start.out")"
-letw_untrack "$cli"
+cli_waits_through start
 lttng stop "$s" >/dev/null || letw_fail "stop"
 $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
 	letw_fail "lttng-etw start: no single complete DCStart ENABLE pass"
@@ -111,15 +131,7 @@ letw_session_track "$s" "$pid"
 lttng enable-event -u -s "$s" 'letw_runtime:*load' >/dev/null || letw_fail "enable-event"
 lttng add-context -u -s "$s" -t vpid >/dev/null || letw_fail "add-context"
 lttng start "$s" >/dev/null || letw_fail "start"
-"$build/bin/lttng-etw" stop "$s" --pid "$pid" --timeout 120 >"$LETW_TEST_TMP/stop.out" 2>&1 &
-cli=$!
-letw_track "$cli"
-letw_wait_for refused_at_least 2 || letw_fail "the failed DCEnd pass was not tried again"
-letw_running "$cli" ||
-	letw_fail "lttng-etw stop ended while the session's DCEnd pass was owed: $(cat "$LETW_TEST_TMP/stop.out")"
-rm -f "$refuse"
-wait "$cli" || letw_fail "lttng-etw stop failed: $(cat "$LETW_TEST_TMP/stop.out")"
-letw_untrack "$cli"
+cli_waits_through stop
 $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcend:1 ||
 	letw_fail "lttng-etw stop: no single complete DCEnd ENABLE pass"
 end_jit
@@ -128,17 +140,8 @@ end_jit
 run_jit poll LETW_STATEDUMP=0
 s=$(letw_session_dcstart retrypoll "$pid" "\$ctx.vpid == $pid") || exit 1
 lttng start "$s" >/dev/null || letw_fail "start"
-letw_wait_for refused_at_least 2 || letw_fail "polling: the failed pass was not tried again"
-[ "$(letw_ctl_field "$pid" last_dcstart_pass_id)" = 0 ] ||
-	letw_fail "polling: a DCStart pass ran while the buffer was refused"
-rm -f "$refuse"
-letw_wait_field "$pid" last_dcstart_pass_id -gt 0 ||
-	letw_fail "polling: no DCStart pass once memory was back"
-lttng stop "$s" >/dev/null || letw_fail "stop"
-$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 ||
-	letw_fail "polling: the trace holds no single complete DCStart ENABLE pass of the live code"
-n=$(grep -c 'not run' "$err")
-[ "$n" = 1 ] || letw_fail "polling: the failed pass was logged $n times over $(wc -l < "$refuse.refused") tries: $(cat "$err")"
+refused_no_pass polling 2
+served_once polling
 end_jit
 
 # 5. The retry runs the passes that could not begin, and no other: a
