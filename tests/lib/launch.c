@@ -214,9 +214,13 @@ static int live_zombie_leader(pid_t pid)
 
 /*
  * The live processes that are ours: our descendants plus anything carrying
- * our marker, minus zombies (already dead: reaped below; not a leader
- * whose threads live on) and minus the root sessiond's tree. Returns how
- * many were stored in out.
+ * our marker, minus zombies (already dead; not a leader whose threads live
+ * on) and minus the root sessiond's tree. A zombie that is our own child
+ * counts until reap() took it: it may have died between the caller's reap
+ * and this scan, and a launcher that returned then left it unreaped, to
+ * its next subreaper or init (launcher_backstop's `pgrep` found the killed
+ * zombie-leader as a zombie after the launcher exited, until the outer
+ * launcher reaped it). Returns how many were stored in out.
  */
 static int ours(pid_t *out, int max)
 {
@@ -227,7 +231,8 @@ static int ours(pid_t *out, int max)
 	sessiond = root_sessiond();
 	for (int i = 0; i < nprocs && n < max; i++) {
 		if (procs[i].pid == self || procs[i].state == 'X' ||
-		    (procs[i].state == 'Z' && !live_zombie_leader(procs[i].pid)))
+		    (procs[i].state == 'Z' && procs[i].ppid != self &&
+		     !live_zombie_leader(procs[i].pid)))
 			continue;
 		if (sessiond && descends_from(i, sessiond))
 			continue;
@@ -335,6 +340,8 @@ static int clean_leftovers(pid_t child, int *status, int *done)
 
 	if (wait_gone(now_ms() + LEFTOVER_GRACE_MS, child, status, done))
 		return 0;
+	/* A child that died since wait_gone's last reap is no leftover. */
+	reap(child, status, done);
 	n = ours(pids, 4096);
 	for (int i = 0; i < n; i++) {
 		describe(pids[i], desc, sizeof(desc));
