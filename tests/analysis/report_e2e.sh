@@ -18,6 +18,16 @@ passes_of() {
 	anl_json "$1" "' '.join(p['flavour']+':'+p['status'] for x in r['processes'] if x['vpid']==$2 for p in x['passes'])"
 }
 
+# nw_data TRACE: a stream file of channel `blk` (not its index) holds
+# data: a pass has begun. Once a letw-minijit without --churn is ready,
+# nothing but its passes writes into a session recording it, a pass writes
+# its Init first, and the consumer writes a sub-buffer out once it is full,
+# a few dozen records into a pass (4 KiB ones): data means the Init is in
+# the session's buffers, and a stop's flush keeps it.
+nw_data() {
+	[ -n "$(find "$1" -type f -name 'blk_*' ! -name '*.idx' -size +0c -print -quit)" ]
+}
+
 # 1. Complete: DCStart at start, DCEnd at stop, code churning meanwhile.
 "$LETW_MINIJIT" --functions 3000 --seconds 30 --churn --list "$T/c.list" >"$T/c.out" 2>&1 &
 pid=$!
@@ -47,53 +57,42 @@ echo " $got " | grep -Eq ":(truncated|lossy|inconsistent) " && letw_fail "comple
 babeltrace2 --plugin-path="$LETW_BT_PLUGIN_DIR" "$(anl_trace "$s")" -c sink.etw.report >/dev/null ||
 	letw_fail "complete: babeltrace2 -c sink.etw.report failed"
 
-# 2. Truncated: kill -9 during a long DCStart walk. The channel blocks
-# rather than discards, so the walk runs at the consumer's pace and
-# nothing but the kill cuts it. Per-process buffers: a process killed in
+# 2. Truncated: kill -9 during a DCStart walk. The channel blocks rather
+# than discards, and its 4 KiB sub-buffers make the walk run at the
+# consumer's pace (part 4), so nothing but the kill cuts it: a walk of
+# 20,000 records lasts seconds. Per-process buffers: a process killed in
 # the middle of writing an event would leave a shared per-user sub-buffer
-# uncommitted, and `lttng stop` would wait for it forever. Nothing tells
-# the test that a walk is under way, and how long one lasts depends on the
-# machine: on an idle one both passes end within 0.1 s (the fixed 0.1 s
-# kill this test had missed 4 times in 4 on a fresh-clone CI run), on a
-# loaded one they take seconds. So the trace of each attempt says which
-# way the kill missed, and the next delay moves that way: a pass finished
-# and none cut means too late (a kill in either pass will do), no pass
-# begun means too early.
-truncated_ok=
-delay=0.05
-for attempt in 1 2 3 4 5 6 7 8; do
-	d=$T/t$attempt
-	LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 200000 --seconds 60 \
-		--list "$d.list" >/dev/null 2>&1 &
-	pid=$!
-	letw_track "$pid"
-	anl_wait_file "$d.list.ready"
-	s=$(anl_session rep-trunc "$pid" "--buffers-pid --blocking-timeout=inf --subbuf-size=1M --num-subbuf=4 blk")
-	lttng start "$s" >/dev/null || letw_fail "truncated: lttng start"
-	# If another session on this machine already enabled the rundown,
-	# the start flips nothing: ask for the pass explicitly (it queues
-	# behind the start's own pass, if any).
-	"$LETW_CLI" capture-state --pid "$pid" --mask 0x1000000000058 >/dev/null ||
-		letw_fail "truncated: capture-state"
-	sleep "$delay"
-	kill -9 "$pid"
-	wait "$pid" 2>/dev/null
-	timeout 120 lttng stop "$s" >/dev/null || letw_fail "truncated: lttng stop"
-	babeltrace2 "$(anl_trace "$s")" >"$d.txt" 2>/dev/null
-	inits=$(grep -c "letw_rundown:dcstart_init" "$d.txt")
-	completes=$(grep -c "letw_rundown:dcstart_complete" "$d.txt")
-	if [ "$inits" -gt "$completes" ]; then
-		truncated_ok=$s
-		break
-	fi
-	if [ "$completes" -gt 0 ]; then
-		how=late; delay=$(awk -v d="$delay" 'BEGIN { printf "%.4f", d / 4 }')
-	else
-		how=early; delay=$(awk -v d="$delay" 'BEGIN { printf "%.4f", d * 3 }')
-	fi
-	letw_log "attempt $attempt: the kill missed the walk ($how: $inits init, $completes complete); next delay ${delay} s"
-done
-[ -n "$truncated_ok" ] || letw_fail "truncated: could not kill the process mid-rundown"
+# uncommitted, and `lttng stop` would wait for it forever. The kill waits
+# until the walk has begun, until the trace holds data (nw_data says why
+# that means its Init was written). It used to come after a delay moved
+# from attempt to attempt by what the last one's trace showed, which took
+# a kill before the capture's pass began, after the start's pass had
+# ended, for a kill too late: the next delay was shorter, and a control
+# thread slow to begin its passes (300 ms late in a test of this test)
+# failed all eight attempts.
+LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 20000 --seconds 60 \
+	--list "$T/t.list" >/dev/null 2>&1 &
+pid=$!
+letw_track "$pid"
+anl_wait_file "$T/t.list.ready"
+truncated_ok=$(anl_session rep-trunc "$pid" "--buffers-pid --blocking-timeout=inf --subbuf-size=4k --num-subbuf=2 blk")
+lttng start "$truncated_ok" >/dev/null || letw_fail "truncated: lttng start"
+# If another session on this machine already enabled the rundown and the
+# process polls, the start flips nothing: ask for the pass explicitly (it
+# queues behind the start's own pass, if any).
+"$LETW_CLI" capture-state --pid "$pid" --mask 0x1000000000058 >/dev/null ||
+	letw_fail "truncated: capture-state"
+letw_wait_for nw_data "$(anl_trace "$truncated_ok")" ||
+	letw_fail "truncated: no data of the pass in the trace in 30 s"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+letw_untrack "$pid"
+timeout 120 lttng stop "$truncated_ok" >/dev/null || letw_fail "truncated: lttng stop"
+babeltrace2 "$(anl_trace "$truncated_ok")" >"$T/t.trace.txt" 2>/dev/null
+inits=$(grep -c "letw_rundown:dcstart_init" "$T/t.trace.txt")
+completes=$(grep -c "letw_rundown:dcstart_complete" "$T/t.trace.txt")
+[ "$inits" -gt "$completes" ] ||
+	letw_fail "truncated: the kill cut no pass ($inits init, $completes complete)"
 "$LETW_CLI" report "$(anl_trace "$truncated_ok")" --json -o "$T/t.json" --no-progress
 rc=$?
 [ "$rc" = 3 ] || letw_fail "truncated: report exit $rc, expected 3 (incomplete)"
@@ -142,6 +141,10 @@ echo "$got" | grep -q "events_discarded" || letw_fail "discard: no pass cut by d
 # the process runs its next pass into it, after the cut one. A pass that
 # ended before the stop (a faster machine) is tried again with four times
 # the methods.
+# The stop waits until the pass has begun (nw_data). A fixed `sleep 0.1`
+# took that on trust: a control thread not run within it (a loaded
+# machine) let the stop come first, the session empty, and more methods
+# do not help that: three times and the test failed.
 nowait() { # TAG FUNCTIONS: cuts a pass of process $nw_pid in session $nw_s
 	LETW_STATEDUMP_WAIT_MS=0 LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions "$2" \
 		--seconds 120 --list "$T/$1.list" >/dev/null 2>&1 &
@@ -150,7 +153,8 @@ nowait() { # TAG FUNCTIONS: cuts a pass of process $nw_pid in session $nw_s
 	anl_wait_file "$T/$1.list.ready"
 	nw_s=$(anl_session "rep-nowait-$1" "$nw_pid" "--blocking-timeout=inf --subbuf-size=4k --num-subbuf=2 blk")
 	lttng start "$nw_s" >/dev/null || letw_fail "nowait: lttng start"
-	sleep 0.1
+	letw_wait_for nw_data "$(anl_trace "$nw_s")" ||
+		letw_fail "nowait: no data of the pass in the trace of $nw_s in 30 s"
 	lttng stop --no-wait "$nw_s" >/dev/null || letw_fail "nowait: lttng stop --no-wait"
 }
 # count TRACE EVENT
