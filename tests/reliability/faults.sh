@@ -98,12 +98,25 @@ app_alive_and_working() {
 }
 
 # --- sessions -----------------------------------------------------------
-# After `lttng start`: let the ENABLE pass it causes run first. LTTng's
-# enabled state is global per tracepoint, so when another session on this
-# machine already enables the rundown events nothing flips and no ENABLE
-# comes (DESIGN §4): then there is nothing to wait for.
+# After `lttng start`: let the ENABLE pass it causes run first. With the
+# statedump hook (HOOK, below) every session's start
+# brings the process an ENABLE pass of its own: lttng-ust runs the
+# statedump before it answers sessiond, so the request is queued when
+# `lttng start` returns (or when the process registers, if it did so only
+# after the start), and it comes whatever the machine's speed: waited for.
+# A 3 s wait took a later one for none, and the pass then ran after the
+# capture below, into what the scenario does next (exit_stuck_pass: the
+# ENABLE stuck in the stopped consumer, the capture of `exit-in-pass`
+# never began). Polling (no hook):
+# LTTng's enabled state is global per tracepoint, so when another session
+# on this machine already enables the rundown events nothing flips and no
+# ENABLE comes (DESIGN §4): then there is nothing to wait for.
 settle() {
-	app_expect "$1" '^control 1 .* 1$' 3 || letw_log "no ENABLE pass (rundown events already enabled elsewhere)"
+	if [ "$HOOK" = 1 ]; then
+		app_expect "$1" '^control 1 .* 1$' 120 || app_fail "$1" "$1: no ENABLE pass for the session started"
+	else
+		app_expect "$1" '^control 1 .* 1$' 3 || letw_log "no ENABLE pass (rundown events already enabled elsewhere)"
+	fi
 	# An explicit capture completes after any pass already underway.
 	app_cmd "$1" "capture 0x40"
 	app_expect "$1" '^capture ' 300 || letw_fail "$1: capture after start"
@@ -417,6 +430,17 @@ sc_fork_in_resize() {
 }
 
 letw_ensure_sessiond
+# HOOK=1: a runtime here serves sessions through the statedump hook (its
+# STATUS says so: lttng-ust has the probe registration, LETW_STATEDUMP is
+# not 0), as every traced runtime the scenarios start does. Asked once of
+# a runtime started for it alone, whose control thread is idle: one of a
+# scenario's may be held (fork_in_resize), and STATUS waits for it.
+app_start hookq --
+# shellcheck disable=SC2154 # hookq_vpid: set by app_start
+passes=$(letw_ctl_field "$hookq_vpid" passes) || app_fail hookq "no STATUS from the runtime"
+HOOK=$((passes & 1))
+app_quit hookq
+letw_log "statedump hook: $HOOK"
 for sc in "$@"; do
 	letw_log "scenario $sc"
 	"sc_$sc"
