@@ -203,11 +203,16 @@ got=$(anl_json "$T/na.json" "[(p['status'], p['cause'], 'killed' in (p['cause_te
 # a note naming it, exit 0 (it used to go unsaid). With packets lost (a
 # sequence gap made by damage.py, as an overwritten pass leaves), it makes
 # the trace incomplete: the code B loaded before its first event is in no
-# pass, and report and perfmap say so (exit 3).
-"$LETW_MINIJIT" --functions 300 --seconds 30 --churn --list "$T/pa.list" >"$T/pa.out" 2>&1 &
+# pass, and report and perfmap say so (exit 3). The channel blocks rather
+# than discards: with discards the first case depended on the consumer
+# keeping up with two churning processes (16 KiB sub-buffers), and a
+# loaded machine made the trace lose events, incomplete, exit 3.
+LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 300 --seconds 30 --churn \
+	--list "$T/pa.list" >"$T/pa.out" 2>&1 &
 pa=$!
 letw_track "$pa"
-"$LETW_MINIJIT" --functions 300 --seconds 30 --churn --list "$T/pb.list" >"$T/pb.out" 2>&1 &
+LTTNG_UST_ALLOW_BLOCKING=1 "$LETW_MINIJIT" --functions 300 --seconds 30 --churn \
+	--list "$T/pb.list" >"$T/pb.out" 2>&1 &
 pb=$!
 letw_track "$pb"
 anl_wait_file "$T/pa.list.ready"
@@ -215,7 +220,7 @@ anl_wait_file "$T/pb.list.ready"
 s=$(letw_session_create rep-passless) || exit 1
 letw_session_track "$s" "$pa"
 letw_session_track "$s" "$pb"
-lttng enable-channel -u -s "$s" --buffers-pid --subbuf-size=16K ch >/dev/null ||
+lttng enable-channel -u -s "$s" --buffers-pid --subbuf-size=16K --blocking-timeout=inf ch >/dev/null ||
 	letw_fail "passless: enable-channel"
 lttng enable-event -u -s "$s" -c ch 'letw_runtime:*' \
 	--filter "\$ctx.vpid == $pa || \$ctx.vpid == $pb" >/dev/null || letw_fail "passless: enable-event"
@@ -223,7 +228,13 @@ lttng enable-event -u -s "$s" -c ch 'letw_rundown:*dcstart*' --filter "\$ctx.vpi
 	>/dev/null || letw_fail "passless: enable-event rundown"
 lttng add-context -u -s "$s" -c ch -t vpid -t vtid >/dev/null || letw_fail "passless: add-context"
 "$LETW_CLI" start "$s" --pid "$pa" --pid "$pb" >&2 || letw_fail "passless: lttng-etw start"
-sleep 1 # both churn: B's runtime events are in the trace
+# Both churn: B's runtime events are in the trace once its stream files
+# hold data (was: a sleep of 1 s, taken on trust).
+pl_data() {
+	[ -n "$(find "$(anl_trace "$s")" -path "*/ust/pid/*-$pb-*" -type f -name 'ch_*' \
+		! -name '*.idx' -size +0c -print -quit)" ]
+}
+letw_wait_for pl_data || letw_fail "passless: no data of process $pb in the trace in 30 s"
 lttng stop "$s" >/dev/null || letw_fail "passless: lttng stop"
 kill -TERM "$pa" "$pb"
 wait "$pa" "$pb"
