@@ -166,7 +166,11 @@ for attempt in 1 2 3; do
 	nowait "a$attempt" "$n"
 	pa=$nw_pid sa=$nw_s
 	lttng destroy "$se" >/dev/null || letw_fail "nowait: lttng destroy"
-	"$LETW_CLI" start "$sa" --pid "$pa" >&2 || letw_fail "nowait: lttng-etw start again"
+	# The pass it waits for runs at the consumer's pace (~2,000 records/s
+	# idle, half that with the CPUs taken): 20,000 methods overran the
+	# default 30 s with two busy loops on the two vCPUs, and the third
+	# attempt has 80,000.
+	"$LETW_CLI" start "$sa" --pid "$pa" --timeout 300 >&2 || letw_fail "nowait: lttng-etw start again"
 	lttng stop "$sa" >/dev/null || letw_fail "nowait: lttng stop"
 	lttng destroy "$sa" >/dev/null || letw_fail "nowait: lttng destroy"
 	kill -TERM "$pe" "$pa"
