@@ -251,14 +251,6 @@ static int find(const struct letw_sessmem *m, const struct lttng_ust_session *s)
 	return -1;
 }
 
-int letw_sessmem_known(const struct letw_sessmem *m,
-		       const struct lttng_ust_session *session)
-{
-	int i = find(m, session);
-
-	return i >= 0 && !m->e[i].unserved;
-}
-
 /* Room for one more entry; -ENOMEM when the array cannot grow. */
 static int mem_room(struct letw_sessmem *m)
 {

@@ -184,11 +184,6 @@ int letw_sessmem_owes(const struct letw_sessmem *m,
 void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *live,
 			     int n, uint32_t events);
 
-/* 1 when the session has been served (and not pruned since); one held
- * only for a failed pass's mark is not. */
-int letw_sessmem_known(const struct letw_sessmem *m,
-		       const struct lttng_ust_session *session);
-
 /* Forget every session not in live[0..n), which is sorted by address
  * (letw_sess_collect's order). */
 void letw_sessmem_prune(struct letw_sessmem *m, const struct letw_sess *live, int n);
