@@ -16,12 +16,21 @@
  * every listed trigger, reports each as a leftover, and removes the
  * directory (unmounting what the test mounted there first).
  *
+ * The same for processes that are not the test's but that it stopped
+ * (faults.sh stops the root sessiond's lttng-consumerd to stall a
+ * channel): lttng.sh's letw_stop_process writes "PID STARTTIME" into
+ * `stopped` before the SIGSTOP, and whatever listed process is still
+ * stopped here gets SIGCONT. Killed before its cleanup resumed it, a test
+ * left the consumer stopped, and every later session on the machine
+ * stalled.
+ *
  * Through liblttng-ctl: all destructions are started, then waited for, so
  * 69 sessions take about as long as one; and no `lttng` client process is
  * started for the launcher to mistake for a leftover.
  */
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +52,7 @@ struct names {
 	size_t n, cap;
 };
 
-static struct names sessions, triggers;
+static struct names sessions, triggers, stopped;
 
 static int names_add(struct names *ns, const char *s)
 {
@@ -107,6 +116,8 @@ static int collect(const char *path, const struct stat *st, int type, struct FTW
 		read_names(path, &sessions);
 	else if (type == FTW_F && !strcmp(path + ftw->base, "triggers"))
 		read_names(path, &triggers);
+	else if (type == FTW_F && !strcmp(path + ftw->base, "stopped"))
+		read_names(path, &stopped);
 	return FTW_CONTINUE;
 }
 
@@ -200,6 +211,53 @@ static int remove_triggers(const char *who)
 	return left;
 }
 
+/* The state letter and the start time (clock ticks since boot) of pid,
+ * from /proc/PID/stat. 0, or -1 when it is gone or unreadable. */
+static int proc_state(long pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) state ...": comm may hold spaces and parentheses;
+	 * starttime is the 20th field after the state. */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+		   state, start) != 2)
+		return -1;
+	return 0;
+}
+
+/* SIGCONT each listed process (the same one: pid and start time) that is
+ * still stopped. Returns how many. */
+static int resume_stopped(const char *who)
+{
+	int left = 0;
+
+	for (size_t i = 0; i < stopped.n; i++) {
+		unsigned long long want, start;
+		long pid;
+		char st;
+
+		if (sscanf(stopped.v[i], "%ld %llu", &pid, &want) != 2 || pid <= 0 ||
+		    proc_state(pid, &st, &start) || start != want || st != 'T')
+			continue;
+		fprintf(stderr, "LEFTOVER STOPPED: pid %ld (%s): resuming it\n",
+			pid, who);
+		left++;
+		if (kill((pid_t)pid, SIGCONT))
+			fprintf(stderr, "letw-test-launch: cannot resume pid %ld: %s\n", pid,
+				strerror(errno));
+	}
+	return left;
+}
+
 /* What the test mounted under dir (output_safety's tmpfs) goes first, so
  * the removal below neither fails on it nor stops at it. */
 static void unmount_under(const char *dir)
@@ -236,12 +294,16 @@ int letw_launch_state_clean(const char *dir, const char *who)
 	if (!*dir)
 		return 0;
 	(void)nftw(dir, collect, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+	/* First: a stopped consumer would hold the destructions below. */
+	if (stopped.n)
+		left += resume_stopped(who);
 	if (sessions.n && (n = destroy_sessions(who)) > 0)
 		left += n;
 	if (triggers.n && (n = remove_triggers(who)) > 0)
 		left += n;
 	names_free(&sessions);
 	names_free(&triggers);
+	names_free(&stopped);
 	if (getenv("LETW_KEEP_TMP")) {
 		fprintf(stderr, "letw-test-launch: %s: kept %s (LETW_KEEP_TMP)\n", who, dir);
 		return left;

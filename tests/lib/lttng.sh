@@ -56,6 +56,8 @@ letw_cleanup() {
 	# the sessions not yet destroyed (1 run in 6 when a test run got
 	# Ctrl-C). A launcher still SIGKILLs whatever hangs past its grace.
 	trap '' INT TERM HUP
+	# First: what a session needs to end may be stopped (a consumer).
+	letw_resume_processes
 	for p in "${LETW_TEST_PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
@@ -159,6 +161,53 @@ letw_trigger_add() {
 	echo "$name" >> "$LETW_TEST_TMP/triggers"
 	lttng add-trigger --name="$name" "$@" >/dev/null || letw_fail "lttng add-trigger $name"
 	echo "$name"
+}
+
+# letw_start_time PID: the process's start (field 22 of /proc/PID/stat,
+# clock ticks since boot); with the pid, it names one process, not
+# whichever later gets its pid. Empty when PID is gone.
+letw_start_time() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	# "pid (comm) state ...": comm may hold spaces; starttime is the 20th
+	# field after it.
+	st=${st##*) }
+	set -- $st
+	echo "${20}"
+}
+
+# letw_stop_process PID... : SIGSTOP processes that are not the test's own
+# (shared infrastructure, e.g. lttng-consumerd to stall a channel), each
+# registered first with its start time in the launcher's `stopped` file:
+# letw_cleanup resumes them, and so does the launcher (launch_state.c) when
+# the test died before its cleanup could. A daemon left stopped would stall
+# every later session on the machine.
+letw_stop_process() {
+	local p
+	for p in "$@"; do
+		echo "$p $(letw_start_time "$p")" >>"$LETW_TEST_TMP/stopped"
+		kill -STOP "$p" || letw_fail "cannot stop pid $p"
+	done
+}
+
+# letw_resume_processes: SIGCONT what letw_stop_process stopped (the same
+# processes: pid and start time), and forget them.
+letw_resume_processes() {
+	local p t
+	[ -f "$LETW_TEST_TMP/stopped" ] || return 0
+	while read -r p t; do
+		[ -n "$t" ] && [ "$(letw_start_time "$p")" = "$t" ] && kill -CONT "$p" 2>/dev/null
+	done <"$LETW_TEST_TMP/stopped"
+	rm -f "$LETW_TEST_TMP/stopped"
+}
+
+# letw_consumerds: the pids of the root lttng-sessiond's consumer daemons
+# (its children named lttng-consumerd), not those of another user's
+# sessiond.
+letw_consumerds() {
+	local sd
+	sd=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null) || return 1
+	pgrep -x -P "$sd" lttng-consumerd
 }
 
 # letw_track PID : remember a background process to kill on exit.

@@ -320,10 +320,14 @@ sc_exit_stuck_pass() {
 		TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }report_thread_leaks=0" -- --records 500
 	session_start letw-fault-stuck "$a_vpid" blocking_tiny
 	settle a
-	trap 'pkill -CONT -x lttng-consumerd; letw_cleanup' EXIT
-	pkill -STOP -x lttng-consumerd || letw_fail "no lttng-consumerd to stop"
+	# Only the root sessiond's consumers (the session's), registered so
+	# that they are resumed however the test ends (letw_stop_process).
+	local cds
+	cds=$(letw_consumerds) || letw_fail "no lttng-consumerd of the root lttng-sessiond to stop"
+	# shellcheck disable=SC2086 # one pid a word
+	letw_stop_process $cds
 	app_cmd a "exit-in-pass 0x150"
-	app_expect a '^exiting' 60 || { pkill -CONT -x lttng-consumerd; letw_fail "exit-in-pass"; }
+	app_expect a '^exiting' 60 || letw_fail "exit-in-pass"
 	# The consumer reads again only once the exit is where this scenario
 	# is about: the exit handler gave up on the stuck thread (its warning,
 	# printed last before it returns) and the main thread (tid = pid) sits
@@ -344,8 +348,7 @@ sc_exit_stuck_pass() {
 	letw_pid_gone "$a_pid" && letw_fail "the process exited before the consumer read again: the pass was not stuck"
 	in_destructors ||
 		letw_fail "the exit did not reach the destructors with its pass stuck in 120 s (main thread: $(cat "/proc/$a_pid/task/$a_pid/syscall" 2>&1); stderr: $(tail -3 "$LETW_TEST_TMP/a.err"))"
-	pkill -CONT -x lttng-consumerd
-	trap letw_cleanup EXIT
+	letw_resume_processes
 	local deadline=$((SECONDS + 120))
 	while kill -0 "$a_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
 	kill -0 "$a_pid" 2>/dev/null && letw_fail "process did not finish exiting once the consumer read again"

@@ -9,7 +9,12 @@
 #     whenever a cleanup was cut short, with "nothing left" said;
 #  2. a test that leaves a process whose main thread exited (a 'Z' leader
 #     with a live thread): named as a leftover and killed. It was skipped
-#     as a zombie and ran on.
+#     as a zombie and ran on;
+#  3. a test that stops a process that is not its own (as faults.sh stops
+#     lttng-consumerd), registered with letw_stop_process, then dies by
+#     SIGKILL before its cleanup can resume it: the launcher resumes it
+#     (LEFTOVER STOPPED) and fails. The consumer stayed stopped, and every
+#     later session on the machine stalled.
 # usage: launcher_backstop.sh LAUNCHER ZOMBIE_LEADER TRIGGER_LISTER
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,4 +55,21 @@ rc=0
 	letw_fail "2: launcher exit $rc, want 1 with the leftover named: $(cat "$T/z.err")"
 ! pgrep -x letw-zombie-lea >/dev/null || letw_fail "2: the process with an exited leader runs on"
 letw_log "2: a process whose leader exited is named and killed"
+# Started here, outside the inner launcher: not the inner test's own, as
+# the consumer is not.
+sleep 1000 &
+other=$!
+letw_track "$other"
+cat >"$T/stopper.sh" <<INNER
+. "$here/../lib/lttng.sh"
+letw_stop_process $other
+kill -KILL \$\$
+INNER
+rc=0
+"$launcher" --name backstop.stopped -- bash "$T/stopper.sh" 2>"$T/stop.err" || rc=$?
+[ "$rc" != 0 ] && grep -q "^LEFTOVER STOPPED: pid $other (backstop.stopped): resuming it" "$T/stop.err" ||
+	letw_fail "3: launcher exit $rc, want non-zero with the stopped process named: $(cat "$T/stop.err")"
+st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$other/status")
+[ "$st" = S ] || letw_fail "3: the process the test stopped is in state '$st', not resumed"
+letw_log "3: a process a killed test left stopped is resumed by its launcher"
 echo "PASS: launcher_backstop"
