@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,31 +11,25 @@
 
 int letw_made_dirs_add(struct letw_made_dirs *m, const char *dir)
 {
-	char **grown = realloc(m->dir, (m->n + 1) * sizeof(*grown));
-	char *copy = strdup(dir);
-
-	if (grown)
-		m->dir = grown;
-	if (!grown || !copy) {
-		free(copy);
-		return -ENOMEM;
-	}
-	m->dir[m->n++] = copy;
+	if (!m->dir)
+		m->dir = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(m->dir, g_strdup(dir));
 	return 0;
 }
 
 int letw_made_dirs_note_missing(struct letw_made_dirs *m, const char *dir)
 {
 	char *p = g_strdup(dir);
+	size_t len = strlen(p);
 	struct stat st;
 
+	/* "a/b//" is "a/b": noted once, not under both names. */
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
 	while (lstat(p, &st) != 0 && errno == ENOENT) {
 		char *up;
 
-		if (letw_made_dirs_add(m, p)) {
-			g_free(p);
-			return -ENOMEM;
-		}
+		(void)letw_made_dirs_add(m, p);
 		up = g_path_get_dirname(p);
 		/* "." and "/" are their own parents: nothing above. */
 		if (!strcmp(up, p)) {
@@ -58,8 +50,8 @@ static int is_pidns(const char *name)
 
 static int listed(const struct letw_made_dirs *had, const char *name)
 {
-	for (size_t i = 0; i < had->n; i++)
-		if (!strcmp(had->dir[i], name))
+	for (guint i = 0; had->dir && i < had->dir->len; i++)
+		if (!strcmp(g_ptr_array_index(had->dir, i), name))
 			return 1;
 	return 0;
 }
@@ -94,11 +86,10 @@ static int add_path(struct letw_made_dirs *m, const char *dir, const char *name)
 	struct stat st;
 	int ret;
 
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		return -ENOMEM;
+	p = g_strdup_printf("%s/%s", dir, name);
 	/* A link is no directory of ours: rmdir() would fail on it anyway. */
 	ret = lstat(p, &st) == 0 && S_ISDIR(st.st_mode) ? letw_made_dirs_add(m, p) : 0;
-	free(p);
+	g_free(p);
 	return ret;
 }
 
@@ -114,7 +105,7 @@ int letw_made_dirs_new_subdirs(struct letw_made_dirs *m, const char *dir,
 }
 
 /* Longest first: a directory's path is longer than its parent's. */
-static int deeper_first(const void *a, const void *b)
+static gint deeper_first(gconstpointer a, gconstpointer b)
 {
 	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
 
@@ -123,20 +114,19 @@ static int deeper_first(const void *a, const void *b)
 
 void letw_made_dirs_take_back(struct letw_made_dirs *m)
 {
-	if (m->n)
-		qsort(m->dir, m->n, sizeof(*m->dir), deeper_first);
+	if (!m->dir)
+		return;
+	g_ptr_array_sort(m->dir, deeper_first);
 	/* rmdir(2) removes only an empty directory: one the run wrote into,
 	 * or that someone else filled meanwhile, stays. */
-	for (size_t i = 0; i < m->n; i++)
-		(void)rmdir(m->dir[i]);
+	for (guint i = 0; i < m->dir->len; i++)
+		(void)rmdir(g_ptr_array_index(m->dir, i));
 	letw_made_dirs_fini(m);
 }
 
 void letw_made_dirs_fini(struct letw_made_dirs *m)
 {
-	for (size_t i = 0; i < m->n; i++)
-		free(m->dir[i]);
-	free(m->dir);
+	if (m->dir)
+		g_ptr_array_unref(m->dir);
 	m->dir = NULL;
-	m->n = 0;
 }

@@ -8,11 +8,11 @@
 #ifndef LETW_BT_MADE_DIRS_H
 #define LETW_BT_MADE_DIRS_H
 
-#include <stddef.h>
+#include <glib.h>
 
+/* Zero-initialised: empty (the array is made at the first note). */
 struct letw_made_dirs {
-	char **dir; /* malloc()ed paths */
-	size_t n;
+	GPtrArray *dir; /* of g_malloc()ed paths, freed with it */
 };
 
 /* Note the directories a mkdir -p of dir is about to make (dir and its
@@ -20,7 +20,8 @@ struct letw_made_dirs {
 int letw_made_dirs_note_missing(struct letw_made_dirs *m, const char *dir);
 
 /* Note dir, made by the caller (a mkdir() that did not fail with
- * EEXIST). 0 or -ENOMEM. */
+ * EEXIST). 0 (glib aborts when out of memory; -ENOMEM kept for the
+ * callers' checks). */
 int letw_made_dirs_add(struct letw_made_dirs *m, const char *dir);
 
 /* Note the pidns-* subdirectories of dir that are not in had (the names
