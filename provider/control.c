@@ -423,11 +423,55 @@ static int serve_session_locked(const struct letw_sess *target, int merged)
 	}
 	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, &res);
 	if (res.passes < 0) {
-		letw_sessmem_failed(&served, now.session);
+		(void)letw_sessmem_failed(&served, now.session, code, run_mask, mask);
 		return res.passes;
 	}
 	letw_sessmem_served(&served, now.session, mask);
 	return 0;
+}
+
+/*
+ * Caller holds pass_lock. The pass owed to a live session (serve_owed):
+ * the one that could not begin (letw_sessmem_owed_pass), narrowed to the
+ * events the session still records, or adoption's ENABLE. Returns 0, or
+ * the pass's -errno: the session stays owed, a mark as it was.
+ */
+static int retry_session_locked(const struct letw_sess *target)
+{
+	struct letw_sess now = {
+		.session = target->session,
+		.events = target->events & letw_sess_events(target->session),
+	};
+	uint64_t run_mask, served_mask;
+	struct letw_pass_result res;
+	int marked, code;
+
+	if (!now.events)
+		return 0; /* stopped recording them since it was listed */
+	code = letw_sessmem_owed_pass(&served, now.session, letw_rd_events_mask(now.events),
+				      &run_mask, &served_mask, &marked);
+	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, &res);
+	if (res.passes < 0) {
+		if (!marked)
+			(void)letw_sessmem_failed(&served, now.session, code, run_mask,
+						  served_mask);
+		return res.passes;
+	}
+	letw_sessmem_served(&served, now.session, served_mask);
+	return 0;
+}
+
+/* A session owed a pass that this round will not run (one failed before
+ * it): marked, so it is owed still once owe_unknown is cleared. */
+static void mark_owed(const struct letw_sess *s)
+{
+	uint64_t run_mask, served_mask;
+	int marked;
+	int code = letw_sessmem_owed_pass(&served, s->session, letw_rd_events_mask(s->events),
+					  &run_mask, &served_mask, &marked);
+
+	if (!marked)
+		(void)letw_sessmem_failed(&served, s->session, code, run_mask, served_mask);
 }
 
 /*
@@ -551,7 +595,7 @@ static int serve_owed(void)
 	ret = letw_sess_collect(&live, NULL);
 	say_collect(ret);
 	left += ret != 0;
-	/* serve_session_locked does not walk into `live`: it stays as listed. */
+	/* retry_session_locked does not walk into `live`: it stays as listed. */
 	for (int i = 0; i < live.n; i++) {
 		if (!letw_sessmem_owes(&served, live.v[i].session,
 				       letw_rd_events_mask(live.v[i].events)))
@@ -559,13 +603,12 @@ static int serve_owed(void)
 		if (__atomic_load_n(&letw_g.stopping, __ATOMIC_ACQUIRE))
 			return -ECANCELED; /* no pass will run: nothing to retry */
 		if (failed) {
-			/* Marked: owed still once owe_unknown is cleared. */
-			(void)letw_sessmem_failed(&served, live.v[i].session);
+			mark_owed(&live.v[i]);
 			left++;
 			continue;
 		}
 		pthread_mutex_lock(&letw_g.pass_lock);
-		failed = serve_session_locked(&live.v[i], 0);
+		failed = retry_session_locked(&live.v[i]);
 		pthread_mutex_unlock(&letw_g.pass_lock);
 		left += failed < 0;
 	}

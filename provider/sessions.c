@@ -312,7 +312,8 @@ void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *sessi
 	remember(m, find(m, session), session, mask);
 }
 
-int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *session)
+int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *session,
+			int code, uint64_t run_mask, uint64_t mask)
 {
 	int i = find(m, session);
 
@@ -326,7 +327,28 @@ int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *sessio
 		m->e[i] = (struct letw_sessmem_ent){ .session = session, .unserved = 1 };
 	}
 	m->e[i].owed = 1;
+	m->e[i].owed_code = code;
+	m->e[i].owed_run = run_mask;
+	m->e[i].owed_mask = mask;
 	return 0;
+}
+
+int letw_sessmem_owed_pass(const struct letw_sessmem *m,
+			   const struct lttng_ust_session *session, uint64_t mask,
+			   uint64_t *run_mask, uint64_t *served_mask, int *marked)
+{
+	int i = find(m, session);
+
+	*marked = i >= 0 && m->e[i].owed;
+	if (!*marked) {
+		*served_mask = mask;
+		return letw_sessmem_decide(m, session, mask, run_mask);
+	}
+	/* Keywords the session dropped since are not written (LTTng would
+	 * drop the records) nor remembered (gained again, they are new). */
+	*run_mask = m->e[i].owed_run & mask;
+	*served_mask = m->e[i].owed_mask & mask;
+	return m->e[i].owed_code;
 }
 
 int letw_sessmem_owes(const struct letw_sessmem *m,

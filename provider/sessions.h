@@ -100,8 +100,13 @@ struct letw_sessmem {
 	struct letw_sessmem_ent {
 		struct lttng_ust_session *session;
 		uint64_t mask;
-		/* Its pass could not begin: owed again. */
+		/* Its pass could not begin: owed again. owed_code and
+		 * owed_run are that pass (the retry runs it, not a new
+		 * decision), owed_mask the statedump's mask it answered
+		 * (remembered once it ran). */
 		int owed;
+		int owed_code;
+		uint64_t owed_run, owed_mask;
 		/* Held only for that mark: never served, so it decides as
 		 * a session the memory does not hold (a first ENABLE). */
 		int unserved;
@@ -151,11 +156,15 @@ void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *sessi
 			 uint64_t mask);
 
 /*
- * The session's pass could not begin (no memory for the walker's buffer):
- * it is marked as owing a pass, until one serves it (letw_sessmem_served,
- * _served_all). What it is owed does not change: a session never served
- * still decides as a first ENABLE, one whose mask gained trigger keywords
- * still has them to gain. Only marked sessions are owed: a live session
+ * The session's pass (control code `code`, keywords `run_mask`, answering
+ * a statedump whose mask was `mask`) could not begin (no memory for the
+ * walker's buffer): it is marked as owing that pass, until one serves it
+ * (letw_sessmem_served, _served_all). What the session was served does
+ * not change: never served, it still decides as a first ENABLE, and one
+ * whose mask gained trigger keywords still has them to gain. A later
+ * statedump's pass that fails too replaces the mark: it was decided
+ * against the same last-served state, so it asks for every trigger the
+ * session records then. Only marked sessions are owed: a live session
  * the memory does not know, or one that gained trigger keywords, may not
  * have asked yet (its statedump may be on its way), and served then it
  * got an ENABLE from the retry, maybe of a partial event set, and its
@@ -163,7 +172,25 @@ void letw_sessmem_served(struct letw_sessmem *m, struct lttng_ust_session *sessi
  * mark (allocates); with no room, -ENOMEM, and every session not held is
  * taken as owed (m->owe_unknown) rather than this one lost. Else 0.
  */
-int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *session);
+int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *session,
+			int code, uint64_t run_mask, uint64_t mask);
+
+/*
+ * The pass owed to `session` (letw_sessmem_owes), which records `mask`
+ * now: the pass that could not begin (its control code; *run_mask its
+ * keywords), narrowed to the keywords the session still records, and
+ * *served_mask what to remember (letw_sessmem_served) once it ran. Not a
+ * new decision: asked again, a merged statedump's capture-state came back
+ * as a first ENABLE, and a session that enabled its DCEnd events while
+ * its DCStart ENABLE was owed got a DCEnd pass nobody asked for, with
+ * DCEnd remembered, so the regenerate that did ask for it (`lttng-etw
+ * stop`) ran a capture-state. A session owed without a mark (adoption:
+ * m->owe_unknown) gets letw_sessmem_decide's answer. *marked: 1 when a
+ * mark holds it (a failed retry leaves the mark as it is). Pure.
+ */
+int letw_sessmem_owed_pass(const struct letw_sessmem *m,
+			   const struct lttng_ust_session *session, uint64_t mask,
+			   uint64_t *run_mask, uint64_t *served_mask, int *marked);
 
 /*
  * 1 when a live session recording `mask` is owed a pass by the control

@@ -19,7 +19,9 @@
 #     and its regenerate is then its first ENABLE;
 #  6. polling: a failed pass whose keywords are gone again (its session
 #     stopped, another's still recorded) is owed no more, and the next
-#     failure is a new streak, logged.
+#     failure is a new streak, logged;
+#  7. the retry runs the pass that failed (a DCStart ENABLE), not a new
+#     decision taken with the DCEnd events the session enabled meanwhile.
 # The control thread used to remember the session as served before its
 # pass ran: no pass came again (a later statedump of it would have been a
 # capture-state), and `lttng-etw start` and `stop` took the failed pass
@@ -213,5 +215,33 @@ lttng stop "$b" >/dev/null || letw_fail "stop $b"
 lttng stop "$k" >/dev/null || letw_fail "stop $k"
 $LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$b" "$pid" "$live" dcstart:1 ||
 	letw_fail "polling: no single complete DCStart ENABLE pass into $b"
+end_jit
+# 7. The retry runs the pass that could not begin, not a new decision:
+# session s's start asked for a DCStart ENABLE, which fails; s then
+# enables its DCEnd events while its pass is owed (no regenerate). The
+# retry used to ask the memory again with s's keywords as they were then:
+# an ENABLE of DCStart and DCEnd, a DCEnd pass nobody asked for, and DCEnd
+# remembered, so the regenerate that asks for it (as `lttng-etw stop`
+# does) ran a capture-state, not its DCEnd ENABLE.
+run_jit flavour
+s=$(letw_session_dcstart retryflavour "$pid" "\$ctx.vpid == $pid") || exit 1
+lttng start "$s" >/dev/null || letw_fail "start"
+letw_wait_for refused_at_least 1 || letw_fail "no pass was tried: the buffer was never refused"
+lttng enable-event -u -s "$s" 'letw_rundown:*dcend*' --filter "\$ctx.vpid == $pid" >/dev/null ||
+	letw_fail "enable-event dcend"
+# rundown_mask has RUNDOWN_END (0x100): the retry after this sees it.
+letw_wait_for eval '(( $(letw_ctl_field "$pid" rundown_mask) & 0x100 ))' ||
+	letw_fail "the DCEnd events were never enabled in the runtime"
+tries=$(wc -l < "$refuse.refused")
+letw_wait_for refused_at_least $((tries + 1)) || letw_fail "the failed pass was not tried again"
+rm -f "$refuse"
+letw_wait_field "$pid" last_dcstart_pass_id -gt 0 || letw_fail "no DCStart pass once memory was back"
+letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "a pass is still pending"
+lttng regenerate statedump -s "$s" >/dev/null || letw_fail "regenerate"
+letw_wait_field "$pid" last_dcend_pass_id -gt 0 || letw_fail "no DCEnd pass for the regenerate"
+letw_wait_field "$pid" pending_statedumps = 0 || letw_fail "a pass is still pending"
+lttng stop "$s" >/dev/null || letw_fail "stop"
+$LETW_PY "$here/check_rundown.py" "$LETW_TEST_TMP/$s" "$pid" "$live" dcstart:1 dcend:1 ||
+	letw_fail "the retry did not run the DCStart ENABLE that failed, then the regenerate its DCEnd ENABLE: $($LETW_PY "$here/check_rundown.py" --list "$LETW_TEST_TMP/$s" "$pid" | tr '\n' ' ')"
 end_jit
 echo "PASS: DCStart and DCEnd passes that could not begin ran once memory was back, with the statedump hook and without"

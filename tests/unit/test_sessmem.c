@@ -307,7 +307,7 @@ Test(sessmem, a_first_pass_that_failed_is_still_owed_as_an_enable)
 
 	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
-	letw_sessmem_failed(&m, S(1));
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, run, START | KINDS);
 	cr_assert(!known(&m, S(1)), "a failed pass served nothing");
 	cr_assert(letw_sessmem_owes(&m, S(1), START | KINDS));
 	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
@@ -330,7 +330,7 @@ Test(sessmem, a_gained_trigger_whose_pass_failed_is_still_owed)
 	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
 	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | END | KINDS, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
-	letw_sessmem_failed(&m, S(1));
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, run, START | END | KINDS);
 	cr_assert(letw_sessmem_owes(&m, S(1), START | END | KINDS));
 	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | END | KINDS, &run),
 		     LETW_CONTROL_ENABLE_PROVIDER);
@@ -350,14 +350,15 @@ Test(sessmem, a_failed_capture_state_is_owed_until_served)
 
 	letw_sessmem_served(&m, S(1), START | KINDS);
 	letw_sessmem_served(&m, S(2), START | KINDS);
-	letw_sessmem_failed(&m, S(1));
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_CAPTURE_STATE, START | KINDS, START | KINDS);
 	cr_assert(letw_sessmem_owes(&m, S(1), START | KINDS));
 	cr_assert(!letw_sessmem_owes(&m, S(2), START | KINDS), "the mark is per session");
 	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
 		     LETW_CONTROL_CAPTURE_STATE);
 	cr_assert_eq(run, START | KINDS);
 	/* Never served: held for the mark, still a first ENABLE. */
-	cr_assert_eq(letw_sessmem_failed(&m, S(3)), 0);
+	cr_assert_eq(letw_sessmem_failed(&m, S(3), LETW_CONTROL_ENABLE_PROVIDER, START | KINDS,
+					 START | KINDS), 0);
 	cr_assert_eq(m.n, 3);
 	cr_assert(letw_sessmem_owes(&m, S(3), START));
 	cr_assert(!known(&m, S(3)), "a mark serves nothing");
@@ -367,7 +368,7 @@ Test(sessmem, a_failed_capture_state_is_owed_until_served)
 	/* An all-sessions pass that reached it serves it too. */
 	letw_sessmem_served_all(&m, live, 1, EV(METHOD_DCSTART));
 	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
-	letw_sessmem_failed(&m, S(1));
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_CAPTURE_STATE, START | KINDS, START | KINDS);
 	letw_sessmem_served(&m, S(1), START | KINDS);
 	cr_assert(!letw_sessmem_owes(&m, S(1), START | KINDS));
 	letw_sessmem_free(&m);
@@ -431,13 +432,78 @@ Test(sessmem, a_mark_without_room_owes_every_unknown_session)
 		letw_sessmem_served(&m, S(i), START | KINDS);
 	cr_assert_eq(m.n, m.cap, "the test needs a full array");
 	refuse_realloc = 1;
-	cr_assert_eq(letw_sessmem_failed(&m, S(17)), -ENOMEM);
-	cr_assert_eq(letw_sessmem_failed(&m, S(3)), 0, "a session held needs no room");
+	cr_assert_eq(letw_sessmem_failed(&m, S(17), LETW_CONTROL_ENABLE_PROVIDER, START | KINDS,
+					 START | KINDS), -ENOMEM);
+	cr_assert_eq(letw_sessmem_failed(&m, S(3), LETW_CONTROL_CAPTURE_STATE, START | KINDS,
+					 START | KINDS), 0, "a session held needs no room");
 	refuse_realloc = 0;
 	cr_assert_eq(m.unmarked, 1);
 	cr_assert(letw_sessmem_owes(&m, S(17), START | KINDS));
 	cr_assert(letw_sessmem_owes(&m, S(18), START | KINDS));
 	cr_assert(letw_sessmem_owes(&m, S(3), START | KINDS));
 	cr_assert(!letw_sessmem_owes(&m, S(4), START | KINDS));
+	letw_sessmem_free(&m);
+}
+
+/* The retry runs the pass that could not begin, not a new decision:
+ * S(1)'s first ENABLE (DCStart) failed, then S(1) enabled its DCEnd
+ * events without a statedump. Asked again, the memory answered an ENABLE
+ * of DCStart and DCEnd (a DCEnd pass nobody asked for), and DCEnd was
+ * remembered, so the regenerate that asks for it ran a capture-state. */
+Test(sessmem, the_retry_runs_the_failed_pass_not_a_new_decision)
+{
+	static struct letw_sessmem m;
+	uint64_t run, keep;
+	int marked;
+
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, run, START | KINDS);
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(1), START | END | KINDS, &run, &keep, &marked),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert(marked);
+	cr_assert_eq(run, START | KINDS, "the retry must run the DCStart it owes, only");
+	cr_assert_eq(keep, START | KINDS, "DCEnd was never asked for: not to remember");
+	letw_sessmem_served(&m, S(1), keep);
+	cr_assert_eq(letw_sessmem_decide(&m, S(1), START | END | KINDS, &run),
+		     LETW_CONTROL_ENABLE_PROVIDER, "the regenerate's DCEnd is a gain");
+	cr_assert_eq(run, END | KINDS);
+	letw_sessmem_free(&m);
+}
+
+/* A merged statedump (statedump.h: several coalesced) is a capture-state
+ * whatever the session's state; failed, it is retried as one. Asked
+ * again, a session never served came back as a first ENABLE: the wrong
+ * control code in the pass's Init. */
+Test(sessmem, an_owed_capture_state_is_retried_as_a_capture_state)
+{
+	static struct letw_sessmem m;
+	uint64_t run, keep;
+	int marked;
+
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_CAPTURE_STATE, START | KINDS, START | KINDS);
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(1), START | KINDS, &run, &keep, &marked),
+		     LETW_CONTROL_CAPTURE_STATE);
+	cr_assert_eq(run, START | KINDS);
+	/* Keywords dropped since are neither run nor remembered. */
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(1), LETW_KW_JIT_RUNDOWN, &run, &keep, &marked),
+		     LETW_CONTROL_CAPTURE_STATE);
+	cr_assert_eq(run, LETW_KW_JIT_RUNDOWN);
+	cr_assert_eq(keep, LETW_KW_JIT_RUNDOWN);
+	cr_assert_eq(letw_rundown_pass(LETW_CONTROL_CAPTURE_STATE, run, LETW_PROVIDER_RUNDOWN), 0,
+		     "no trigger left: no pass");
+	/* A later statedump's failed pass replaces the mark. */
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, START | END | KINDS,
+			    START | END | KINDS);
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(1), START | END | KINDS, &run, &keep, &marked),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(run, START | END | KINDS);
+	/* Owed without a mark (adoption): the memory's answer. */
+	m.owe_unknown = 1;
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(2), START | KINDS, &run, &keep, &marked),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert(!marked);
+	cr_assert_eq(run, START | KINDS);
+	cr_assert_eq(keep, START | KINDS);
 	letw_sessmem_free(&m);
 }
