@@ -376,6 +376,12 @@ void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *liv
 		if (!got)
 			continue; /* records none of the pass's events */
 		i = find(m, live[k].session);
+		/* Owed a pass this one is not (an ENABLE, or keywords it
+		 * still records that this one did not hold): its own runs. */
+		if (i >= 0 && m->e[i].owed &&
+		    (m->e[i].owed_code != LETW_CONTROL_CAPTURE_STATE ||
+		     (m->e[i].owed_run & letw_rd_events_mask(live[k].events) & ~got)))
+			continue;
 		/* A session served before keeps its keywords: the pass may
 		 * have held fewer of them than its last own pass. */
 		remember(m, i, live[k].session,

@@ -206,7 +206,12 @@ int letw_sessmem_owes(const struct letw_sessmem *m,
  * statedump overflow, statedump.c): every session of live[0..n) that
  * records some of them got a pass of those, and is remembered as served
  * with their keywords (added to what it had), so its next statedump is no
- * first ENABLE and adoption does not serve it again.
+ * first ENABLE and adoption does not serve it again. A session owed a
+ * pass (letw_sessmem_failed) that this one is not is left as it is: an
+ * owed ENABLE, or a capture-state of keywords the pass did not hold. It
+ * used to be taken as served, so the retry (which runs a failed overflow
+ * before the sessions owed) turned a session's owed first ENABLE into
+ * this capture-state, and its DCStart ENABLE never came.
  */
 void letw_sessmem_served_all(struct letw_sessmem *m, const struct letw_sess *live,
 			     int n, uint32_t events);

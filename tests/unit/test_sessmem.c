@@ -507,3 +507,41 @@ Test(sessmem, an_owed_capture_state_is_retried_as_a_capture_state)
 	cr_assert_eq(keep, START | KINDS);
 	letw_sessmem_free(&m);
 }
+
+/* The overflow's all-sessions capture-state (statedump.c), or its retry,
+ * which serve_owed runs before the sessions owed: a session owed its own
+ * ENABLE keeps it. It used to be taken as served by the capture-state:
+ * its first pass was a capture-state, its DCStart ENABLE never came (and
+ * a DCEnd ENABLE owed was lost the same way). An owed capture-state that
+ * the pass covered is served by it. */
+Test(sessmem, an_all_sessions_pass_leaves_an_owed_enable_owed)
+{
+	static struct letw_sessmem m;
+	uint32_t dcstart = EV(METHOD_DCSTART) | EV(DCSTART_INIT);
+	uint32_t dcend = EV(METHOD_DCEND) | EV(DCEND_INIT);
+	struct letw_sess live[] = {
+		{ .session = S(1), .events = dcstart },         /* owed its first ENABLE */
+		{ .session = S(2), .events = dcstart | dcend }, /* owed a DCEnd ENABLE */
+		{ .session = S(3), .events = dcstart },         /* owed a capture-state */
+	};
+	uint64_t start = letw_rd_events_mask(dcstart), both = letw_rd_events_mask(dcstart | dcend);
+	uint64_t run, keep;
+	int marked;
+
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, start, start);
+	letw_sessmem_served(&m, S(2), start);
+	letw_sessmem_failed(&m, S(2), LETW_CONTROL_ENABLE_PROVIDER,
+			    END | LETW_KW_JIT_RUNDOWN, both);
+	letw_sessmem_served(&m, S(3), start);
+	letw_sessmem_failed(&m, S(3), LETW_CONTROL_CAPTURE_STATE, start, start);
+	letw_sessmem_served_all(&m, live, 3, dcstart | dcend);
+	cr_assert(letw_sessmem_owes(&m, S(1), start), "an owed first ENABLE taken as served");
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(1), start, &run, &keep, &marked),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert(letw_sessmem_owes(&m, S(2), both), "an owed DCEnd ENABLE taken as served");
+	cr_assert_eq(letw_sessmem_owed_pass(&m, S(2), both, &run, &keep, &marked),
+		     LETW_CONTROL_ENABLE_PROVIDER);
+	cr_assert_eq(run, END | LETW_KW_JIT_RUNDOWN);
+	cr_assert(!letw_sessmem_owes(&m, S(3), start), "a covered capture-state is served");
+	letw_sessmem_free(&m);
+}
