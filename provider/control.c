@@ -77,10 +77,6 @@ static int retrying;
 static uint64_t streak_failed;
 /* The folded events of an overflow pass that could not begin. */
 static uint32_t retry_all_events;
-/* Sessions owed a pass, as of the last failure or retry: STATUS counts
- * them with the pending statedumps, so `lttng-etw start` and `stop` wait
- * for the retry rather than take the failed pass for the end. */
-static uint32_t owed_sessions;
 
 /* The same for polling, the fallback (poll_keywords): from then on, the
  * ENABLE of the rundown provider whose pass could not begin is asked for
@@ -536,12 +532,11 @@ static void serve_statedumps(void)
 		int ret = r.all_sessions ? serve_all_locked(&r.target) :
 					   serve_session_locked(&r.target, r.merged);
 
-		/* Owed before the request is done: a STATUS (served on this
-		 * thread) never sees it neither pending nor owed. */
-		if (ret < 0) {
-			owed_sessions++;
+		/* Marked (or retry_all_events set) before the request is
+		 * done: a STATUS (served on this thread) never sees it
+		 * neither pending nor owed. */
+		if (ret < 0)
 			retry_later();
-		}
 		letw_hook_done(&r);
 	}
 	pthread_mutex_unlock(&letw_g.pass_lock);
@@ -566,17 +561,18 @@ static void serve_statedumps(void)
  *  - by retry_owed, for the passes that could not begin.
  * One pass_lock hold per pass, as serve_session did: a fork waits for one
  * pass, not for all of them. The first pass that fails ends it (the next
- * would map the same buffer): the sessions left are marked and counted,
- * and a whole list served or marked ends adoption. Returns how
- * many are still owed (a list cut short counts one: a session past it may
- * be owed), -ECANCELED when the thread is stopping, or -EAGAIN when
- * statedumps were queued meanwhile: those go first, at the next wake-up,
- * or a session whose start's statedump is among them would get an ENABLE
- * here and a capture-state there.
+ * would map the same buffer): the sessions left are marked, and a whole
+ * list served or marked ends adoption. Returns 1 when a pass failed, 0
+ * when none did (what is still owed, e.g. past a list cut short, is
+ * letw_control_owed's: a list cut short is no failed pass), -ECANCELED
+ * when the thread is stopping, or -EAGAIN when statedumps were queued
+ * meanwhile: those go first, at the next wake-up, or a session whose
+ * start's statedump is among them would get an ENABLE here and a
+ * capture-state there.
  */
 static int serve_owed(void)
 {
-	int ret, failed = 0, left = 0;
+	int ret, failed = 0;
 	uint64_t unmarked = served.unmarked;
 
 	pthread_mutex_lock(&letw_g.pass_lock);
@@ -591,10 +587,12 @@ static int serve_owed(void)
 		failed = serve_all_locked(&folded);
 	}
 	pthread_mutex_unlock(&letw_g.pass_lock);
-	left += retry_all_events != 0;
 	ret = letw_sess_collect(&live, NULL);
 	say_collect(ret);
-	left += ret != 0;
+	/* A whole list: a mark of a session gone is owed nothing (else it
+	 * was counted owed until watch_sessions pruned it, after us). */
+	if (!ret)
+		letw_sessmem_prune(&served, live.v, live.n);
 	/* retry_session_locked does not walk into `live`: it stays as listed. */
 	for (int i = 0; i < live.n; i++) {
 		if (!letw_sessmem_owes(&served, live.v[i].session,
@@ -604,35 +602,40 @@ static int serve_owed(void)
 			return -ECANCELED; /* no pass will run: nothing to retry */
 		if (failed) {
 			mark_owed(&live.v[i]);
-			left++;
 			continue;
 		}
 		pthread_mutex_lock(&letw_g.pass_lock);
 		failed = retry_session_locked(&live.v[i]);
 		pthread_mutex_unlock(&letw_g.pass_lock);
-		left += failed < 0;
 	}
 	/* Every session listed was served or marked: one not known now
 	 * has its statedump to come, or asked for nothing. */
 	if (!ret && served.unmarked == unmarked)
 		served.owe_unknown = 0;
 	say_unremembered();
-	return left;
+	return failed != 0;
 }
 
-/* After serve_owed: the sessions still owed wait RETRY_NS more; none left
- * ends the streak, said with its count of failed passes. */
-static void owed_left(int left)
+/* After serve_owed: a failed pass goes on with the streak; sessions still
+ * owed without one (past a list cut short, which say_collect said) are
+ * tried again RETRY_NS later too, but that is no pass that could not
+ * begin: not said as one, nor counted in the streak (it used to be, with
+ * the cut list counted as an owed session). None left ends the streak,
+ * said with its count of failed passes. */
+static void owed_left(int ret)
 {
 	/* Statedumps first, then again at the next wake-up: adoption too,
 	 * which no failure made due (it used to be dropped for good). */
-	if (left == -EAGAIN && !retry_at)
+	if (ret == -EAGAIN && !retry_at)
 		retry_at = letw_clock_ns(CLOCK_MONOTONIC);
-	if (left < 0)
+	if (ret < 0)
 		return; /* or stopping */
-	owed_sessions = (uint32_t)left;
-	if (left) {
+	if (ret) {
 		retry_later();
+		return;
+	}
+	if (letw_control_owed()) {
+		retry_at = letw_clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
 		return;
 	}
 	/* Ran, or their sessions stopped recording the events. */
@@ -659,9 +662,20 @@ static void retry_owed(void)
 	retrying = 0;
 }
 
+/*
+ * STATUS (ctlsock.c, on this thread): the passes owed, counted from what
+ * is owed rather than tallied, so each session counts once however often
+ * its pass failed (a tally counted a session whose second statedump
+ * failed too twice, until the next retry recounted): the sessions marked,
+ * a failed overflow pass, and one for the sessions owed that the memory
+ * does not hold (adoption not done, a list cut short, a mark without
+ * room). A list cut short counts only that way: it used to count one
+ * whatever was owed.
+ */
 uint32_t letw_control_owed(void)
 {
-	return owed_sessions;
+	return (uint32_t)letw_sessmem_marked(&served) + (retry_all_events != 0) +
+	       (served.owe_unknown != 0);
 }
 
 /*
@@ -777,10 +791,11 @@ int letw_control_start(void)
 	retry_at = streak_failed = 0;
 	/* A fork between two of serve_owed's passes copied it set. */
 	retrying = 0;
-	/* Adoption: the sessions started before the hook are owed. */
-	served.owe_unknown = 1;
+	/* Adoption: the sessions started before the hook are owed (only
+	 * with the hook: polling serves every session, remembers none). */
+	served.owe_unknown = letw_hook_active();
 	served.unmarked = 0;
-	retry_all_events = owed_sessions = 0;
+	retry_all_events = 0;
 	poll_retry_at = 0;
 	if (!(letw_g.flags & (LETW_CONFIG_NO_CONTROL_SOCKET | LETW_CONFIG_NO_CONTROL_THREAD))) {
 		ret = letw_ctlsock_open();

@@ -333,6 +333,15 @@ int letw_sessmem_failed(struct letw_sessmem *m, struct lttng_ust_session *sessio
 	return 0;
 }
 
+int letw_sessmem_marked(const struct letw_sessmem *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->n; i++)
+		n += m->e[i].owed != 0;
+	return n;
+}
+
 int letw_sessmem_owed_pass(const struct letw_sessmem *m,
 			   const struct lttng_ust_session *session, uint64_t mask,
 			   uint64_t *run_mask, uint64_t *served_mask, int *marked)

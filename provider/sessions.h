@@ -201,6 +201,10 @@ int letw_sessmem_owed_pass(const struct letw_sessmem *m,
 int letw_sessmem_owes(const struct letw_sessmem *m,
 		      const struct lttng_ust_session *session, uint64_t mask);
 
+/* How many sessions hold a mark (letw_sessmem_failed): each once, however
+ * often its pass failed. Pure. */
+int letw_sessmem_marked(const struct letw_sessmem *m);
+
 /*
  * An all-sessions capture-state of the rundown events `events` ran (the
  * statedump overflow, statedump.c): every session of live[0..n) that

@@ -545,3 +545,25 @@ Test(sessmem, an_all_sessions_pass_leaves_an_owed_enable_owed)
 	cr_assert(!letw_sessmem_owes(&m, S(3), start), "a covered capture-state is served");
 	letw_sessmem_free(&m);
 }
+
+/* STATUS's count of owed passes (control.c, letw_control_owed) counts each
+ * session marked once, however often its pass failed: a tally of failures
+ * read 2 for one session whose regenerate failed too, until the next
+ * retry recounted. */
+Test(sessmem, a_session_owed_counts_once_however_often_it_failed)
+{
+	static struct letw_sessmem m;
+
+	cr_assert_eq(letw_sessmem_marked(&m), 0);
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, START | KINDS, START | KINDS);
+	letw_sessmem_failed(&m, S(1), LETW_CONTROL_ENABLE_PROVIDER, START | KINDS, START | KINDS);
+	cr_assert_eq(letw_sessmem_marked(&m), 1);
+	letw_sessmem_served(&m, S(2), START | KINDS);
+	letw_sessmem_failed(&m, S(2), LETW_CONTROL_CAPTURE_STATE, START | KINDS, START | KINDS);
+	cr_assert_eq(letw_sessmem_marked(&m), 2);
+	letw_sessmem_served(&m, S(1), START | KINDS);
+	cr_assert_eq(letw_sessmem_marked(&m), 1, "a pass that ran ends its mark");
+	letw_sessmem_prune(&m, NULL, 0);
+	cr_assert_eq(letw_sessmem_marked(&m), 0, "a session gone is owed nothing");
+	letw_sessmem_free(&m);
+}
