@@ -70,9 +70,6 @@ struct run_ctx {
  */
 #define RETRY_NS 1000000000ull
 static uint64_t retry_at;
-/* run_pass is serving a retry: its failure is not logged again (the first
- * of the streak was, and its end is). */
-static int retrying;
 /* Failed passes since the streak began (said at its end). */
 static uint64_t streak_failed;
 /* The folded events of an overflow pass that could not begin. */
@@ -136,13 +133,14 @@ static void run_pass(int passes, int code, uint64_t mask,
 		 * blamed the trace), and moving last_pass_id told `lttng-etw
 		 * stop` its DCEnd had run. Not a pass then: the counters and
 		 * last ids stay, the requester gets the error (letw_capture_state,
-		 * the socket's reply status), and the next pass maps again. */
-		if (!retrying)
-			letw_err("rundown pass %llu not run, nothing written: %s",
-				 (unsigned long long)pass_id, strerror(-ret));
+		 * the socket's reply status), and the next pass maps again.
+		 * Said by the caller (letw_control_say_not_run), which knows
+		 * whether it is news: a retry's would be said once a second. */
 		uatomic_inc(&letw_g.passes_failed);
-		if (res)
+		if (res) {
 			res->passes = ret;
+			res->pass_id = pass_id;
+		}
 		return;
 	}
 	for (int f = 0; f < LETW_NR_FLAVOURS; f++) {
@@ -188,6 +186,12 @@ static void run_pass(int passes, int code, uint64_t mask,
 		res->emitted = st.emitted[0] + st.emitted[1];
 		res->skipped_raced = st.skipped_raced;
 	}
+}
+
+void letw_control_say_not_run(const struct letw_pass_result *res)
+{
+	letw_err("rundown pass %llu not run, nothing written: %s",
+		 (unsigned long long)res->pass_id, strerror(-res->passes));
 }
 
 void letw_control_dispatch(int code, uint64_t mask, int provider,
@@ -293,20 +297,21 @@ static void poll_keywords(uint64_t prev[2], uint64_t rundown_mask)
 
 			if (p == LETW_PROVIDER_RUNDOWN)
 				reported &= ~(prev[p] & LETW_RD_TRIGGER_KEYWORDS);
-			retrying = poll_retry_at != 0;
 			letw_control_dispatch(LETW_CONTROL_ENABLE_PROVIDER, reported,
 					      p, NULL, &res);
-			retrying = 0;
 		}
 		/* else: the statedump hook serves each session's ENABLE. */
 		pthread_mutex_unlock(&letw_g.pass_lock);
 		if (res.passes < 0) {
 			/* Could not begin (no memory for the walker's buffer):
 			 * nobody asks again, so this thread does, about once a
-			 * second, with the keywords as they are then. */
-			if (!poll_retry_at)
+			 * second, with the keywords as they are then. Said
+			 * once, by the first failure. */
+			if (!poll_retry_at) {
+				letw_control_say_not_run(&res);
 				letw_warn("the rundown pass polling asked for could not begin: "
 					  "it is tried again about once a second until it runs");
+			}
 			poll_retry_at = letw_clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
 			continue;
 		}
@@ -337,6 +342,8 @@ static void serve_in_process_request(void)
 	letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, mask,
 			      LETW_PROVIDER_RUNDOWN, NULL, &res);
 	pthread_mutex_unlock(&letw_g.pass_lock);
+	if (res.passes < 0)
+		letw_control_say_not_run(&res); /* each request's: no retry */
 	pthread_mutex_lock(&letw_g.req_lock);
 	letw_g.req_result = res;
 	letw_g.req_done_seq = seq;
@@ -370,6 +377,16 @@ static void say_unremembered(void)
 			  "(their next statedump runs as a first ENABLE)",
 			  (unsigned long long)served.unremembered);
 	unremembered_said = served.unremembered;
+}
+
+/* A session's (or the overflow's) pass could not begin: said when it
+ * begins a streak (retry_later then counts it; the streak's end says how
+ * many). The retry's failures, and statedumps failing meanwhile, are not
+ * said again: the retry is tried about once a second. */
+static void say_if_streak_begins(const struct letw_pass_result *res)
+{
+	if (!streak_failed)
+		letw_control_say_not_run(res);
 }
 
 /*
@@ -419,6 +436,7 @@ static int serve_session_locked(const struct letw_sess *target, int merged)
 	}
 	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, &res);
 	if (res.passes < 0) {
+		say_if_streak_begins(&res);
 		(void)letw_sessmem_failed(&served, now.session, code, run_mask, mask);
 		return res.passes;
 	}
@@ -448,6 +466,7 @@ static int retry_session_locked(const struct letw_sess *target)
 				      &run_mask, &served_mask, &marked);
 	letw_control_dispatch(code, run_mask, LETW_PROVIDER_RUNDOWN, &now, &res);
 	if (res.passes < 0) {
+		say_if_streak_begins(&res);
 		if (!marked)
 			(void)letw_sessmem_failed(&served, now.session, code, run_mask,
 						  served_mask);
@@ -494,6 +513,7 @@ static int serve_all_locked(const struct letw_sess *folded)
 	letw_control_dispatch(LETW_CONTROL_CAPTURE_STATE, letw_rd_events_mask(all.events),
 			      LETW_PROVIDER_RUNDOWN, &all, &res);
 	if (res.passes < 0) {
+		say_if_streak_begins(&res);
 		retry_all_events |= folded->events;
 		return res.passes;
 	}
@@ -657,9 +677,7 @@ static void retry_owed(void)
 {
 	if (!retry_at || letw_clock_ns(CLOCK_MONOTONIC) < retry_at)
 		return;
-	retrying = streak_failed != 0; /* adoption's own first failure is said */
 	owed_left(serve_owed());
-	retrying = 0;
 }
 
 /*
@@ -789,8 +807,6 @@ int letw_control_start(void)
 	served.unremembered = unremembered_said = 0;
 	truncated_said = 0;
 	retry_at = streak_failed = 0;
-	/* A fork between two of serve_owed's passes copied it set. */
-	retrying = 0;
 	/* Adoption: the sessions started before the hook are owed (only
 	 * with the hook: polling serves every session, remembers none). */
 	served.owe_unknown = letw_hook_active();

@@ -257,7 +257,10 @@ static int handle_request(int fd)
 				      LETW_PROVIDER_RUNDOWN, NULL, &res);
 		pthread_mutex_unlock(&letw_g.pass_lock);
 		/* A walk that could not begin (res.passes < 0) ran nothing:
-		 * its errno is the reply's status. */
+		 * its errno is the reply's status, and said (each request's:
+		 * nothing retries it). */
+		if (res.passes < 0)
+			letw_control_say_not_run(&res);
 		r = reply_for(req.type, !letw_g.tracing ? -ENOTCONN :
 					res.passes < 0 ? res.passes : 0,
 			      req.request_id);
