@@ -226,11 +226,11 @@ static int handle_request(int fd)
 		uint32_t pending;
 		uint64_t coalesced, overflowed;
 
-		/* hook_lock only under pass_lock on this thread (control.c,
-		 * serve_statedumps); read once: it moves. The sessions whose
-		 * pass could not begin are pending too: their pass is run
-		 * again (control.c, retry_owed), and a command waiting for 0
-		 * would take the failed pass for the end. */
+		/* hook_lock only under pass_lock on this thread (serve.c,
+		 * letw_serve_statedumps); read once: it moves. The sessions
+		 * whose pass could not begin are pending too: their pass is
+		 * run again (serve.c, letw_serve_retry), and a command waiting
+		 * for 0 would take the failed pass for the end. */
 		pthread_mutex_lock(&letw_g.pass_lock);
 		pending = letw_hook_pending() + letw_control_owed();
 		pthread_mutex_unlock(&letw_g.pass_lock);

@@ -169,8 +169,8 @@ void letw_control_dispatch(int code, uint64_t mask, int provider,
 /* Says (letw_err) that the pass of res (res->passes < 0) could not begin:
  * the callers of letw_control_dispatch do, when it is news. */
 void letw_control_say_not_run(const struct letw_pass_result *res);
-/* Sessions owed a pass that could not begin, to be run again (control
- * thread only: the socket's STATUS counts them as pending). */
+/* serve.c: sessions owed a pass that could not begin, to be run again
+ * (control thread only: the socket's STATUS counts them as pending). */
 uint32_t letw_control_owed(void);
 
 /* ctlsock.c: the per-process control socket, served by the control thread */

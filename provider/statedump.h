@@ -16,7 +16,7 @@ struct letw_hook_req {
 				    its rundown events at the statedump */
 	uint64_t seq;
 	/* Later statedumps of the session were merged into it: served as a
-	 * capture-state of its whole event set (control.c), which answers
+	 * capture-state of its whole event set (serve.c), which answers
 	 * each of them, where its own event set's change alone (an ENABLE
 	 * of the keywords gained) would not answer a regenerate. */
 	int merged;
