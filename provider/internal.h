@@ -5,7 +5,8 @@
  * Threads and what they touch:
  *  - runtime threads: letw_*_publish/unpublish read `table` under
  *    urcu_bp_read_lock and touch nothing else here;
- *  - the control thread (control.c): polls keyword state, serves the
+ *  - the control thread (control.c; serve.c: the sessions served through
+ *    the statedump hook and the retry): polls keyword state, serves the
  *    control socket and in-process capture requests, runs every pass;
  *  - callers of letw_capture_state / fork hooks / init / shutdown: take
  *    req_lock or pass_lock (never on a publish path).

@@ -28,8 +28,8 @@ void *realloc(void *p, size_t n)
 	return __libc_realloc(p, n);
 }
 
-/* What the control thread does for a statedump whose pass ran (control.c,
- * serve_session_locked): decide, then remember. */
+/* What the control thread does for a statedump whose pass ran
+ * (serve.c, serve_session_locked): decide, then remember. */
 static int ran_statedump(struct letw_sessmem *m, struct lttng_ust_session *session,
 			 uint64_t mask, uint64_t *run_mask)
 {
