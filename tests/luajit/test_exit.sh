@@ -28,6 +28,11 @@ run_case() {
 		>"$out" 2>&1 &
 	pid=$!
 	letw_track "$pid"
+	# `lttng-etw start --pid` ignores a process without a control socket
+	# yet: it used to run when the lttng commands below were done, and a
+	# host slower to start (under TSan) had none then.
+	letw_wait_for letw_ctl "$pid" ping >/dev/null ||
+		letw_fail "$name: the host never answered on its control socket: $(cat "$out")"
 	s=$(letw_session_create "luajit-exit-$name") || exit 1
 	letw_session_track "$s" "$pid"
 	lttng enable-channel -u -s "$s" --blocking-timeout=inf chan >/dev/null ||

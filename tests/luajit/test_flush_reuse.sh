@@ -34,6 +34,11 @@ LTTNG_UST_ALLOW_BLOCKING=1 "$host" --stats "$here/flushes.lua" "$min_flushes" "$
 	>"$LETW_TEST_TMP/host.out" 2>&1 &
 pid=$!
 letw_track "$pid"
+# `lttng-etw start --pid` ignores a process without a control socket yet:
+# it used to run when the lttng commands below were done, and a host
+# slower to start (under TSan) had none then.
+letw_wait_for letw_ctl "$pid" ping >/dev/null ||
+	letw_fail "the host never answered on its control socket: $(cat "$LETW_TEST_TMP/host.out")"
 
 s=$(letw_session_create luajit-flush) || exit 1
 letw_session_track "$s" "$pid"
