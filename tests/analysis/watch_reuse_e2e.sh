@@ -17,7 +17,7 @@
 . "$(dirname "$0")/common.sh"
 
 T=$LETW_TEST_TMP
-sd0=$(pgrep -o -x lttng-sessiond) || letw_fail "no lttng-sessiond"
+sd0=$(letw_sessiond_pid) || letw_fail "no root lttng-sessiond"
 
 "$LETW_MINIJIT" --functions 20000 --seconds 300 --list "$T/jit.list" >/dev/null &
 jp=$!
@@ -78,7 +78,7 @@ for i in 1 2 3 4 5 6; do
 	lttng destroy "$s3" >/dev/null 2>&1
 done
 sleep 3
-sd1=$(pgrep -o -x lttng-sessiond)
+sd1=$(letw_sessiond_pid)
 kill -TERM "$w3"
 rc=0
 wait "$w3" || rc=$?
@@ -87,7 +87,7 @@ keep_left "$T/w3.err"
 if [ -z "$sd1" ] || [ "$sd1" != "$sd0" ]; then
 	# The shared daemon back for the tests that follow (as scripts/deps.sh
 	# starts it), then the failure.
-	pgrep -x lttng-sessiond >/dev/null || lttng-sessiond --daemonize >/dev/null 2>&1
+	(letw_ensure_sessiond) # in a subshell: its own failure must not hide this one
 	letw_fail "lttng-sessiond $sd0 died under watch (now: ${sd1:-none}): $(tail -5 "$T/w3.err")"
 fi
 [ "$rc" = 0 ] || letw_fail "watch exited $rc on SIGTERM: $(tail -5 "$T/w3.err")"

@@ -201,12 +201,21 @@ letw_resume_processes() {
 	rm -f "$LETW_TEST_TMP/stopped"
 }
 
+# letw_sessiond_pid: the pid of the root lttng-sessiond, the one the tests
+# use (its pid file), if it runs; not another user's sessiond, which
+# `pgrep lttng-sessiond` may find first.
+letw_sessiond_pid() {
+	local sd
+	sd=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null) || return 1
+	[ -n "$sd" ] && ! letw_pid_gone "$sd" && echo "$sd"
+}
+
 # letw_consumerds: the pids of the root lttng-sessiond's consumer daemons
 # (its children named lttng-consumerd), not those of another user's
 # sessiond.
 letw_consumerds() {
 	local sd
-	sd=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null) || return 1
+	sd=$(letw_sessiond_pid) || return 1
 	pgrep -x -P "$sd" lttng-consumerd
 }
 
