@@ -26,11 +26,21 @@ grep -q "^MIT License" "$prefix/share/doc/lttng-etw/LICENSE" 2>/dev/null ||
 # (-llttng-etw-tp would pull liblttng-ust into a runtime).
 [ ! -e "$libdir/liblttng-etw-tp.so" ] || letw_fail "liblttng-etw-tp.so installed: the probe can be linked"
 # The library exports the API and nothing else (lttng-ust's tracepoint
-# definitions and the section's __start_/__stop_ symbols were exported).
-extra=$(nm -D --defined-only "$libdir/liblttng-etw.so.0" | awk '{print $3}' | grep -v '^letw_')
+# definitions and the section's __start_/__stop_ symbols were exported),
+# each function at a version of liblttng-etw.map (the absolute symbols
+# named for the versions themselves aside).
+exported=$(nm -D --defined-only "$libdir/liblttng-etw.so.0" | awk '$2 != "A" {print $3}')
+extra=$(echo "$exported" | grep -v '^letw_')
 [ -z "$extra" ] || letw_fail "liblttng-etw exports more than the letw_ API: $(echo "$extra" | tr "\n" " " | head -c 300)"
-nm -D --defined-only "$libdir/liblttng-etw.so.0" | grep -q ' letw_method_publish$' ||
-	letw_fail "liblttng-etw does not export letw_method_publish"
+unversioned=$(echo "$exported" | grep -v '@@*LETW_[0-9.]*$')
+[ -z "$unversioned" ] || letw_fail "liblttng-etw exports functions without a LETW_ version: $(echo "$unversioned" | tr "\n" " " | head -c 300)"
+# ... and every function the header declares: a LETW_API function left
+# out of the map is local, and a program calling it fails to link.
+declared=$(grep '^LETW_API' "$prefix/include/lttng-etw/lttng-etw.h" | grep -o 'letw_[a-z0-9_]*(' | tr -d '(' | sort)
+[ -n "$declared" ] || letw_fail "no LETW_API function found in the installed header"
+got=$(echo "$exported" | sed 's/@.*//' | sort)
+[ "$declared" = "$got" ] ||
+	letw_fail "the header's LETW_API functions and liblttng-etw's exports differ: $(diff <(echo "$declared") <(echo "$got") | grep '^[<>]' | tr "\n" " ")"
 # One version everywhere: the header's, the library's, the .pc's, the CLI's.
 hv=$(awk '/#define LETW_VERSION_MAJOR/ {a=$3} /#define LETW_VERSION_MINOR/ {b=$3} END {print a "." b}' \
 	"$prefix/include/lttng-etw/lttng-etw.h")
